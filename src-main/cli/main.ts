@@ -1,0 +1,94 @@
+/**
+ * `fairground` entry point: finds the command whose words match the longest prefix of argv,
+ * handles --help at every level, and turns errors into one line on stderr and a non-zero exit.
+ */
+import { DataError } from '../core/errors';
+import { CliError, type CliCommand, type CliIo } from './command';
+import { commands as registered } from './commands/index';
+
+const VERSION_TEXT = 'fairground 0.1.0';
+
+export async function runCli(argv: string[], io: CliIo, commands: CliCommand[] = registered): Promise<number> {
+  const words = argv.filter((a) => !a.startsWith('-'));
+  const wantsHelp = argv.includes('--help') || argv.includes('-h');
+
+  if (argv.length === 0 || (argv[0] === 'help' && argv.length === 1)) {
+    io.stdout.write(topLevelHelp(commands, []));
+    return argv.length === 0 ? 2 : 0;
+  }
+  if (argv[0] === '--version' || argv[0] === '-V') {
+    io.stdout.write(`${VERSION_TEXT}\n`);
+    return 0;
+  }
+
+  // Longest command path that is a prefix of argv.
+  let best: CliCommand | undefined;
+  for (const cmd of commands) {
+    if (cmd.path.every((w, i) => argv[i] === w) && (!best || cmd.path.length > best.path.length)) best = cmd;
+  }
+  if (!best) {
+    // A group prefix (e.g. `fairground eval`) lists its sub-commands.
+    const group = commands.filter((c) => words.length > 0 && words.every((w, i) => c.path[i] === w));
+    if (group.length > 0 && (wantsHelp || words.length === argv.length)) {
+      io.stdout.write(topLevelHelp(group, words));
+      return wantsHelp ? 0 : 2;
+    }
+    if (wantsHelp && argv[0]?.startsWith('-')) {
+      io.stdout.write(topLevelHelp(commands, []));
+      return 0;
+    }
+    io.stderr.write(`fairground: unknown command '${words.join(' ')}' (see 'fairground --help')\n`);
+    return 2;
+  }
+  const rest = argv.slice(best.path.length);
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout.write(best.help.endsWith('\n') ? best.help : `${best.help}\n`);
+    return 0;
+  }
+  try {
+    return await best.run(rest, io);
+  } catch (err) {
+    if (err instanceof CliError) {
+      io.stderr.write(`fairground ${best.path.join(' ')}: ${err.message}\n`);
+      return err.exitCode;
+    }
+    if (err instanceof DataError) {
+      io.stderr.write(`fairground ${best.path.join(' ')}: ${err.message}\n`);
+      return 2;
+    }
+    const e = err as Error;
+    io.stderr.write(`fairground ${best.path.join(' ')}: ${e.message ?? String(err)}\n`);
+    if (io.env.FAIRGROUND_DEBUG) io.stderr.write(`${e.stack ?? ''}\n`);
+    return 1;
+  }
+}
+
+function topLevelHelp(commands: CliCommand[], prefix: string[]): string {
+  const rows = commands
+    .slice()
+    .sort((a, b) => a.path.join(' ').localeCompare(b.path.join(' ')))
+    .map((c) => `  ${c.path.join(' ').padEnd(24)} ${c.summary}`);
+  const head = prefix.length ? `fairground ${prefix.join(' ')}` : 'fairground';
+  return [
+    `Usage: ${head} <command> [options]`,
+    '',
+    prefix.length ? 'Commands:' : 'Fairground: a workbench for fair and faithful retrieval-augmented generation.\n\nCommands:',
+    ...rows,
+    '',
+    `Run 'fairground <command> --help' for a command's options.`,
+    '',
+  ].join('\n');
+}
+
+/** Process entry used by bin/fairground.js. */
+export async function main(): Promise<void> {
+  const code = await runCli(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    cwd: process.cwd(),
+    env: process.env,
+  });
+  // Long-running commands (serve) return only when they are done; let pending I/O flush.
+  process.exitCode = code;
+}

@@ -1,0 +1,119 @@
+/**
+ * The one interface every LLM engine implements: the local llama.cpp engine (in its own process)
+ * and the OpenAI-compatible remote engine. Jobs and experiments only ever see `Engine`.
+ *
+ * All operations are deterministic given their inputs (greedy, or sampled with an explicit seed),
+ * which is what makes the call cache (`engine/callCache.ts`) sound.
+ */
+
+export type ChatRole = 'system' | 'user' | 'assistant';
+
+export interface ChatMessage {
+  role: ChatRole;
+  content: string;
+}
+
+/** Decoding settings. `temperature: 0` means greedy; otherwise `seed` is required. */
+export interface SamplingOptions {
+  temperature: number;
+  topK?: number;
+  topP?: number;
+  minP?: number;
+  repeatPenalty?: number;
+  seed?: number;
+}
+
+export interface GenerateRequest {
+  /** Plain prompt (no chat template) — exactly one of `prompt` and `messages`. */
+  prompt?: string;
+  /** Chat messages, rendered with the model's chat template. */
+  messages?: ChatMessage[];
+  maxTokens: number;
+  sampling: SamplingOptions;
+  stop?: string[];
+  /** Constrain output to JSON matching this JSON schema. */
+  jsonSchema?: Record<string, unknown>;
+  /** Constrain output with a GBNF grammar (local engine only). */
+  grammar?: string;
+}
+
+export type FinishReason = 'stop' | 'length' | 'stopString' | 'aborted';
+
+export interface GenerateResult {
+  text: string;
+  promptTokens: number;
+  completionTokens: number;
+  finishReason: FinishReason;
+}
+
+export interface ScoreRequest {
+  /** The shared prompt; its KV prefix is evaluated once for all continuations. */
+  prompt: string;
+  /** Continuations whose log-probability after `prompt` is wanted. */
+  continuations: string[];
+}
+
+export interface ContinuationScore {
+  /** Token texts of the continuation, in order. */
+  tokens: string[];
+  /** Natural-log probability of each continuation token given everything before it. */
+  logprobs: number[];
+  sum: number;
+  mean: number;
+}
+
+export interface ScoreResult {
+  promptTokens: number;
+  scores: ContinuationScore[];
+}
+
+export interface EmbedRequest {
+  texts: string[];
+}
+
+export interface EmbedResult {
+  vectors: number[][];
+  dimensions: number;
+}
+
+/** What identifies the model an engine runs, for cache keys and manifests. */
+export interface EngineIdentity {
+  kind: 'local' | 'remote';
+  /** Local: SHA-256 of the GGUF file. Remote: `remote:<baseUrl>#<model>`. */
+  modelKey: string;
+  /** Human-readable model name. */
+  modelName: string;
+  /** Engine settings that change outputs (e.g. batch layout for scoring), as a stable JSON-able object. */
+  outputAffectingSettings: Record<string, unknown>;
+  /** Versions for the reproducibility manifest (node-llama-cpp, llama.cpp build, GPU backend, server). */
+  versions: Record<string, string>;
+}
+
+export interface Engine {
+  identity(): Promise<EngineIdentity>;
+  generate(request: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult>;
+  score(request: ScoreRequest, signal?: AbortSignal): Promise<ScoreResult>;
+  embed(request: EmbedRequest, signal?: AbortSignal): Promise<EmbedResult>;
+  /** Release the model and any process or connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Thrown by engines. `code` lets the UI and jobs react without parsing messages. */
+export type EngineErrorCode =
+  | 'model-load-failed'
+  | 'engine-crashed'
+  | 'unsupported'
+  | 'bad-request'
+  | 'aborted'
+  | 'timeout'
+  | 'remote-error';
+
+export class EngineError extends Error {
+  constructor(
+    readonly code: EngineErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EngineError';
+  }
+}

@@ -1,0 +1,27 @@
+/**
+ * Prints the plain closing line CI reads: `N passed, N failed` (`, N skipped` when any), counted
+ * over individual tests.
+ */
+import type { Reporter, TestModule } from 'vitest/node';
+
+export default class SummaryReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<unknown>): void {
+    let passed = 0;
+    let failed = 0;
+    let skipped = 0;
+    for (const mod of testModules) {
+      let moduleTests = 0;
+      for (const test of mod.children.allTests()) {
+        moduleTests++;
+        const state = test.result().state;
+        if (state === 'passed') passed++;
+        else if (state === 'failed') failed++;
+        else skipped++;
+      }
+      // A file that failed to load has no tests but is a failure.
+      if (moduleTests === 0 && mod.state() === 'failed') failed++;
+    }
+    failed += unhandledErrors.length;
+    process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+  }
+}
