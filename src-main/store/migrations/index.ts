@@ -1,0 +1,10 @@
+/**
+ * All schema migrations, in order. A migration is never edited once released; add a new one.
+ * Each has its own test in test/store/migration_NNNN.test.ts.
+ */
+import type { Migration } from '../migration';
+import { migration0001 } from './0001_initial';
+
+export const migrations: readonly Migration[] = [
+  migration0001,
+];

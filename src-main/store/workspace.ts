@@ -1,0 +1,223 @@
+/**
+ * A workspace is one SQLite file holding everything a researcher makes: collections, models,
+ * experiments, results and the LLM call cache. Opening it checks — read-only, touching nothing —
+ * that it is a Fairground workspace of a schema this version understands, then applies pending
+ * numbered migrations, each in its own transaction.
+ */
+import Database from 'better-sqlite3';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { Migration } from './migration';
+import { migrations as allMigrations } from './migrations/index';
+import { chooseNativeBinding } from './nativeBinding';
+
+/** `PRAGMA application_id` of Fairground workspaces: ASCII "FGRD". */
+export const APPLICATION_ID = 0x46475244;
+
+export type WorkspaceErrorCode = 'newer-schema' | 'corrupt' | 'not-a-workspace' | 'cannot-open' | 'read-only';
+
+export class WorkspaceError extends Error {
+  constructor(
+    readonly code: WorkspaceErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'WorkspaceError';
+  }
+}
+
+export interface Workspace {
+  readonly path: string;
+  readonly db: Database.Database;
+  /** Schema version after opening (the highest applied migration). */
+  readonly schemaVersion: number;
+  close(): void;
+}
+
+export interface OpenOptions {
+  /** Apply pending migrations (default true). With false, an outdated workspace is refused. */
+  migrate?: boolean;
+  /** Override the migration list (tests). */
+  migrations?: readonly Migration[];
+  /** Path to a native better-sqlite3 build (Electron). Defaults to `chooseNativeBinding()`. */
+  nativeBinding?: string;
+}
+
+export interface WorkspaceInspection {
+  exists: boolean;
+  schemaVersion: number;
+  latestVersion: number;
+  pending: number[];
+}
+
+export function latestSchemaVersion(migrations: readonly Migration[] = allMigrations): number {
+  return migrations.reduce((max, m) => Math.max(max, m.version), 0);
+}
+
+/** Where the workspace lives when no `--workspace` is given: the user's data folder, per platform. */
+export function defaultWorkspacePath(
+  env: Record<string, string | undefined> = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string = homedir(),
+): string {
+  if (env.FAIRGROUND_WORKSPACE) return resolve(env.FAIRGROUND_WORKSPACE);
+  let dataDir: string;
+  if (platform === 'darwin') dataDir = join(home, 'Library', 'Application Support', 'Fairground');
+  else if (platform === 'win32') dataDir = join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Fairground');
+  else dataDir = join(env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'fairground');
+  return join(dataDir, 'workspace.fairground');
+}
+
+/** Read a workspace's schema state without writing anything (no WAL files are created for a non-WAL file). */
+export function inspectWorkspace(path: string, options: Pick<OpenOptions, 'migrations' | 'nativeBinding'> = {}): WorkspaceInspection {
+  const migrations = options.migrations ?? allMigrations;
+  const latestVersion = latestSchemaVersion(migrations);
+  if (path !== ':memory:' && !existsSync(path)) {
+    return { exists: false, schemaVersion: 0, latestVersion, pending: migrations.map((m) => m.version) };
+  }
+  const version = path === ':memory:' ? 0 : readHeaderState(path, options.nativeBinding).userVersion;
+  return { exists: true, schemaVersion: version, latestVersion, pending: migrations.filter((m) => m.version > version).map((m) => m.version) };
+}
+
+export function openWorkspace(path: string, options: OpenOptions = {}): Workspace {
+  const migrations = [...(options.migrations ?? allMigrations)].sort((a, b) => a.version - b.version);
+  checkMigrationList(migrations);
+  const latest = latestSchemaVersion(migrations);
+  const nativeBinding = options.nativeBinding ?? chooseNativeBinding();
+  const memory = path === ':memory:';
+  const fullPath = memory ? path : resolve(path);
+
+  if (!memory) {
+    if (existsSync(fullPath)) {
+      if (statSync(fullPath).isDirectory()) throw new WorkspaceError('cannot-open', `${fullPath} is a folder, not a workspace file`);
+      const state = readHeaderState(fullPath, nativeBinding);
+      if (state.userVersion > latest) {
+        throw new WorkspaceError(
+          'newer-schema',
+          `${fullPath} was written by a newer Fairground (schema ${state.userVersion}; this version knows up to ${latest}); it was not modified`,
+        );
+      }
+      if (state.userVersion < latest && options.migrate === false) {
+        throw new WorkspaceError('newer-schema', `${fullPath} needs migration from schema ${state.userVersion} to ${latest}; run 'fairground workspace migrate'`);
+      }
+      assertWritable(fullPath);
+    } else {
+      try {
+        mkdirSync(dirname(fullPath), { recursive: true });
+      } catch (err) {
+        throw new WorkspaceError('cannot-open', `cannot create folder ${dirname(fullPath)}: ${(err as Error).message}`);
+      }
+      assertWritable(fullPath);
+    }
+  }
+
+  let db: Database.Database;
+  try {
+    db = new Database(fullPath, nativeBinding ? { nativeBinding } : {});
+  } catch (err) {
+    throw new WorkspaceError('cannot-open', `cannot open ${fullPath}: ${(err as Error).message}`);
+  }
+  try {
+    if (!memory) db.pragma('journal_mode = WAL');
+    // Results are expensive LLM output: FULL makes a committed transaction survive power loss.
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    applyMigrations(db, migrations);
+  } catch (err) {
+    db.close();
+    if (err instanceof WorkspaceError) throw err;
+    throw new WorkspaceError('corrupt', `cannot prepare ${fullPath}: ${(err as Error).message}`);
+  }
+  const schemaVersion = db.pragma('user_version', { simple: true }) as number;
+  let closed = false;
+  return {
+    path: fullPath,
+    db,
+    schemaVersion,
+    close() {
+      if (closed) return;
+      closed = true;
+      if (!memory) {
+        try {
+          db.pragma('wal_checkpoint(TRUNCATE)');
+        } catch {
+          // A checkpoint is an optimisation; closing still makes the data durable.
+        }
+      }
+      db.close();
+    },
+  };
+}
+
+/** Applies every migration newer than the file's `user_version`, each in its own transaction. */
+export function applyMigrations(db: Database.Database, migrations: readonly Migration[]): number[] {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  const appId = db.pragma('application_id', { simple: true }) as number;
+  if (current === 0 && appId === 0) {
+    const tables = db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'`).get() as { n: number };
+    if (tables.n > 0) throw new WorkspaceError('not-a-workspace', 'the file is an SQLite database of another program, not a Fairground workspace');
+  }
+  const applied: number[] = [];
+  for (const m of migrations) {
+    if (m.version <= current) continue;
+    const run = db.transaction(() => {
+      if (m.version === 1) db.pragma(`application_id = ${APPLICATION_ID}`);
+      m.up(db);
+      db.pragma(`user_version = ${m.version}`);
+    });
+    try {
+      run();
+    } catch (err) {
+      throw new WorkspaceError('corrupt', `migration ${String(m.version).padStart(4, '0')}_${m.name} failed: ${(err as Error).message}`);
+    }
+    applied.push(m.version);
+  }
+  return applied;
+}
+
+interface HeaderState {
+  userVersion: number;
+  applicationId: number;
+}
+
+function readHeaderState(path: string, nativeBinding: string | undefined): HeaderState {
+  let ro: Database.Database | undefined;
+  try {
+    ro = new Database(path, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) });
+    // Reading the schema forces SQLite to parse the header and the first page.
+    const tables = ro.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'`).get() as { n: number };
+    const userVersion = ro.pragma('user_version', { simple: true }) as number;
+    const applicationId = ro.pragma('application_id', { simple: true }) as number;
+    if (applicationId !== APPLICATION_ID && (applicationId !== 0 || tables.n > 0)) {
+      throw new WorkspaceError('not-a-workspace', `${path} is an SQLite database of another program, not a Fairground workspace; it was not modified`);
+    }
+    return { userVersion, applicationId };
+  } catch (err) {
+    if (err instanceof WorkspaceError) throw err;
+    const message = (err as Error).message;
+    throw new WorkspaceError('corrupt', `${path} is not a readable Fairground workspace (${message}); it was not modified`);
+  } finally {
+    ro?.close();
+  }
+}
+
+function assertWritable(path: string): void {
+  const dir = dirname(path);
+  try {
+    accessSync(dir, constants.W_OK);
+    if (existsSync(path)) accessSync(path, constants.W_OK);
+  } catch {
+    throw new WorkspaceError('read-only', `the workspace ${path} is read-only (no write permission on the file or its folder)`);
+  }
+}
+
+function checkMigrationList(migrations: readonly Migration[]): void {
+  const seen = new Set<number>();
+  for (const m of migrations) {
+    if (!Number.isInteger(m.version) || m.version < 1) throw new Error(`migration ${m.name}: bad version ${m.version}`);
+    if (seen.has(m.version)) throw new Error(`two migrations with version ${m.version}`);
+    seen.add(m.version);
+  }
+}

@@ -1,0 +1,154 @@
+import Database from 'better-sqlite3';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Migration } from '../../src-main/store/migration';
+import {
+  APPLICATION_ID,
+  WorkspaceError,
+  defaultWorkspacePath,
+  inspectWorkspace,
+  latestSchemaVersion,
+  openWorkspace,
+} from '../../src-main/store/workspace';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'fg-ws-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function expectWorkspaceError(fn: () => unknown, code: string): WorkspaceError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(WorkspaceError);
+    expect((err as WorkspaceError).code).toBe(code);
+    return err as WorkspaceError;
+  }
+  throw new Error('expected a WorkspaceError');
+}
+
+describe('openWorkspace', () => {
+  it('creates the schema in a new file with WAL, foreign keys and synchronous=FULL', () => {
+    const path = join(dir, 'sub', 'w.fairground');
+    const ws = openWorkspace(path);
+    expect(ws.schemaVersion).toBe(latestSchemaVersion());
+    expect(ws.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(ws.db.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(ws.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    expect(ws.db.pragma('application_id', { simple: true })).toBe(APPLICATION_ID);
+    ws.close();
+  });
+
+  it('creates the schema in an existing empty (0-byte) file', () => {
+    const path = join(dir, 'empty.fairground');
+    writeFileSync(path, '');
+    const ws = openWorkspace(path);
+    expect(ws.schemaVersion).toBe(latestSchemaVersion());
+    ws.close();
+  });
+
+  it('re-opening is a no-op: no migration runs again and data is kept', () => {
+    const path = join(dir, 'w.fairground');
+    const ws = openWorkspace(path);
+    ws.db.prepare(`INSERT INTO meta(key, value) VALUES ('x', '1')`).run();
+    ws.close();
+    let ran = 0;
+    const counting: Migration[] = [{ version: 1, name: 'initial', up: () => void ran++ }];
+    const again = openWorkspace(path, { migrations: counting });
+    expect(ran).toBe(0);
+    expect(again.db.prepare(`SELECT value FROM meta WHERE key='x'`).get()).toEqual({ value: '1' });
+    again.close();
+  });
+
+  it('refuses a file from a newer version and leaves its bytes untouched', () => {
+    const path = join(dir, 'new.fairground');
+    const raw = new Database(path);
+    raw.pragma(`application_id = ${APPLICATION_ID}`);
+    raw.pragma(`user_version = ${latestSchemaVersion() + 5}`);
+    raw.close();
+    const before = readFileSync(path);
+    const err = expectWorkspaceError(() => openWorkspace(path), 'newer-schema');
+    expect(err.message).toContain(`schema ${latestSchemaVersion() + 5}`);
+    expect(readFileSync(path).equals(before)).toBe(true);
+    expect(existsSync(`${path}-wal`)).toBe(false);
+  });
+
+  it('refuses a corrupt file (random bytes) and does not modify it', () => {
+    const path = join(dir, 'corrupt.fairground');
+    const junk = Buffer.alloc(8192, 0);
+    junk.write('this is definitely not an sqlite database file');
+    writeFileSync(path, junk);
+    const mtime = statSync(path).mtimeMs;
+    const err = expectWorkspaceError(() => openWorkspace(path), 'corrupt');
+    expect(err.message).toContain(path);
+    expect(readFileSync(path).equals(junk)).toBe(true);
+    expect(statSync(path).mtimeMs).toBe(mtime);
+  });
+
+  it("refuses another program's SQLite database", () => {
+    const path = join(dir, 'other.db');
+    const raw = new Database(path);
+    raw.exec('CREATE TABLE t(x)');
+    raw.close();
+    expectWorkspaceError(() => openWorkspace(path), 'not-a-workspace');
+  });
+
+  it('applies only the pending migrations of an older workspace, in order, each atomically', () => {
+    const path = join(dir, 'old.fairground');
+    const order: number[] = [];
+    const m1: Migration = { version: 1, name: 'a', up: (db) => (db.exec('CREATE TABLE a(x)'), void order.push(1)) };
+    const m2: Migration = { version: 2, name: 'b', up: (db) => (db.exec('CREATE TABLE b(x)'), void order.push(2)) };
+    openWorkspace(path, { migrations: [m1] }).close();
+    const ws = openWorkspace(path, { migrations: [m2, m1] });
+    expect(order).toEqual([1, 2]);
+    expect(ws.schemaVersion).toBe(2);
+    ws.close();
+    expect(inspectWorkspace(path, { migrations: [m1, m2] })).toMatchObject({ exists: true, schemaVersion: 2, pending: [] });
+  });
+
+  it('rolls back a failing migration completely', () => {
+    const path = join(dir, 'fail.fairground');
+    const m1: Migration = { version: 1, name: 'a', up: (db) => db.exec('CREATE TABLE a(x)') };
+    const bad: Migration = {
+      version: 2,
+      name: 'bad',
+      up: (db) => {
+        db.exec('CREATE TABLE half(x)');
+        throw new Error('boom');
+      },
+    };
+    openWorkspace(path, { migrations: [m1] }).close();
+    const err = expectWorkspaceError(() => openWorkspace(path, { migrations: [m1, bad] }), 'corrupt');
+    expect(err.message).toContain('0002_bad');
+    const ws = openWorkspace(path, { migrations: [m1] });
+    expect(ws.schemaVersion).toBe(1);
+    expect(ws.db.prepare(`SELECT name FROM sqlite_master WHERE name='half'`).get()).toBeUndefined();
+    ws.close();
+  });
+
+  it('gives a clear error for a read-only workspace', () => {
+    if (process.getuid?.() === 0) {
+      // root ignores permission bits; assert the check itself through a folder path instead
+      expectWorkspaceError(() => openWorkspace(dir), 'cannot-open');
+      return;
+    }
+    const path = join(dir, 'ro.fairground');
+    openWorkspace(path).close();
+    chmodSync(path, 0o444);
+    expectWorkspaceError(() => openWorkspace(path), 'read-only');
+  });
+});
+
+describe('defaultWorkspacePath', () => {
+  it('follows each platform’s data folder and honours FAIRGROUND_WORKSPACE', () => {
+    expect(defaultWorkspacePath({}, 'linux', '/home/ada')).toBe('/home/ada/.local/share/fairground/workspace.fairground');
+    expect(defaultWorkspacePath({ XDG_DATA_HOME: '/data' }, 'linux', '/home/ada')).toBe('/data/fairground/workspace.fairground');
+    expect(defaultWorkspacePath({}, 'darwin', '/Users/ada')).toBe('/Users/ada/Library/Application Support/Fairground/workspace.fairground');
+    expect(defaultWorkspacePath({ FAIRGROUND_WORKSPACE: '/tmp/x.fairground' }, 'linux', '/h')).toBe('/tmp/x.fairground');
+  });
+});
