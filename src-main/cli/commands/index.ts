@@ -3,6 +3,13 @@
  * `CliCommand` and listing it here (one line each, kept alphabetical by path).
  */
 import type { CliCommand } from '../command';
+import { serve } from './serve';
+import { workspaceCheck, workspaceInfo, workspaceInit, workspaceMigrate } from './workspace';
 
 export const commands: CliCommand[] = [
+  serve,
+  workspaceCheck,
+  workspaceInfo,
+  workspaceInit,
+  workspaceMigrate,
 ];

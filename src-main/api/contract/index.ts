@@ -1,0 +1,40 @@
+/**
+ * The one API contract: every request, response and pushed event of Fairground, as zod schemas.
+ * Electron IPC and HTTP/WebSocket carry exactly these; handlers validate input against them.
+ */
+import { z } from 'zod';
+import { appContract } from './app';
+import { Job, jobsContract } from './jobs';
+import type { MethodDef } from './define';
+
+export * from './define';
+export * from './app';
+export * from './jobs';
+
+export const contract = {
+  ...appContract,
+  ...jobsContract,
+} satisfies Record<string, MethodDef>;
+
+export type Contract = typeof contract;
+export type ApiMethod = keyof Contract;
+export type ApiInput<M extends ApiMethod> = z.input<Contract[M]['input']>;
+export type ApiParsedInput<M extends ApiMethod> = z.output<Contract[M]['input']>;
+export type ApiOutput<M extends ApiMethod> = z.output<Contract[M]['output']>;
+
+/** Events pushed from main to every connected renderer. */
+export const events = {
+  'job.updated': Job,
+} as const;
+export type ApiEventName = keyof typeof events;
+export type ApiEvent<E extends ApiEventName = ApiEventName> = { event: E; payload: z.output<(typeof events)[E]> };
+
+export function isApiMethod(name: string): name is ApiMethod {
+  return Object.prototype.hasOwnProperty.call(contract, name);
+}
+
+/** The renderer's view of the API, implemented once per transport. */
+export interface ApiClient {
+  call<M extends ApiMethod>(method: M, input: ApiInput<M>): Promise<ApiOutput<M>>;
+  onEvent(listener: (event: ApiEvent) => void): () => void;
+}

@@ -1,0 +1,23 @@
+import { availableParallelism } from 'node:os';
+import type { AppServices } from '../../services/appServices';
+import type { Handlers } from '../router';
+import { APP_VERSION } from '../../services/version';
+
+type AppHandlers = Pick<Handlers, 'app.info' | 'workspace.info' | 'settings.get' | 'settings.update'>;
+
+export function appHandlers(s: AppServices): AppHandlers {
+  return {
+    'app.info': () => ({
+      name: 'Fairground' as const,
+      version: APP_VERSION,
+      transport: s.transport,
+      platform: `${process.platform}-${process.arch}`,
+      node: process.versions.node,
+      ...(process.versions.electron ? { electron: process.versions.electron } : {}),
+      cpuCount: availableParallelism(),
+    }),
+    'workspace.info': () => s.workspaceService.info(),
+    'settings.get': () => s.settings.get(),
+    'settings.update': (patch) => s.settings.update(patch),
+  };
+}

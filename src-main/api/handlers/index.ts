@@ -1,0 +1,16 @@
+/** All handlers: one function per contract method, each delegating to a service. */
+import type { AppServices } from '../../services/appServices';
+import { createRouter, type Handlers, type Router } from '../router';
+import { appHandlers } from './app';
+import { jobHandlers } from './jobs';
+
+export function createHandlers(s: AppServices): Handlers {
+  return {
+    ...appHandlers(s),
+    ...jobHandlers(s),
+  };
+}
+
+export function createApiRouter(s: AppServices, onInternalError?: (err: unknown) => void): Router {
+  return createRouter(createHandlers(s), onInternalError);
+}

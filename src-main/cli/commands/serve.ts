@@ -1,0 +1,55 @@
+/** `fairground serve`: the app in the browser, on 127.0.0.1 only. */
+import { spawn } from 'node:child_process';
+import { numberOption, parseCliArgs } from '../args';
+import type { CliCommand } from '../command';
+import { WORKSPACE_HELP, resolveWorkspacePath, workspaceOptionSpec } from '../workspaceOption';
+import { startBrowserMode } from '../../server/browserMode';
+
+export const serve: CliCommand = {
+  path: ['serve'],
+  summary: 'Serve the app in the browser (127.0.0.1 only, token-protected)',
+  help: `Usage: fairground serve [--port N] [--workspace PATH] [--no-open]
+
+Starts browser mode and prints one line:
+  Fairground is running at http://127.0.0.1:PORT/?token=TOKEN
+The token changes at every launch; API requests without it are refused.
+
+      --port N           port to listen on (default: a free port)
+${WORKSPACE_HELP}
+      --no-open          do not open a browser window
+Stop with Ctrl-C.`,
+  async run(argv, io) {
+    const { values } = parseCliArgs(argv, { ...workspaceOptionSpec, port: { type: 'string', short: 'p' }, 'no-open': { type: 'boolean' } });
+    const port = numberOption(values.port, 'port', { integer: true, min: 0, max: 65535 }) ?? 0;
+    const workspacePath = resolveWorkspacePath(values.workspace, io);
+    const app = await startBrowserMode({
+      workspacePath,
+      port,
+      onInternalError: (err) => io.stderr.write(`internal error: ${(err as Error).stack ?? String(err)}\n`),
+    });
+    io.stdout.write(`Fairground is running at ${app.server.launchUrl}\n`);
+    io.stderr.write(`Workspace: ${app.services.workspace.path}\n`);
+    if (!values['no-open']) openBrowser(app.server.launchUrl);
+    await new Promise<void>((resolve) => {
+      const stop = () => resolve();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    await app.close();
+    return 0;
+  },
+};
+
+function openBrowser(url: string): void {
+  const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'cmd' : 'xdg-open';
+  const args = process.platform === 'win32' ? ['/c', 'start', '', url] : [url];
+  try {
+    const child = spawn(cmd, args, { stdio: 'ignore', detached: true });
+    child.on('error', () => {
+      // No browser opener on this machine: the printed URL is enough.
+    });
+    child.unref();
+  } catch {
+    // same as above
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * Browser mode as one call: open the workspace, wire services, API router and the HTTP server.
+ * Used by `fairground serve`, `npm run serve`, `npm start` without Electron, and the e2e tests.
+ */
+import { createApiRouter } from '../api/handlers/index';
+import { createAppServices, type AppServices } from '../services/appServices';
+import { rendererDir } from '../services/paths';
+import { startHttpServer, type RunningServer } from './httpServer';
+
+export interface BrowserModeOptions {
+  workspacePath: string;
+  port?: number;
+  token?: string;
+  staticDir?: string;
+  onInternalError?: (err: unknown) => void;
+}
+
+export interface BrowserMode {
+  services: AppServices;
+  server: RunningServer;
+  close(): Promise<void>;
+}
+
+export async function startBrowserMode(options: BrowserModeOptions): Promise<BrowserMode> {
+  const services = createAppServices(options.workspacePath, { transport: 'http' });
+  try {
+    const router = createApiRouter(services, options.onInternalError);
+    const server = await startHttpServer({
+      router,
+      events: services.events,
+      staticDir: options.staticDir ?? rendererDir(),
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.token !== undefined ? { token: options.token } : {}),
+    });
+    return {
+      services,
+      server,
+      async close() {
+        await server.close();
+        await services.close();
+      },
+    };
+  } catch (err) {
+    await services.close();
+    throw err;
+  }
+}

@@ -1,0 +1,287 @@
+/**
+ * Browser mode: the API over HTTP + WebSocket on 127.0.0.1 only.
+ *
+ * - A random per-launch token guards every `/api/` request (header `Authorization: Bearer …`,
+ *   or `?token=` for WebSocket upgrades and download links, which cannot set headers).
+ * - The Host header must name this loopback server (defeats DNS rebinding) and an Origin, when
+ *   present, must be this server's own; no CORS headers are ever sent, so other sites get nothing.
+ * - Static files are served only from the built renderer folder.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { extname, join, resolve, sep } from 'node:path';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { ApiErrorBody, ApiErrorCode, Envelope } from '../api/contract/index';
+import type { Router } from '../api/router';
+import type { EventBus } from '../services/eventBus';
+
+export interface HttpServerOptions {
+  router: Router;
+  events: EventBus;
+  /** Folder with the built renderer (index.html, assets/). */
+  staticDir: string;
+  /** 0 = any free port. */
+  port?: number;
+  /** Fixed token (tests); random 32 bytes otherwise. */
+  token?: string;
+  /** Largest accepted request body. */
+  maxBodyBytes?: number;
+}
+
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  readonly token: string;
+  /** The URL with the token, as printed to the user. */
+  readonly launchUrl: string;
+  close(): Promise<void>;
+}
+
+const HOST = '127.0.0.1';
+
+const STATUS: Record<ApiErrorCode, number> = {
+  validation: 400,
+  'invalid-data': 422,
+  'not-found': 404,
+  conflict: 409,
+  workspace: 409,
+  engine: 502,
+  cancelled: 409,
+  unauthorized: 401,
+  forbidden: 403,
+  internal: 500,
+};
+
+const MIME: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.woff2': 'font/woff2',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+export async function startHttpServer(options: HttpServerOptions): Promise<RunningServer> {
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  const tokenBytes = Buffer.from(token);
+  const staticRoot = resolve(options.staticDir);
+  const maxBody = options.maxBodyBytes ?? 16 * 1024 * 1024;
+  let port = 0;
+
+  const allowedHosts = (): Set<string> => new Set([`${HOST}:${port}`, `localhost:${port}`, `[::1]:${port}`]);
+  const allowedOrigins = (): Set<string> => new Set([`http://${HOST}:${port}`, `http://localhost:${port}`, `http://[::1]:${port}`]);
+
+  const tokenMatches = (candidate: string | undefined | null): boolean => {
+    if (!candidate) return false;
+    const b = Buffer.from(candidate);
+    return b.length === tokenBytes.length && timingSafeEqual(b, tokenBytes);
+  };
+
+  /** Host and Origin checks shared by HTTP requests and WebSocket upgrades. Returns a refusal or null. */
+  const refuse = (req: IncomingMessage): { status: number; code: ApiErrorCode; message: string } | null => {
+    const host = req.headers.host;
+    if (!host || !allowedHosts().has(host.toLowerCase())) {
+      return { status: 403, code: 'forbidden', message: `Host '${host ?? ''}' is not this Fairground server` };
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins().has(origin.toLowerCase())) {
+      return { status: 403, code: 'forbidden', message: `Origin '${origin}' may not use this Fairground server` };
+    }
+    return null;
+  };
+
+  const requestToken = (req: IncomingMessage, url: URL): string | null => {
+    const auth = req.headers.authorization;
+    if (auth?.startsWith('Bearer ')) return auth.slice(7).trim();
+    const header = req.headers['x-fairground-token'];
+    if (typeof header === 'string') return header;
+    return url.searchParams.get('token');
+  };
+
+  const server: Server = createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendJson(res, 500, { ok: false, error: { code: 'internal', message: (err as Error).message } });
+      else res.destroy();
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const refusal = refuse(req);
+    if (refusal) return sendJson(res, refusal.status, { ok: false, error: { code: refusal.code, message: refusal.message } });
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', `http://${HOST}:${port}`);
+    } catch {
+      return sendJson(res, 400, { ok: false, error: { code: 'validation', message: 'malformed request URL' } });
+    }
+
+    if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
+      if (!tokenMatches(requestToken(req, url))) {
+        return sendJson(res, 401, { ok: false, error: { code: 'unauthorized', message: 'missing or wrong token: open the URL that `fairground serve` printed' } });
+      }
+      const methodName = url.pathname.slice('/api/'.length);
+      if (req.method !== 'POST') {
+        res.setHeader('Allow', 'POST');
+        return sendJson(res, 405, { ok: false, error: { code: 'validation', message: 'API calls are POST requests with a JSON body' } });
+      }
+      const type = req.headers['content-type'] ?? '';
+      if (!type.startsWith('application/json')) {
+        // Also blocks "simple" cross-site form posts, which cannot set this content type.
+        return sendJson(res, 415, { ok: false, error: { code: 'validation', message: 'Content-Type must be application/json' } });
+      }
+      let body: unknown;
+      try {
+        const raw = await readBody(req, maxBody);
+        body = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
+      } catch (err) {
+        return sendJson(res, 400, { ok: false, error: { code: 'validation', message: (err as Error).message } });
+      }
+      const envelope = await options.router.call(methodName, body);
+      return sendJson(res, envelope.ok ? 200 : STATUS[envelope.error.code], envelope);
+    }
+
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      return sendJson(res, 405, { ok: false, error: { code: 'validation', message: 'method not allowed' } });
+    }
+    return serveStatic(url.pathname, res);
+  }
+
+  function serveStatic(pathname: string, res: ServerResponse): void {
+    let rel: string;
+    try {
+      rel = decodeURIComponent(pathname);
+    } catch {
+      return sendJson(res, 400, { ok: false, error: { code: 'validation', message: 'malformed path' } });
+    }
+    if (rel.includes('\0')) return sendJson(res, 400, { ok: false, error: { code: 'validation', message: 'malformed path' } });
+    if (rel === '/' || rel === '') rel = '/index.html';
+    const file = resolve(join(staticRoot, rel));
+    if (file !== staticRoot && !file.startsWith(staticRoot + sep)) {
+      return sendJson(res, 404, { ok: false, error: { code: 'not-found', message: 'not found' } });
+    }
+    let target = file;
+    if (!existsSync(target) || !statSync(target).isFile()) {
+      // Client-side routes fall back to the app shell; missing assets are 404.
+      if (extname(rel) === '') target = join(staticRoot, 'index.html');
+      if (!existsSync(target)) {
+        return sendJson(res, 404, {
+          ok: false,
+          error: { code: 'not-found', message: existsSync(staticRoot) ? `not found: ${rel}` : `the UI is not built (${staticRoot} missing): run 'npm run build'` },
+        });
+      }
+    }
+    res.writeHead(200, {
+      'Content-Type': MIME[extname(target).toLowerCase()] ?? 'application/octet-stream',
+      'Cache-Control': target.endsWith('index.html') ? 'no-store' : 'public, max-age=3600',
+      ...securityHeaders(port),
+    });
+    createReadStream(target).pipe(res);
+  }
+
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const sockets = new Set<WebSocket>();
+  server.on('upgrade', (req, socket, head) => {
+    const refusal = refuse(req);
+    const url = new URL(req.url ?? '/', `http://${HOST}:${port}`);
+    const deny = (status: number, text: string) => {
+      socket.write(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      socket.destroy();
+    };
+    if (refusal) return deny(403, 'Forbidden');
+    if (url.pathname !== '/api/events') return deny(404, 'Not Found');
+    if (!tokenMatches(url.searchParams.get('token'))) return deny(401, 'Unauthorized');
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      sockets.add(ws);
+      const unsubscribe = options.events.subscribe((event) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(event));
+      });
+      ws.on('close', () => {
+        unsubscribe();
+        sockets.delete(ws);
+      });
+      ws.on('error', () => ws.close());
+      // Clients never send anything meaningful; ignore messages.
+    });
+  });
+
+  await new Promise<void>((resolvePromise, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, HOST, () => {
+      server.off('error', reject);
+      resolvePromise();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  const base = `http://${HOST}:${port}`;
+
+  return {
+    url: `${base}/`,
+    port,
+    token,
+    launchUrl: `${base}/?token=${token}`,
+    async close() {
+      for (const ws of sockets) ws.terminate();
+      wss.close();
+      await new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections?.();
+    },
+  };
+}
+
+function securityHeaders(port: number): Record<string, string> {
+  return {
+    'Content-Security-Policy': [
+      "default-src 'self'",
+      "script-src 'self'",
+      // plotly.js injects <style> elements at run time
+      "style-src 'self' 'unsafe-inline'",
+      "img-src 'self' data: blob:",
+      "font-src 'self' data:",
+      `connect-src 'self' ws://${HOST}:${port} ws://localhost:${port}`,
+      "object-src 'none'",
+      "base-uri 'none'",
+      "frame-ancestors 'none'",
+      "form-action 'none'",
+    ].join('; '),
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+    'Cross-Origin-Resource-Policy': 'same-origin',
+  };
+}
+
+function sendJson(res: ServerResponse, status: number, body: Envelope<unknown> | { ok: false; error: ApiErrorBody }): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolveBody, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new Error(`request body larger than ${limit} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolveBody(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,47 @@
+/**
+ * The services of one open workspace, wired together once and shared by every transport
+ * (Electron IPC, HTTP/WebSocket) and the CLI.
+ */
+import { openWorkspace, type OpenOptions, type Workspace } from '../store/workspace';
+import { EventBus } from './eventBus';
+import { JobRunner } from './jobRunner';
+import { SettingsService } from './settingsService';
+import { WorkspaceService } from './workspaceService';
+
+export interface AppServices {
+  readonly workspace: Workspace;
+  readonly events: EventBus;
+  readonly jobs: JobRunner;
+  readonly settings: SettingsService;
+  readonly workspaceService: WorkspaceService;
+  readonly transport: 'electron' | 'http';
+  close(): Promise<void>;
+}
+
+export interface AppServicesOptions extends OpenOptions {
+  transport: 'electron' | 'http';
+}
+
+export function createAppServices(workspacePath: string, options: AppServicesOptions): AppServices {
+  const workspace = openWorkspace(workspacePath, options);
+  const events = new EventBus();
+  const jobs = new JobRunner(workspace.db, events);
+  jobs.markInterrupted();
+  const settings = new SettingsService(workspace.db);
+  const workspaceService = new WorkspaceService(workspace);
+  let closed = false;
+  return {
+    workspace,
+    events,
+    jobs,
+    settings,
+    workspaceService,
+    transport: options.transport,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await jobs.shutdown();
+      workspace.close();
+    },
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * Long work (imports, labeling, experiments) runs as jobs: persisted in the workspace, reporting
+ * progress with an ETA over the event bus, cancellable, and marked `interrupted` when the app
+ * died under them so they can be resumed (resumable work keeps its finished LLM calls in the cache).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import type { Job, JobStatus } from '../api/contract/jobs';
+import { ApiFailure } from '../api/router';
+import type { EventBus } from './eventBus';
+
+export interface JobContext {
+  readonly signal: AbortSignal;
+  readonly jobId: string;
+  /** Report units done (and the total once known), with an optional status line. */
+  progress(done: number, total?: number | null, message?: string): void;
+  /** Throws if the job was cancelled; call between units of work. */
+  throwIfCancelled(): void;
+}
+
+export type JobFn = (ctx: JobContext) => Promise<unknown>;
+
+export class JobCancelledError extends Error {
+  constructor() {
+    super('cancelled');
+    this.name = 'JobCancelledError';
+  }
+}
+
+interface JobRow {
+  id: string;
+  kind: string;
+  title: string;
+  status: JobStatus;
+  params: string;
+  progress: number;
+  total: number | null;
+  message: string | null;
+  error: string | null;
+  result: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
+const FINISHED: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
+
+export class JobRunner {
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; startedMs: number }>();
+  private readonly lastEmit = new Map<string, number>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly events: EventBus,
+    private readonly now: () => number = Date.now,
+    /** Minimum milliseconds between progress writes/events for one job. */
+    private readonly throttleMs = 100,
+  ) {}
+
+  /** Jobs left `queued`/`running` by a previous process that died become `interrupted`. */
+  markInterrupted(): number {
+    const info = this.db
+      .prepare(`UPDATE jobs SET status='interrupted', finished_at=?, message=coalesce(message,'') || ' (interrupted: the app stopped)' WHERE status IN ('queued','running')`)
+      .run(new Date(this.now()).toISOString());
+    return info.changes;
+  }
+
+  start(kind: string, title: string, params: unknown, fn: JobFn): Job {
+    const id = randomUUID();
+    const created = new Date(this.now()).toISOString();
+    this.db
+      .prepare(`INSERT INTO jobs(id, kind, title, status, params, created_at, started_at) VALUES (?, ?, ?, 'running', ?, ?, ?)`)
+      .run(id, kind, title, JSON.stringify(params ?? {}), created, created);
+    const controller = new AbortController();
+    const startedMs = this.now();
+    const ctx: JobContext = {
+      signal: controller.signal,
+      jobId: id,
+      progress: (done, total, message) => this.report(id, done, total, message),
+      throwIfCancelled: () => {
+        if (controller.signal.aborted) throw new JobCancelledError();
+      },
+    };
+    const done = (async () => {
+      try {
+        const result = await fn(ctx);
+        this.finish(id, controller.signal.aborted ? 'cancelled' : 'succeeded', null, result);
+      } catch (err) {
+        if (controller.signal.aborted || err instanceof JobCancelledError) this.finish(id, 'cancelled', null, undefined);
+        else this.finish(id, 'failed', err instanceof Error ? err.message : String(err), undefined);
+      } finally {
+        this.running.delete(id);
+      }
+    })();
+    this.running.set(id, { controller, done, startedMs });
+    const job = this.get(id);
+    this.events.emit('job.updated', job);
+    return job;
+  }
+
+  cancel(id: string): Job {
+    const job = this.get(id);
+    const entry = this.running.get(id);
+    if (!entry) {
+      if (FINISHED.has(job.status)) return job;
+      throw new ApiFailure('conflict', `job ${id} is not running in this process`);
+    }
+    entry.controller.abort();
+    this.db.prepare(`UPDATE jobs SET message='cancelling…' WHERE id=?`).run(id);
+    const updated = this.get(id);
+    this.events.emit('job.updated', updated);
+    return updated;
+  }
+
+  /** Resolves when the job has finished (any final status). */
+  async wait(id: string): Promise<Job> {
+    await this.running.get(id)?.done;
+    return this.get(id);
+  }
+
+  get(id: string): Job {
+    const row = this.db.prepare(`SELECT * FROM jobs WHERE id=?`).get(id) as JobRow | undefined;
+    if (!row) throw new ApiFailure('not-found', `no job with id ${id}`);
+    return this.toJob(row);
+  }
+
+  list(statuses?: JobStatus[], limit = 200): Job[] {
+    const rows = (
+      statuses && statuses.length
+        ? this.db
+            .prepare(`SELECT * FROM jobs WHERE status IN (${statuses.map(() => '?').join(',')}) ORDER BY created_at DESC, rowid DESC LIMIT ?`)
+            .all(...statuses, limit)
+        : this.db.prepare(`SELECT * FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT ?`).all(limit)
+    ) as JobRow[];
+    return rows.map((r) => this.toJob(r));
+  }
+
+  clearFinished(): number {
+    return this.db.prepare(`DELETE FROM jobs WHERE status IN ('succeeded','failed','cancelled','interrupted')`).run().changes;
+  }
+
+  /** Cancel everything and wait (app shutdown). */
+  async shutdown(): Promise<void> {
+    for (const entry of this.running.values()) entry.controller.abort();
+    await Promise.allSettled([...this.running.values()].map((e) => e.done));
+  }
+
+  private report(id: string, done: number, total: number | null | undefined, message: string | undefined): void {
+    const t = this.now();
+    const last = this.lastEmit.get(id) ?? 0;
+    const complete = total !== undefined && total !== null && done >= total;
+    if (t - last < this.throttleMs && !complete) return;
+    this.lastEmit.set(id, t);
+    this.db
+      .prepare(`UPDATE jobs SET progress=?, total=coalesce(?, total), message=coalesce(?, message) WHERE id=? AND status='running'`)
+      .run(done, total ?? null, message ?? null, id);
+    this.events.emit('job.updated', this.get(id));
+  }
+
+  private finish(id: string, status: JobStatus, error: string | null, result: unknown): void {
+    this.db
+      .prepare(`UPDATE jobs SET status=?, error=?, result=?, finished_at=?, message=CASE WHEN ?='cancelled' THEN 'cancelled' ELSE message END WHERE id=?`)
+      .run(status, error, result === undefined ? null : JSON.stringify(result), new Date(this.now()).toISOString(), status, id);
+    this.lastEmit.delete(id);
+    this.events.emit('job.updated', this.get(id));
+  }
+
+  private toJob(row: JobRow): Job {
+    const running = this.running.get(row.id);
+    let etaSeconds: number | null = null;
+    if (running && row.status === 'running' && row.total && row.progress > 0 && row.progress < row.total) {
+      const elapsed = (this.now() - running.startedMs) / 1000;
+      etaSeconds = Math.max(0, Math.round(((row.total - row.progress) * elapsed) / row.progress));
+    }
+    return {
+      id: row.id,
+      kind: row.kind,
+      title: row.title,
+      status: row.status,
+      progress: row.progress,
+      total: row.total,
+      message: row.message,
+      error: row.error,
+      etaSeconds,
+      createdAt: row.created_at,
+      startedAt: row.started_at,
+      finishedAt: row.finished_at,
+      ...(row.result !== null ? { result: JSON.parse(row.result) as unknown } : {}),
+    };
+  }
+}

@@ -1,0 +1,44 @@
+/** Workspace settings: stored as JSON per key, validated by the contract's schema, defaults filled in. */
+import type { Database } from 'better-sqlite3';
+import { availableParallelism } from 'node:os';
+import { Settings } from '../api/contract/app';
+
+export const DEFAULT_SETTINGS: Settings = { theme: 'system', threads: 0, pageSize: 100 };
+
+export class SettingsService {
+  constructor(private readonly db: Database) {}
+
+  get(): Settings {
+    const rows = this.db.prepare(`SELECT key, value FROM settings`).all() as { key: string; value: string }[];
+    const stored: Record<string, unknown> = {};
+    for (const r of rows) {
+      try {
+        stored[r.key] = JSON.parse(r.value);
+      } catch {
+        // A hand-edited unreadable value falls back to its default.
+      }
+    }
+    const merged = { ...DEFAULT_SETTINGS };
+    for (const key of Object.keys(DEFAULT_SETTINGS) as (keyof Settings)[]) {
+      const parsed = Settings.shape[key].safeParse(stored[key]);
+      if (parsed.success) (merged as Record<string, unknown>)[key] = parsed.data;
+    }
+    return merged;
+  }
+
+  update(patch: Partial<Settings>): Settings {
+    const now = new Date().toISOString();
+    const put = this.db.prepare(`INSERT INTO settings(key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value, updated_at=excluded.updated_at`);
+    this.db.transaction(() => {
+      for (const [key, value] of Object.entries(patch)) if (value !== undefined) put.run(key, JSON.stringify(value), now);
+    })();
+    return this.get();
+  }
+
+  /** The llama.cpp thread count to use: the setting, or physical cores (never more than the machine has). */
+  effectiveThreads(): number {
+    const cores = availableParallelism();
+    const t = this.get().threads;
+    return t > 0 ? Math.min(t, cores) : cores;
+  }
+}

@@ -1,0 +1,62 @@
+/** Facts about the open workspace, and its integrity check as a cancellable background job. */
+import { statSync } from 'node:fs';
+import type { Workspace } from '../store/workspace';
+import { latestSchemaVersion } from '../store/workspace';
+import type { JobContext } from './jobRunner';
+
+export class WorkspaceService {
+  constructor(private readonly workspace: Workspace) {}
+
+  info() {
+    const db = this.workspace.db;
+    const tables = db
+      .prepare(`SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL%' ORDER BY name`)
+      .all() as { name: string }[];
+    const counts: Record<string, number> = {};
+    for (const { name } of tables) {
+      if (!/^[A-Za-z0-9_]+$/.test(name) || name.includes('_fts_') || name.includes('_vec_')) continue;
+      counts[name] = (db.prepare(`SELECT count(*) AS n FROM "${name}"`).get() as { n: number }).n;
+    }
+    let sizeBytes = 0;
+    if (this.workspace.path !== ':memory:') {
+      for (const suffix of ['', '-wal']) {
+        try {
+          sizeBytes += statSync(this.workspace.path + suffix).size;
+        } catch {
+          // no WAL file right now
+        }
+      }
+    }
+    return { path: this.workspace.path, schemaVersion: this.workspace.schemaVersion, latestSchemaVersion: latestSchemaVersion(), sizeBytes, counts };
+  }
+
+  /**
+   * `PRAGMA integrity_check` on the whole file, then a quick per-table scan with progress.
+   * Returns the problems found (empty when healthy).
+   */
+  async check(ctx: JobContext, full: boolean): Promise<{ ok: boolean; problems: string[]; tables: number }> {
+    const db = this.workspace.db;
+    const tables = (db.prepare(`SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[]).map((t) => t.name);
+    const total = tables.length + 2;
+    ctx.progress(0, total, 'checking file structure');
+    const problems: string[] = [];
+    const rows = db.pragma(full ? 'integrity_check' : 'quick_check') as { integrity_check?: string; quick_check?: string }[];
+    for (const r of rows) {
+      const v = r.integrity_check ?? r.quick_check;
+      if (v && v !== 'ok') problems.push(v);
+    }
+    ctx.progress(1, total, 'checking foreign keys');
+    const fk = db.pragma('foreign_key_check') as { table: string; rowid: number; parent: string }[];
+    for (const f of fk) problems.push(`${f.table} row ${f.rowid} points to a missing ${f.parent}`);
+    for (let i = 0; i < tables.length; i++) {
+      ctx.throwIfCancelled();
+      // Yield to the event loop so cancellation and other requests get through.
+      await new Promise((r) => setImmediate(r));
+      const name = tables[i]!;
+      if (/^[A-Za-z0-9_]+$/.test(name)) db.prepare(`SELECT count(*) FROM "${name}"`).get();
+      ctx.progress(i + 2, total, `scanned ${name}`);
+    }
+    ctx.progress(total, total, problems.length ? `${problems.length} problem(s)` : 'workspace is healthy');
+    return { ok: problems.length === 0, problems, tables: tables.length };
+  }
+}
