@@ -1,18 +1,24 @@
 #!/usr/bin/env node
-// The `fairground` command. Runs the compiled CLI when it has been built (dist/), otherwise the
-// TypeScript sources through tsx (a development checkout).
+// The `fairground` command. In a checkout (sources and tsx present) it runs the TypeScript sources
+// through tsx, so it never runs a stale build; an installed/packaged copy runs the compiled dist/.
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const source = join(root, 'src-main', 'cli', 'main.ts');
 const built = join(root, 'dist', 'main', 'cli.js');
-if (existsSync(built) && !process.env.FAIRGROUND_FROM_SOURCE) {
+const useSource = existsSync(source) && existsSync(join(root, 'node_modules', 'tsx')) && !process.env.FAIRGROUND_USE_DIST;
+
+if (useSource) {
+  const { register } = await import('tsx/esm/api');
+  register();
+  const { main } = await import(pathToFileURL(source).href);
+  await main();
+} else if (existsSync(built)) {
   const { main } = await import(pathToFileURL(built).href);
   await main();
 } else {
-  const { register } = await import('tsx/esm/api');
-  register();
-  const { main } = await import(pathToFileURL(join(root, 'src-main', 'cli', 'main.ts')).href);
-  await main();
+  console.error("fairground: not built; run 'npm run build'");
+  process.exitCode = 1;
 }

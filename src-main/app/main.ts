@@ -1,0 +1,96 @@
+/**
+ * Electron main process: the thin shell. It opens the workspace through the same services the
+ * browser mode and CLI use, serves the renderer over app://, wires IPC, and hardens every window.
+ * Nothing outside src-main/app imports electron.
+ */
+import { BrowserWindow, Menu, app, ipcMain, nativeTheme, net, protocol, shell, type WebContents } from 'electron';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createApiRouter } from '../api/handlers/index';
+import { createAppServices, type AppServices } from '../services/appServices';
+import { defaultWorkspacePath } from '../store/workspace';
+import { chooseNativeBinding } from '../store/nativeBinding';
+import { APP_CSP, APP_INDEX_URL, APP_SCHEME, mimeType, resolveAppUrl } from './appProtocol';
+import { registerIpc } from './ipcBridge';
+import { menuTemplate } from './menuTemplate';
+import { guardContents } from './navigationGuard';
+import { mainWindowOptions } from './windowOptions';
+
+const here = dirname(fileURLToPath(import.meta.url)); // dist/main/app
+const appRoot = join(here, '..', '..', '..');
+const rendererRoot = join(appRoot, 'dist', 'renderer');
+const preloadPath = join(here, 'preload.cjs');
+
+protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+app.enableSandbox();
+
+let services: AppServices | undefined;
+const windows = new Set<BrowserWindow>();
+
+function workspaceArg(): string {
+  const i = process.argv.indexOf('--workspace');
+  const value = i >= 0 ? process.argv[i + 1] : undefined;
+  return value ?? defaultWorkspacePath();
+}
+
+function createWindow(): BrowserWindow {
+  const win = new BrowserWindow(mainWindowOptions(preloadPath, nativeTheme.shouldUseDarkColors));
+  windows.add(win);
+  guardContents(win.webContents, (url) => void shell.openExternal(url));
+  win.once('ready-to-show', () => win.show());
+  win.on('closed', () => windows.delete(win));
+  void win.loadURL(APP_INDEX_URL);
+  return win;
+}
+
+async function start(): Promise<void> {
+  await app.whenReady();
+  protocol.handle(APP_SCHEME, async (request) => {
+    const file = resolveAppUrl(request.url, rendererRoot);
+    if (!file || !existsSync(file)) return new Response('not found', { status: 404 });
+    const res = await net.fetch(pathToFileURL(file).href);
+    return new Response(res.body, { status: 200, headers: { 'Content-Type': mimeType(file), 'Content-Security-Policy': APP_CSP } });
+  });
+
+  services = createAppServices(workspaceArg(), {
+    transport: 'electron',
+    nativeBinding: chooseNativeBinding(process.versions, appRoot, process.resourcesPath) as string,
+  });
+  const router = createApiRouter(services, (err) => console.error('internal error', err));
+  const ours = (sender: unknown) => [...windows].some((w) => w.webContents === (sender as WebContents));
+  registerIpc({ ipcMain, router, events: services.events, isOurContents: ours, targets: () => [...windows].map((w) => w.webContents) });
+
+  Menu.setApplicationMenu(
+    Menu.buildFromTemplate(
+      menuTemplate(process.platform, (screen) => {
+        const win = BrowserWindow.getFocusedWindow() ?? [...windows][0];
+        void win?.webContents.executeJavaScript(`window.location.hash = '#/${screen}'`);
+      }),
+    ),
+  );
+  app.on('web-contents-created', (_e, contents) => {
+    contents.on('will-attach-webview', (event) => event.preventDefault());
+  });
+  createWindow();
+  app.on('activate', () => {
+    if (windows.size === 0) createWindow();
+  });
+}
+
+app.on('window-all-closed', () => {
+  if (process.platform !== 'darwin') app.quit();
+});
+app.on('will-quit', (event) => {
+  if (!services) return;
+  event.preventDefault();
+  const s = services;
+  services = undefined;
+  void s.close().finally(() => app.quit());
+});
+
+void start().catch((err: unknown) => {
+  console.error(`Fairground could not start: ${(err as Error).message}`);
+  app.exit(1);
+});
+

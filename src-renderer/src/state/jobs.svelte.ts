@@ -1,0 +1,42 @@
+/** Live job list for the job tray: loaded once, then kept current by `job.updated` events. */
+import type { Job } from '$contract';
+import { api } from '../api/client';
+import { showError } from './errors.svelte';
+
+export const jobs = $state<{ list: Job[] }>({ list: [] });
+
+export function upsertJob(job: Job): void {
+  const i = jobs.list.findIndex((j) => j.id === job.id);
+  if (i >= 0) jobs.list[i] = job;
+  else jobs.list.unshift(job);
+}
+
+export async function loadJobs(): Promise<void> {
+  try {
+    jobs.list = await api.call('jobs.list', { limit: 50 });
+  } catch (err) {
+    showError(err, 'Could not load jobs');
+  }
+}
+
+export function listenToJobs(): () => void {
+  return api.onEvent((e) => {
+    if (e.event === 'job.updated') upsertJob(e.payload as Job);
+  });
+}
+
+export async function cancelJob(id: string): Promise<void> {
+  try {
+    upsertJob(await api.call('jobs.cancel', { id }));
+  } catch (err) {
+    showError(err, 'Could not cancel the job');
+  }
+}
+
+export function formatEta(seconds: number | null): string {
+  if (seconds === null) return '';
+  if (seconds < 60) return `${seconds}s left`;
+  const m = Math.floor(seconds / 60);
+  if (m < 60) return `${m}m ${seconds % 60}s left`;
+  return `${Math.floor(m / 60)}h ${m % 60}m left`;
+}

@@ -1,0 +1,25 @@
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vite';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+
+export default defineConfig({
+  root: here,
+  base: './',
+  plugins: [svelte()],
+  resolve: {
+    alias: {
+      // The renderer may import the API contract and nothing else from src-main.
+      $contract: fileURLToPath(new URL('../src-main/api/contract/index.ts', import.meta.url)),
+    },
+  },
+  build: {
+    outDir: fileURLToPath(new URL('../dist/renderer', import.meta.url)),
+    emptyOutDir: true,
+    target: 'es2022',
+    chunkSizeWarningLimit: 5000,
+    sourcemap: true,
+  },
+  server: { host: '127.0.0.1' },
+});

@@ -1,0 +1,169 @@
+/**
+ * The Electron shell's logic with its Electron objects injected (the Electron binary cannot be
+ * downloaded here): window preferences, IPC sender checks, navigation and window-open blocking,
+ * the app:// protocol's path confinement.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createApiRouter } from '../../src-main/api/handlers/index';
+import { APP_INDEX_URL, resolveAppUrl } from '../../src-main/app/appProtocol';
+import { CALL_CHANNEL, EVENT_CHANNEL, registerIpc, type IpcMainLike, type InvokeEventLike } from '../../src-main/app/ipcBridge';
+import { guardContents, isAllowedExternalUrl } from '../../src-main/app/navigationGuard';
+import { mainWindowOptions } from '../../src-main/app/windowOptions';
+import { createAppServices, type AppServices } from '../../src-main/services/appServices';
+
+describe('mainWindowOptions', () => {
+  it('isolates, sandboxes and denies Node to every window', () => {
+    const o = mainWindowOptions('/x/preload.cjs', false);
+    expect(o.webPreferences).toMatchObject({
+      preload: '/x/preload.cjs',
+      contextIsolation: true,
+      sandbox: true,
+      nodeIntegration: false,
+      nodeIntegrationInWorker: false,
+      nodeIntegrationInSubFrames: false,
+      webSecurity: true,
+      allowRunningInsecureContent: false,
+      experimentalFeatures: false,
+      webviewTag: false,
+    });
+    expect(o.webPreferences).not.toHaveProperty('enableBlinkFeatures');
+  });
+});
+
+describe('app:// protocol', () => {
+  it('serves only files inside the renderer folder', () => {
+    expect(resolveAppUrl(APP_INDEX_URL, '/r')).toBe('/r/index.html');
+    expect(resolveAppUrl('app://fairground/', '/r')).toBe('/r/index.html');
+    expect(resolveAppUrl('app://fairground/assets/a.js', '/r')).toBe('/r/assets/a.js');
+    expect(resolveAppUrl('app://fairground/..%2f..%2fetc%2fpasswd', '/r')).toBeNull();
+    // WHATWG URL parsing collapses %2e%2e at the root, so this stays inside the folder
+    expect(resolveAppUrl('app://fairground/%2e%2e/secret', '/r')).toBe('/r/secret');
+    expect(resolveAppUrl('app://other/index.html', '/r')).toBeNull();
+    expect(resolveAppUrl('file:///etc/passwd', '/r')).toBeNull();
+    expect(resolveAppUrl('app://fairground/%E0%A4%A', '/r')).toBeNull();
+  });
+});
+
+describe('navigation guard', () => {
+  function fakeContents() {
+    const listeners: Record<string, (e: { preventDefault(): void }, url: string) => void> = {};
+    let openHandler: ((d: { url: string }) => { action: 'deny' }) | undefined;
+    let permissionHandler: ((wc: unknown, p: string, cb: (g: boolean) => void) => void) | undefined;
+    return {
+      contents: {
+        on: (event: string, l: (e: { preventDefault(): void }, url: string) => void) => void (listeners[event] = l),
+        setWindowOpenHandler: (h: (d: { url: string }) => { action: 'deny' }) => void (openHandler = h),
+        session: { setPermissionRequestHandler: (h: (wc: unknown, p: string, cb: (g: boolean) => void) => void) => void (permissionHandler = h) },
+      },
+      navigate(event: string, url: string): boolean {
+        let prevented = false;
+        listeners[event]!({ preventDefault: () => void (prevented = true) }, url);
+        return prevented;
+      },
+      open: (url: string) => openHandler!({ url }),
+      ask: (p: string) => {
+        let granted: boolean | undefined;
+        permissionHandler!(null, p, (g) => (granted = g));
+        return granted;
+      },
+    };
+  }
+
+  it('blocks navigation away from the app, denies new windows and every permission', () => {
+    const f = fakeContents();
+    const opened: string[] = [];
+    guardContents(f.contents, (url) => opened.push(url));
+    expect(f.navigate('will-navigate', 'https://example.org/')).toBe(true);
+    expect(f.navigate('will-navigate', 'file:///etc/passwd')).toBe(true);
+    expect(f.navigate('will-redirect', 'http://127.0.0.1:9/')).toBe(true);
+    expect(f.navigate('will-navigate', 'app://fairground/index.html#/models')).toBe(false);
+    expect(f.open('https://arxiv.org/abs/2409.11598')).toEqual({ action: 'deny' });
+    expect(f.open('http://insecure.example/')).toEqual({ action: 'deny' });
+    expect(f.open('file:///etc/passwd')).toEqual({ action: 'deny' });
+    expect(opened).toEqual(['https://arxiv.org/abs/2409.11598']);
+    expect(f.ask('media')).toBe(false);
+    expect(f.ask('notifications')).toBe(false);
+  });
+
+  it('allows only https URLs without credentials to open externally', () => {
+    expect(isAllowedExternalUrl('https://github.com')).toBe(true);
+    expect(isAllowedExternalUrl('http://github.com')).toBe(false);
+    expect(isAllowedExternalUrl('javascript:alert(1)')).toBe(false);
+    expect(isAllowedExternalUrl('smb://host/share')).toBe(false);
+    expect(isAllowedExternalUrl('https://user:pw@host/')).toBe(false);
+    expect(isAllowedExternalUrl('not a url')).toBe(false);
+  });
+});
+
+describe('IPC bridge', () => {
+  let dir: string;
+  let services: AppServices;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'fg-ipc-'));
+    services = createAppServices(join(dir, 'w.fairground'), { transport: 'electron' });
+  });
+  afterEach(async () => {
+    await services.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function setup() {
+    let handler: ((e: InvokeEventLike, ...args: unknown[]) => Promise<unknown>) | undefined;
+    const ipcMain: IpcMainLike = {
+      handle: (channel, l) => {
+        expect(channel).toBe(CALL_CHANNEL);
+        handler = l;
+      },
+      removeHandler: () => (handler = undefined),
+    };
+    const ourSender = { id: 1 };
+    const pushed: unknown[] = [];
+    const dispose = registerIpc({
+      ipcMain,
+      router: createApiRouter(services),
+      events: services.events,
+      isOurContents: (s) => s === ourSender,
+      targets: () => [{ isDestroyed: () => false, send: (channel, payload) => pushed.push([channel, payload]) }],
+    });
+    return { invoke: (e: InvokeEventLike, ...args: unknown[]) => handler!(e, ...args), ourSender, pushed, dispose };
+  }
+
+  it('answers calls from our top frame', async () => {
+    const { invoke, ourSender } = setup();
+    const res = (await invoke({ sender: ourSender, senderFrame: { url: APP_INDEX_URL, parent: null } }, 'app.info', {})) as { ok: boolean; data: { transport: string } };
+    expect(res.ok).toBe(true);
+    expect(res.data.transport).toBe('electron');
+  });
+
+  it('refuses foreign senders: another origin, a sub-frame, another webContents, no frame', async () => {
+    const { invoke, ourSender } = setup();
+    const cases: InvokeEventLike[] = [
+      { sender: ourSender, senderFrame: { url: 'https://evil.example/', parent: null } },
+      { sender: ourSender, senderFrame: { url: APP_INDEX_URL, parent: {} } },
+      { sender: { id: 2 }, senderFrame: { url: APP_INDEX_URL, parent: null } },
+      { sender: ourSender, senderFrame: null },
+    ];
+    for (const c of cases) {
+      const res = (await invoke(c, 'app.info', {})) as { ok: boolean; error: { code: string } };
+      expect(res).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    }
+  });
+
+  it('returns a typed validation error naming the field for an invalid payload', async () => {
+    const { invoke, ourSender } = setup();
+    const res = await invoke({ sender: ourSender, senderFrame: { url: APP_INDEX_URL, parent: null } }, 'settings.update', { threads: -3 });
+    expect(res).toMatchObject({ ok: false, error: { code: 'validation', field: 'threads' } });
+  });
+
+  it('pushes job events to the windows', async () => {
+    const { pushed } = setup();
+    const job = services.jobs.start('test', 'Test job', {}, async (ctx) => ctx.progress(1, 1));
+    await services.jobs.wait(job.id);
+    expect(pushed.length).toBeGreaterThanOrEqual(2);
+    expect(pushed.every((p) => (p as unknown[])[0] === EVENT_CHANNEL)).toBe(true);
+    expect((pushed.at(-1) as [string, { payload: { status: string } }])[1].payload.status).toBe('succeeded');
+  });
+});
