@@ -1,0 +1,157 @@
+/**
+ * Evaluate a run against qrels the way `trec_eval -c` does (conventions.md §4):
+ * - each query's documents are ranked by score descending, ties by docno descending; the rank
+ *   column is ignored (see rankOrder.ts);
+ * - queries are the qrels' queries, in trec_eval's order (qid byte-wise ascending), including
+ *   queries whose qrels have no relevant document (they score 0 on AP, nDCG, RR, P, R);
+ * - a qrels query that the run does not contain is evaluated as an empty ranking, i.e. it counts
+ *   as 0 in the mean (trec_eval `-c`; the default). With `complete: false` it is skipped, which is
+ *   trec_eval's default and inflates scores when a system returns nothing for a query;
+ * - run queries without qrels are ignored;
+ * - `all` is the mean over the evaluated queries, or the sum for count measures (NumRet, NumRel,
+ *   NumQ), as trec_eval prints them. With no evaluated query the mean is NaN.
+ */
+import { DataError } from '../errors';
+import { formatMeasure, measureAggregate, parseMeasure, type MeasureSpec } from './measureSpec';
+import { queryMeasure, type Label } from './queryMeasures';
+import { compareBytewise, sortTrecEvalOrder } from './rankOrder';
+
+export interface RunEntry {
+  qid: string;
+  docno: string;
+  score: number;
+  /** Source line, for error messages. */
+  line?: number;
+}
+
+export interface QrelEntry {
+  qid: string;
+  docno: string;
+  rel: number;
+  line?: number;
+}
+
+export interface EvaluateOptions {
+  /** Count qrels queries missing from the run as 0 (trec_eval -c). Default true. */
+  complete?: boolean;
+  /** Evaluate only the first `depth` documents of each query after sorting (trec_eval -M). */
+  depth?: number;
+  /** Names of the run and qrels (e.g. file paths) for error messages. */
+  runSource?: string;
+  qrelsSource?: string;
+}
+
+export interface Evaluation {
+  /** Canonical measure names, in the order requested (duplicates removed). */
+  measures: string[];
+  /** measure → qid → value, qids in evaluation order. */
+  perQuery: Map<string, Map<string, number>>;
+  /** measure → mean (or sum for count measures) over the evaluated queries. */
+  all: Map<string, number>;
+  /** Queries evaluated, in order. */
+  queries: string[];
+  /** Qrels queries absent from the run (scored 0 when complete, skipped otherwise). */
+  missingFromRun: string[];
+  /** Run queries with no qrels (ignored). */
+  notInQrels: string[];
+}
+
+export function evaluateRun(
+  run: readonly RunEntry[],
+  qrels: readonly QrelEntry[],
+  measures: readonly (string | MeasureSpec)[],
+  opts: EvaluateOptions = {},
+): Evaluation {
+  const complete = opts.complete ?? true;
+  const depth = opts.depth ?? Infinity;
+  if (!(depth >= 1)) throw new DataError(`depth must be at least 1, got ${opts.depth}`, { field: 'depth' });
+
+  const specs = new Map<string, MeasureSpec>();
+  for (const m of measures) {
+    const spec = typeof m === 'string' ? parseMeasure(m) : m;
+    const name = formatMeasure(spec);
+    if (!specs.has(name)) specs.set(name, spec);
+  }
+
+  const judgements = groupQrels(qrels, opts.qrelsSource ?? 'qrels');
+  const results = groupRun(run, opts.runSource ?? 'run');
+
+  const qids = [...judgements.keys()].sort(compareBytewise);
+  const perQuery = new Map<string, Map<string, number>>();
+  const sums = new Map<string, number>();
+  for (const name of specs.keys()) {
+    perQuery.set(name, new Map());
+    sums.set(name, 0);
+  }
+
+  const evaluated: string[] = [];
+  const missingFromRun: string[] = [];
+  for (const qid of qids) {
+    const labelsByDoc = judgements.get(qid)!;
+    const docs = results.get(qid);
+    if (!docs) {
+      missingFromRun.push(qid);
+      if (!complete) continue;
+    }
+    const ranking = sortTrecEvalOrder(docs ?? []);
+    if (ranking.length > depth) ranking.length = depth;
+    const input = {
+      ranked: ranking.map((d): Label => labelsByDoc.get(d.docno)),
+      judged: [...labelsByDoc.values()],
+    };
+    for (const [name, spec] of specs) {
+      const value = queryMeasure(spec, input);
+      perQuery.get(name)!.set(qid, value);
+      sums.set(name, sums.get(name)! + value);
+    }
+    evaluated.push(qid);
+  }
+
+  const all = new Map<string, number>();
+  for (const [name, spec] of specs) {
+    const sum = sums.get(name)!;
+    all.set(name, measureAggregate(spec) === 'sum' ? sum : evaluated.length ? sum / evaluated.length : NaN);
+  }
+
+  const notInQrels = [...results.keys()].filter((q) => !judgements.has(q)).sort(compareBytewise);
+  return { measures: [...specs.keys()], perQuery, all, queries: evaluated, missingFromRun, notInQrels };
+}
+
+function groupQrels(qrels: readonly QrelEntry[], file: string): Map<string, Map<string, number>> {
+  const byQuery = new Map<string, Map<string, number>>();
+  for (const q of qrels) {
+    if (!Number.isInteger(q.rel)) throw new DataError(`relevance must be an integer, got ${q.rel}`, { file, line: q.line, field: 'rel' });
+    let docs = byQuery.get(q.qid);
+    if (!docs) byQuery.set(q.qid, (docs = new Map()));
+    // trec_eval refuses a qrels file that judges a document twice for one query.
+    if (docs.has(q.docno)) throw new DataError(`duplicate judgement of '${q.docno}' for query '${q.qid}'`, { file, line: q.line, field: 'docno' });
+    docs.set(q.docno, q.rel);
+  }
+  return byQuery;
+}
+
+function groupRun(run: readonly RunEntry[], file: string): Map<string, RunEntry[]> {
+  const byQuery = new Map<string, RunEntry[]>();
+  const seen = new Map<string, Set<string>>();
+  for (const r of run) {
+    if (!Number.isFinite(r.score)) throw new DataError(`score must be a finite number, got ${r.score}`, { file, line: r.line, field: 'score' });
+    let docs = byQuery.get(r.qid);
+    let names = seen.get(r.qid);
+    if (!docs || !names) {
+      byQuery.set(r.qid, (docs = []));
+      seen.set(r.qid, (names = new Set()));
+    }
+    // trec_eval stops with "duplicate docs" here. A stochastic run (one ranking per sample in
+    // column 2) repeats docnos across samples and has to be evaluated one sample at a time.
+    if (names.has(r.docno)) {
+      throw new DataError(`document '${r.docno}' appears twice for query '${r.qid}' (a run with several samples per query must be evaluated per sample)`, {
+        file,
+        line: r.line,
+        field: 'docno',
+      });
+    }
+    names.add(r.docno);
+    docs.push(r);
+  }
+  return byQuery;
+}
