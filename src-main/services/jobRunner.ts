@@ -82,6 +82,8 @@ export class JobRunner {
       },
     };
     const done = (async () => {
+      // Start the work after `start` has returned and announced the job, so events stay in order.
+      await null;
       try {
         const result = await fn(ctx);
         this.finish(id, controller.signal.aborted ? 'cancelled' : 'succeeded', null, result);

@@ -1,0 +1,72 @@
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { migration0001 } from '../../src-main/store/migrations/0001_initial';
+import { EventBus } from '../../src-main/services/eventBus';
+import { JobRunner } from '../../src-main/services/jobRunner';
+
+function setup(now: () => number = Date.now) {
+  const db = new Database(':memory:');
+  migration0001.up(db);
+  const events = new EventBus();
+  const seen: string[] = [];
+  events.subscribe((e) => seen.push(`${e.payload.status}:${e.payload.progress}`));
+  return { db, runner: new JobRunner(db, events, now, 0), seen };
+}
+
+describe('JobRunner', () => {
+  it('runs a job to success, persisting progress and result', async () => {
+    const { runner, seen } = setup();
+    const job = runner.start('k', 'Count', { n: 3 }, async (ctx) => {
+      for (let i = 1; i <= 3; i++) ctx.progress(i, 3, `step ${i}`);
+      return { total: 3 };
+    });
+    const done = await runner.wait(job.id);
+    expect(done).toMatchObject({ status: 'succeeded', progress: 3, total: 3, message: 'step 3', result: { total: 3 }, error: null });
+    expect(seen).toEqual(['running:0', 'running:1', 'running:2', 'running:3', 'succeeded:3']);
+  });
+
+  it('estimates the time left from the rate so far', () => {
+    let t = 1_000_000;
+    const { runner } = setup(() => t);
+    const job = runner.start('k', 'Slow', {}, () => new Promise(() => {}));
+    t += 10_000; // 10 s for 1 of 5 units → 40 s left
+    const ctxJob = runner.get(job.id);
+    expect(ctxJob.etaSeconds).toBeNull(); // no progress yet
+    (runner as unknown as { report(id: string, d: number, t: number): void }).report(job.id, 1, 5);
+    expect(runner.get(job.id).etaSeconds).toBe(40);
+  });
+
+  it('records failures with the error message', async () => {
+    const { runner } = setup();
+    const job = runner.start('k', 'Broken', {}, async () => {
+      throw new Error('disk full');
+    });
+    expect(await runner.wait(job.id)).toMatchObject({ status: 'failed', error: 'disk full' });
+  });
+
+  it('cancels a running job between units of work', async () => {
+    const { runner } = setup();
+    let units = 0;
+    const job = runner.start('k', 'Long', {}, async (ctx) => {
+      for (;;) {
+        ctx.throwIfCancelled();
+        units++;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    });
+    await new Promise((r) => setTimeout(r, 30));
+    runner.cancel(job.id);
+    const done = await runner.wait(job.id);
+    expect(done.status).toBe('cancelled');
+    const at = units;
+    await new Promise((r) => setTimeout(r, 30));
+    expect(units).toBe(at);
+  });
+
+  it('marks jobs left running by a dead process as interrupted', () => {
+    const { db, runner } = setup();
+    db.prepare(`INSERT INTO jobs(id, kind, title, status, params, created_at) VALUES ('old','k','t','running','{}','2026-01-01')`).run();
+    expect(runner.markInterrupted()).toBe(1);
+    expect(runner.get('old').status).toBe('interrupted');
+  });
+});
