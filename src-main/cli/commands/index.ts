@@ -3,10 +3,14 @@
  * `CliCommand` and listing it here (one line each, kept alphabetical by path).
  */
 import type { CliCommand } from '../command';
+import { evalExposureCommand } from './evalExposure';
+import { sampleCommand } from './sample';
 import { serve } from './serve';
 import { workspaceCheck, workspaceInfo, workspaceInit, workspaceMigrate } from './workspace';
 
 export const commands: CliCommand[] = [
+  evalExposureCommand,
+  sampleCommand,
   serve,
   workspaceCheck,
   workspaceInfo,
