@@ -1,0 +1,104 @@
+import { EngineError, type FinishReason, type GenerateRequest } from '../types';
+import type { JsonSchemaTransport, RemoteServerKind } from './remoteEngineConfig';
+
+export interface GenerateCall {
+  path: '/chat/completions' | '/completions';
+  body: Record<string, unknown>;
+}
+
+export interface GenerateBodySettings {
+  model: string;
+  serverKind: RemoteServerKind;
+  jsonSchemaTransport: JsonSchemaTransport;
+}
+
+/**
+ * Maps an engine request onto the OpenAI API: `messages` → /chat/completions, a plain `prompt`
+ * → /completions (no chat template, as the contract says).
+ *
+ * `max_tokens` (not `max_completion_tokens`) because vLLM, llama.cpp's server and the OpenAI API
+ * all accept it for ordinary models. Parameters the OpenAI API lacks are sent under the names the
+ * configured server kind understands, and refused for plain OpenAI rather than silently dropped,
+ * because dropping them would change outputs without a trace.
+ */
+export function buildGenerateCall(request: GenerateRequest, settings: GenerateBodySettings): GenerateCall {
+  const hasPrompt = request.prompt !== undefined;
+  const hasMessages = request.messages !== undefined;
+  if (hasPrompt === hasMessages) {
+    throw new EngineError('bad-request', 'generate needs exactly one of prompt and messages');
+  }
+  if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1) {
+    throw new EngineError('bad-request', `maxTokens must be a positive integer, got ${request.maxTokens}`);
+  }
+  const { sampling } = request;
+  if (sampling.temperature !== 0 && sampling.seed === undefined) {
+    throw new EngineError('bad-request', 'sampling with temperature > 0 needs a seed');
+  }
+
+  const body: Record<string, unknown> = { model: settings.model };
+  if (hasMessages) body.messages = request.messages;
+  else body.prompt = request.prompt;
+  body.max_tokens = request.maxTokens;
+  body.temperature = sampling.temperature;
+  if (sampling.topP !== undefined) body.top_p = sampling.topP;
+  if (sampling.seed !== undefined) body.seed = sampling.seed;
+  if (request.stop !== undefined && request.stop.length > 0) body.stop = request.stop;
+  Object.assign(body, extraSampling(request, settings.serverKind));
+
+  if (request.jsonSchema !== undefined && request.grammar !== undefined) {
+    throw new EngineError('bad-request', 'give either jsonSchema or grammar, not both');
+  }
+  if (request.jsonSchema !== undefined) Object.assign(body, jsonSchemaFields(request.jsonSchema, settings.jsonSchemaTransport));
+  if (request.grammar !== undefined) {
+    if (settings.serverKind !== 'llama.cpp') {
+      throw new EngineError('unsupported', `GBNF grammars need the local engine or a llama.cpp server (serverKind is ${settings.serverKind})`);
+    }
+    body.grammar = request.grammar;
+  }
+  return { path: hasMessages ? '/chat/completions' : '/completions', body };
+}
+
+function extraSampling(request: GenerateRequest, kind: RemoteServerKind): Record<string, unknown> {
+  const { topK, minP, repeatPenalty } = request.sampling;
+  const wanted = { topK, minP, repeatPenalty };
+  if (kind === 'openai') {
+    const named = Object.entries(wanted).filter(([, v]) => v !== undefined).map(([k]) => k);
+    if (named.length > 0) {
+      throw new EngineError('unsupported', `the OpenAI API has no ${named.join(', ')}; set serverKind to vllm or llama.cpp`);
+    }
+    return {};
+  }
+  const out: Record<string, unknown> = {};
+  if (topK !== undefined) out.top_k = topK;
+  if (minP !== undefined) out.min_p = minP;
+  // vLLM follows Hugging Face's name, llama.cpp its own.
+  if (repeatPenalty !== undefined) out[kind === 'vllm' ? 'repetition_penalty' : 'repeat_penalty'] = repeatPenalty;
+  return out;
+}
+
+/**
+ * `strict: true` asks the OpenAI API to guarantee the schema; it then requires every property to
+ * be `required` and `additionalProperties: false` — the caller's schema must follow those rules.
+ * vLLM and llama.cpp's server ignore `strict` and always constrain decoding.
+ */
+function jsonSchemaFields(schema: Record<string, unknown>, transport: JsonSchemaTransport): Record<string, unknown> {
+  if (transport === 'guided_json') return { guided_json: schema };
+  return { response_format: { type: 'json_schema', json_schema: { name: schemaName(schema), schema, strict: true } } };
+}
+
+/** The OpenAI API wants a name matching ^[a-zA-Z0-9_-]{1,64}$. */
+function schemaName(schema: Record<string, unknown>): string {
+  const title = typeof schema.title === 'string' ? schema.title.replace(/[^a-zA-Z0-9_-]+/g, '_').slice(0, 64) : '';
+  return title || 'response';
+}
+
+/**
+ * OpenAI says `stop` both for end-of-sequence and for a stop string. vLLM tells them apart in
+ * `stop_reason` (the matched string, a token id, or null for EOS); other servers do not, so their
+ * `stop` is reported as `stop`. `content_filter` and tool calls also end generation: `stop`.
+ */
+export function mapFinishReason(finishReason: string | null | undefined, stopReason: unknown, stops: string[] | undefined): FinishReason {
+  if (finishReason === 'length') return 'length';
+  if (typeof stopReason === 'string' && stops?.includes(stopReason)) return 'stopString';
+  return 'stop';
+}

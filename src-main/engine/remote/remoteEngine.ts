@@ -1,0 +1,161 @@
+import {
+  EngineError,
+  type EmbedRequest,
+  type EmbedResult,
+  type Engine,
+  type EngineIdentity,
+  type GenerateRequest,
+  type GenerateResult,
+  type ScoreRequest,
+  type ScoreResult,
+} from '../types';
+import { allOrAbort } from './abortable';
+import { EchoScorer, type ScoredContinuation } from './echoScorer';
+import { buildGenerateCall, mapFinishReason } from './generateRequestBody';
+import { OpenAiHttpClient } from './openAiHttpClient';
+import { chatCompletionResponse, completionResponse, embeddingsResponse, modelsResponse, parseResponse } from './openAiResponses';
+import { resolveRemoteConfig, type RemoteEngineConfig, type ResolvedRemoteConfig } from './remoteEngineConfig';
+import { Semaphore } from './semaphore';
+
+/** /models is optional metadata: do not let a hung server stall identity() for long. */
+const modelsLookupTimeoutMs = 10_000;
+
+/**
+ * An `Engine` backed by an OpenAI-compatible HTTP server (vLLM, llama.cpp's server, the OpenAI
+ * API, …). All requests of one engine share one concurrency bound.
+ */
+export class RemoteEngine implements Engine {
+  private readonly config: ResolvedRemoteConfig;
+  private readonly http: OpenAiHttpClient;
+  private readonly scorer: EchoScorer;
+  /** Aborted by close(): cancels everything in flight. */
+  private readonly lifetime = new AbortController();
+  private identityFound: EngineIdentity | undefined;
+
+  constructor(config: RemoteEngineConfig) {
+    this.config = resolveRemoteConfig(config);
+    this.http = new OpenAiHttpClient(this.config, new Semaphore(this.config.maxConcurrency));
+    this.scorer = new EchoScorer(this.http, this.config.model, this.config.scoring, this.lifetime.signal);
+  }
+
+  async identity(): Promise<EngineIdentity> {
+    if (this.identityFound) return this.identityFound;
+    const identity: EngineIdentity = {
+      kind: 'remote',
+      modelKey: `remote:${this.config.baseUrl}#${this.config.model}`,
+      modelName: this.config.model,
+      outputAffectingSettings: { serverKind: this.config.serverKind, jsonSchemaTransport: this.config.jsonSchemaTransport },
+      versions: {},
+    };
+    const versions = await this.modelVersions();
+    if (versions === undefined) return identity; // not cached: the server may answer later
+    this.identityFound = { ...identity, versions };
+    return this.identityFound;
+  }
+
+  async generate(request: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
+    const call = buildGenerateCall(request, this.config);
+    const json = await this.http.postJson(call.path, call.body, { signal: this.signalFor(signal) });
+    const where = `POST ${call.path}`;
+    if (call.path === '/chat/completions') {
+      const response = parseResponse(chatCompletionResponse, json, where);
+      const choice = response.choices[0]!;
+      return {
+        text: choice.message.content ?? '',
+        // Servers that omit usage leave the counts unknown; 0 keeps them numeric.
+        promptTokens: response.usage?.prompt_tokens ?? 0,
+        completionTokens: response.usage?.completion_tokens ?? 0,
+        finishReason: mapFinishReason(choice.finish_reason, choice.stop_reason, request.stop),
+      };
+    }
+    const response = parseResponse(completionResponse, json, where);
+    const choice = response.choices[0]!;
+    return {
+      text: choice.text,
+      promptTokens: response.usage?.prompt_tokens ?? 0,
+      completionTokens: response.usage?.completion_tokens ?? 0,
+      finishReason: mapFinishReason(choice.finish_reason, choice.stop_reason, request.stop),
+    };
+  }
+
+  /** One request per continuation, all within the engine's concurrency bound. */
+  async score(request: ScoreRequest, signal?: AbortSignal): Promise<ScoreResult> {
+    const combined = this.signalFor(signal);
+    await this.scorer.ready(combined);
+    const scores = await allOrAbort(request.continuations, combined, (continuation, itemSignal) =>
+      continuation === ''
+        ? Promise.resolve<ScoredContinuation | undefined>(undefined)
+        : this.scorer.scoreOne(request.prompt, continuation, itemSignal),
+    );
+    const counted = scores.filter((s): s is ScoredContinuation => s !== undefined);
+    return {
+      // Tokens wholly inside the prompt for every continuation (a straddling token is not).
+      promptTokens: counted.length > 0 ? Math.min(...counted.map((s) => s.promptTokens)) : 0,
+      scores: scores.map((s) =>
+        s === undefined ? { tokens: [], logprobs: [], sum: 0, mean: 0 } : { tokens: s.tokens, logprobs: s.logprobs, sum: s.sum, mean: s.mean },
+      ),
+    };
+  }
+
+  async embed(request: EmbedRequest, signal?: AbortSignal): Promise<EmbedResult> {
+    if (request.texts.length === 0) return { vectors: [], dimensions: 0 };
+    const size = this.config.embedBatchSize;
+    const batches: string[][] = [];
+    for (let at = 0; at < request.texts.length; at += size) batches.push(request.texts.slice(at, at + size));
+    const results = await allOrAbort(batches, this.signalFor(signal), (batch, itemSignal) => this.embedBatch(batch, itemSignal));
+    const vectors = results.flat();
+    const dimensions = vectors[0]!.length;
+    if (vectors.some((v) => v.length !== dimensions)) {
+      throw new EngineError('remote-error', 'POST /embeddings: vectors of different lengths in one response');
+    }
+    return { vectors, dimensions };
+  }
+
+  async close(): Promise<void> {
+    if (!this.lifetime.signal.aborted) this.lifetime.abort(new EngineError('aborted', 'the remote engine is closed'));
+  }
+
+  private async embedBatch(texts: string[], signal: AbortSignal): Promise<number[][]> {
+    const json = await this.http.postJson('/embeddings', { model: this.config.model, input: texts }, { signal });
+    const { data } = parseResponse(embeddingsResponse, json, 'POST /embeddings');
+    // The API does not promise `data` in input order; `index` says which input each vector is for.
+    const vectors: Array<number[] | undefined> = new Array(texts.length);
+    for (const item of data) {
+      if (item.index >= texts.length || vectors[item.index] !== undefined) {
+        throw new EngineError('remote-error', `POST /embeddings: unexpected or repeated index ${item.index}`);
+      }
+      vectors[item.index] = item.embedding;
+    }
+    if (data.length !== texts.length) {
+      throw new EngineError('remote-error', `POST /embeddings: ${data.length} vectors for ${texts.length} inputs`);
+    }
+    return vectors as number[][];
+  }
+
+  /** Versions from GET /models; undefined when the server has no such endpoint or it failed. */
+  private async modelVersions(): Promise<Record<string, string> | undefined> {
+    try {
+      const json = await this.http.getJson('/models', {
+        signal: this.signalFor(undefined),
+        retries: 0,
+        timeoutMs: Math.min(this.config.timeoutMs, modelsLookupTimeoutMs),
+      });
+      const entry = parseResponse(modelsResponse, json, 'GET /models').data.find((m) => m.id === this.config.model);
+      if (!entry) return {};
+      const versions: Record<string, string> = { 'remote.model': entry.id };
+      if (entry.owned_by !== undefined) versions['remote.ownedBy'] = entry.owned_by;
+      if (entry.created !== undefined) versions['remote.modelCreated'] = String(entry.created);
+      // vLLM also reports the weights it loaded and the context length.
+      if (typeof entry.root === 'string') versions['remote.modelRoot'] = entry.root;
+      if (typeof entry.max_model_len === 'number') versions['remote.maxModelLen'] = String(entry.max_model_len);
+      return versions;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private signalFor(signal: AbortSignal | undefined): AbortSignal {
+    if (this.lifetime.signal.aborted) throw new EngineError('aborted', 'the remote engine is closed');
+    return signal ? AbortSignal.any([signal, this.lifetime.signal]) : this.lifetime.signal;
+  }
+}
