@@ -1,0 +1,172 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DataError } from '../../../src-main/core/errors';
+import { evaluateRun } from '../../../src-main/core/ir/evaluateRun';
+import { sortTrecEvalOrder } from '../../../src-main/core/ir/rankOrder';
+import { formatRun, parseRun, readRunFile } from '../../../src-main/io/trec';
+
+const dir = mkdtempSync(join(tmpdir(), 'fg-trec-run-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function errorOf(fn: () => unknown): DataError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof DataError) return err;
+    throw err;
+  }
+  throw new Error('expected a DataError');
+}
+
+describe('parseRun', () => {
+  it('reads whitespace-separated rows and skips comments and blank lines', () => {
+    const text = ['# ir_metadata.start', '# tag: bm25', '# ir_metadata.end', '', '301 Q0 FT911-1 1 12.5 bm25', '  301\tQ0  FT911-2 2 -3e-2 bm25  ', '   # indented comment'].join('\n');
+    expect(parseRun(text, 'r.trec')).toEqual([
+      { qid: '301', iter: 'Q0', docno: 'FT911-1', rank: 1, score: 12.5, tag: 'bm25', line: 5 },
+      { qid: '301', iter: 'Q0', docno: 'FT911-2', rank: 2, score: -0.03, tag: 'bm25', line: 6 },
+    ]);
+  });
+
+  it('keeps a docno with a non-breaking space whole, as trec_eval (isspace) does', () => {
+    expect(parseRun('q Q0 a\u00a0b 1 1 t')[0]!.docno).toBe('a\u00a0b');
+  });
+
+  it('handles CRLF and a BOM', () => {
+    expect(parseRun('\uFEFFq Q0 d 1 1 t\r\nq Q0 e 2 0 t\r\n').map((r) => r.docno)).toEqual(['d', 'e']);
+  });
+
+  it.each([
+    ['q Q0 d 1 1', 'r.trec:1: columns: expected 6 columns'],
+    ['q Q0 d 1 1 t extra', 'r.trec:1: columns: expected 6 columns'],
+    ['q Q0 d one 1 t', "r.trec:1: rank: not an integer: 'one'"],
+    ['q Q0 d 1.5 1 t', "r.trec:1: rank: not an integer: '1.5'"],
+    ['q Q0 d 1 high t', "r.trec:1: score: not a number: 'high'"],
+    ['q Q0 d 1 NaN t', "r.trec:1: score: not a number: 'NaN'"],
+    ['q Q0 d 1 Infinity t', "r.trec:1: score: not a finite number: 'Infinity'"],
+  ])('rejects %j', (line, message) => {
+    expect(errorOf(() => parseRun(line, 'r.trec')).message).toContain(message);
+  });
+
+  it('names the line of a duplicate (qid, iter, docno) but allows the docno in another sample', () => {
+    const ok = parseRun('q S0 d 1 1 t\nq S1 d 1 1 t');
+    expect(ok.map((r) => r.iter)).toEqual(['S0', 'S1']);
+    const err = errorOf(() => parseRun('# c\nq Q0 d 1 2 t\nq Q0 e 2 1 t\nq Q0 d 3 0 t', 'r.trec'));
+    expect(err.line).toBe(4);
+    expect(err.field).toBe('docno');
+    expect(err.message).toMatch(/duplicate document 'd'/);
+  });
+
+  it('returns no rows for an empty or comment-only file', () => {
+    expect(parseRun('')).toEqual([]);
+    expect(parseRun('# only\n\n')).toEqual([]);
+  });
+});
+
+describe('Fair-RAG tab-separated runs', () => {
+  const fairRag = ['qid\tsample\tdocno\trank\tsim\trun_id', '310\tQ0\t3101\t1\t0.83\tmain_exp', '310\tQ1\t3101\t2\t0.83\t'].join('\n');
+
+  it('is detected by its header and allows an empty run_id', () => {
+    const rows = parseRun(fairRag, 'f.tsv');
+    expect(rows).toEqual([
+      { qid: '310', iter: 'Q0', docno: '3101', rank: 1, score: 0.83, tag: 'main_exp', line: 2 },
+      { qid: '310', iter: 'Q1', docno: '3101', rank: 2, score: 0.83, tag: '', line: 3 },
+    ]);
+  });
+
+  it('reads without a run_id column when the format is forced', () => {
+    expect(parseRun('qid\tsample\tdocno\trank\tsim\n1\tQ0\td\t1\t2', undefined, { format: 'tsv' })[0]!.tag).toBe('');
+  });
+
+  it('errors on a TREC-format file forced to tsv, and on a header forced to trec', () => {
+    expect(errorOf(() => parseRun('q Q0 d 1 1 t', 'x', { format: 'tsv' })).message).toMatch(/^x:1: header: expected the header 'qid<TAB>sample/);
+    expect(errorOf(() => parseRun(fairRag, 'x', { format: 'trec' })).message).toBe("x:1: rank: not an integer: 'rank'");
+  });
+
+  it('names the line of a bad tab-separated row', () => {
+    const err = errorOf(() => parseRun('qid\tsample\tdocno\trank\tsim\trun_id\n1\tQ0\td\t1\tx\tr', 'f.tsv'));
+    expect(err.message).toBe("f.tsv:2: score: not a number: 'x'");
+  });
+});
+
+describe('readRunFile', () => {
+  it('reads a file and names it in errors', () => {
+    const good = join(dir, 'good.trec');
+    writeFileSync(good, 'q Q0 d 1 1 t\n');
+    expect(readRunFile(good)).toHaveLength(1);
+    const bad = join(dir, 'bad.trec');
+    writeFileSync(bad, 'q Q0 d 1 1 t\nq Q0 e 2\n');
+    expect(errorOf(() => readRunFile(bad)).message).toBe(`${bad}:2: columns: expected 6 columns 'qid iter docno rank score tag', got 4`);
+    expect(errorOf(() => readRunFile(join(dir, 'missing.trec'))).message).toMatch(/missing\.trec: cannot read file \(ENOENT\)/);
+  });
+});
+
+describe('formatRun', () => {
+  it('keeps strictly decreasing scores and numbers ranks from 1 per (qid, iter)', () => {
+    const text = formatRun(
+      [
+        { qid: '1', docno: 'a', score: 2.5 },
+        { qid: '1', docno: 'b', score: 0.125 },
+        { qid: '2', docno: 'a', score: -1 },
+      ],
+      { tag: 'bm25' },
+    );
+    expect(text).toBe('1 Q0 a 1 2.5 bm25\n1 Q0 b 2 0.125 bm25\n2 Q0 a 1 -1 bm25\n');
+  });
+
+  it('re-derives scores n+1-rank for a group with a tie, an increase or a missing score', () => {
+    // Tie: trec_eval would put 'b' before 'a' (docno descending); the intended order is a, b, c.
+    const tie = formatRun(
+      [
+        { qid: 'q', docno: 'a', score: 1 },
+        { qid: 'q', docno: 'b', score: 1 },
+        { qid: 'q', docno: 'c', score: 0 },
+        { qid: 'r', docno: 'x', score: 9 },
+      ],
+      { tag: 't' },
+    );
+    expect(tie).toBe('q Q0 a 1 3 t\nq Q0 b 2 2 t\nq Q0 c 3 1 t\nr Q0 x 1 9 t\n');
+    expect(formatRun([{ qid: 'q', docno: 'a', score: 1 }, { qid: 'q', docno: 'b', score: 2 }], { tag: 't' })).toBe('q Q0 a 1 2 t\nq Q0 b 2 1 t\n');
+    expect(formatRun([{ qid: 'q', docno: 'a' }, { qid: 'q', docno: 'b' }], { tag: 't' })).toBe('q Q0 a 1 2 t\nq Q0 b 2 1 t\n');
+  });
+
+  it('writes stochastic samples as separate groups that trec_eval order reads back as intended', () => {
+    const rows = [
+      { qid: 'q', iter: 'S0', docno: 'a', score: 1 },
+      { qid: 'q', iter: 'S1', docno: 'b', score: 1 },
+      { qid: 'q', iter: 'S0', docno: 'b', score: 1 },
+      { qid: 'q', iter: 'S1', docno: 'a', score: 1 },
+    ];
+    const back = parseRun(formatRun(rows, { tag: 'pl' }));
+    for (const [sample, expected] of [['S0', ['a', 'b']], ['S1', ['b', 'a']]] as const) {
+      const group = back.filter((r) => r.iter === sample);
+      expect(group.map((r) => r.rank)).toEqual([1, 2]);
+      expect(sortTrecEvalOrder(group).map((r) => r.docno)).toEqual(expected);
+    }
+  });
+
+  it('round-trips scores exactly and evaluates to the intended order', () => {
+    const rows = [0.30000000000000004, 0.3, 1e-7, -2].map((score, i) => ({ qid: 'q', docno: `d${i}`, score }));
+    const back = parseRun(formatRun(rows, { tag: 't' }));
+    expect(back.map((r) => r.score)).toEqual(rows.map((r) => r.score));
+    const r = evaluateRun(back, [{ qid: 'q', docno: 'd1', rel: 1 }], ['RR']);
+    expect(r.all.get('RR')).toBe(1 / 2);
+  });
+
+  it('writes an ir_metadata header whose tag defaults to the run tag', () => {
+    const text = formatRun([{ qid: 'q', docno: 'a', score: 1 }], { tag: 'fair-pl', metadata: { method: { retrieval: 'bm25' } } });
+    expect(text).toBe(
+      ['# ir_metadata.start', '# schema-version: 0.1', '# tag: fair-pl', '# method:', '#   retrieval: bm25', '# ir_metadata.end', 'q Q0 a 1 1 fair-pl', ''].join('\n'),
+    );
+    expect(parseRun(text)).toHaveLength(1);
+  });
+
+  it('rejects rows that would not read back', () => {
+    expect(errorOf(() => formatRun([{ qid: 'q', docno: 'a b' }], { tag: 't' })).message).toMatch(/^row 1 docno: must be non-empty and contain no whitespace/);
+    expect(errorOf(() => formatRun([{ qid: '', docno: 'a' }], { tag: 't' })).field).toBe('row 1 qid');
+    expect(errorOf(() => formatRun([], { tag: 'my run' })).field).toBe('tag');
+    expect(errorOf(() => formatRun([{ qid: 'q', docno: 'a' }, { qid: 'q', docno: 'a' }], { tag: 't' })).message).toMatch(/duplicate document 'a'/);
+    expect(formatRun([], { tag: 't' })).toBe('');
+  });
+});
