@@ -4,12 +4,14 @@
  */
 import type { CliCommand } from '../command';
 import { evalExposureCommand } from './evalExposure';
+import { evalGfrc2Command } from './evalGfrc2';
 import { sampleCommand } from './sample';
 import { serve } from './serve';
 import { workspaceCheck, workspaceInfo, workspaceInit, workspaceMigrate } from './workspace';
 
 export const commands: CliCommand[] = [
   evalExposureCommand,
+  evalGfrc2Command,
   sampleCommand,
   serve,
   workspaceCheck,

@@ -1,0 +1,102 @@
+/**
+ * Reads a GFRC/GFRC2 input file into core's `GfrcInput`, reporting every problem as a DataError that
+ * names the file and the field path as written in the file.
+ */
+import { readFileSync } from 'node:fs';
+import { DataError } from '../../core/errors';
+import { nuggetsFromConversation, type ConversationNuggetOptions } from '../../core/fairness/conversationNuggets';
+import { gainTable } from '../../core/fairness/gains';
+import { formatFieldPath, gfrcInputProblems, type FieldPath, type GfrcInput } from '../../core/fairness/gfrcInput';
+import { checkWeights, type ComponentWeights } from '../../core/fairness/weights';
+import { decodeUtf8 } from '../lines';
+import { gfrcInputFileSchema, type GfrcInputFile } from './inputSchema';
+
+export interface GfrcInputFromFile {
+  input: GfrcInput;
+  gains?: number[];
+  gfrcWeights?: ComponentWeights;
+  gfrc2Weights?: ComponentWeights;
+}
+
+export function readGfrcInputFile(file: string, options: ConversationNuggetOptions = {}): GfrcInputFromFile {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (err) {
+    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file });
+  }
+  return parseGfrcInput(decodeUtf8(bytes, file).replace(/^\uFEFF/, ''), file, options);
+}
+
+export function parseGfrcInput(text: string, file: string, options: ConversationNuggetOptions = {}): GfrcInputFromFile {
+  const json = parseJson(text, file);
+  const parsed = gfrcInputFileSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = formatFieldPath(issue.path.filter((p): p is string | number => typeof p !== 'symbol'));
+    throw new DataError(issue.message, { file, field: field || undefined });
+  }
+  const data = parsed.data;
+  try {
+    return toCoreInput(data, options);
+  } catch (err) {
+    throw err instanceof DataError ? err.inFile(file) : err;
+  }
+}
+
+function toCoreInput(data: GfrcInputFile, options: ConversationNuggetOptions): GfrcInputFromFile {
+  const attributeSets = data.attribute_sets.map((s) => ({ ...s, measure: s.measure ?? (s.kind === 'nominal' ? ('jsd' as const) : ('rnod' as const)) }));
+  let nuggets: GfrcInput['nuggets'];
+  let nuggetPath: (k: number, rest: FieldPath) => FieldPath = (k, rest) => ['nuggets', k, ...rest];
+  if (data.conversation !== undefined) {
+    const positioned = nuggetsFromConversation(data.conversation, options);
+    nuggets = positioned.nuggets;
+    // A derived nugget's position comes from its text, so position problems point at the text.
+    nuggetPath = (k, rest) => {
+      const { turnIndex, nuggetIndex } = positioned.origins[k]!;
+      const tail = rest.length === 0 || rest[0] === 'end' || rest[0] === 'length' || rest[0] === 'turn' ? ['text'] : rest;
+      return ['conversation', turnIndex, 'nuggets', nuggetIndex, ...tail];
+    };
+  } else {
+    nuggets = (data.nuggets ?? []).map((n) => ({ ...n, groups: n.groups ?? {} }));
+  }
+  const input: GfrcInput = { L: data.L, l_max: data.l_max, attributeSets, nuggets };
+
+  const [problem] = gfrcInputProblems(input);
+  if (problem) {
+    const [head, index, ...rest] = problem.path;
+    const path: FieldPath =
+      head === 'attributeSets' ? ['attribute_sets', ...problem.path.slice(1)] : head === 'nuggets' ? nuggetPath(index as number, rest) : problem.path;
+    throw new DataError(problem.message, { field: formatFieldPath(path) });
+  }
+
+  const out: GfrcInputFromFile = { input };
+  if (data.gains !== undefined) out.gains = gainTable(data.l_max, data.gains);
+  if (data.gfrc_weights !== undefined) {
+    out.gfrcWeights = { main: data.gfrc_weights.R, sets: data.gfrc_weights.sets };
+    checkWeights(out.gfrcWeights, attributeSets, 'gfrc_weights', 'R');
+  }
+  if (data.gfrc2_weights !== undefined) {
+    out.gfrc2Weights = { main: data.gfrc2_weights.GNP, sets: data.gfrc2_weights.sets };
+    checkWeights(out.gfrc2Weights, attributeSets, 'gfrc2_weights', 'GNP');
+  }
+  return out;
+}
+
+/** JSON.parse with the failure placed at a line and column when the engine reports a position. */
+function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    const message = (err as Error).message;
+    const at = /at position (\d+)/.exec(message);
+    // Drop V8's position (recomputed below as line/column) and its echo of the source text.
+    const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/, ".*" is not valid JSON$/s, '');
+    if (!at) throw new DataError(`invalid JSON: ${reason}`, { file });
+    const pos = Number(at[1]);
+    const before = text.slice(0, pos);
+    const line = before.split('\n').length;
+    const column = pos - before.lastIndexOf('\n');
+    throw new DataError(`invalid JSON: ${reason} (column ${column})`, { file, line });
+  }
+}
