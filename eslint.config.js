@@ -1,0 +1,86 @@
+// Lint, including the layering of ../shared/design/architecture.md:
+//   core imports nothing of ours; store/engine/retrieval/io import core at most;
+//   only src-main/app imports electron; the renderer imports only the API contract and its own code.
+import tseslint from 'typescript-eslint';
+import svelte from 'eslint-plugin-svelte';
+import svelteParser from 'svelte-eslint-parser';
+import globals from 'globals';
+
+const layer = (from, forbidden, message) => ({
+  files: [`${from}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': ['error', { patterns: forbidden.map((group) => ({ group: [group], message })) }],
+  },
+});
+
+const ours = ['**/store/**', '**/engine/**', '**/retrieval/**', '**/io/**', '**/services/**', '**/experiments/**', '**/api/**', '**/server/**', '**/cli/**', '**/app/**'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'release/**', 'node_modules/**', 'native/**', 'test/e2e/screenshots/**', '.cache/**'] },
+  ...tseslint.configs.recommended,
+  ...svelte.configs['flat/recommended'],
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'Only src-main/app may import electron.' }] }],
+    },
+  },
+  // core: pure — nothing of ours outside core, no Node built-ins, no electron.
+  {
+    files: ['src-main/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'electron', message: 'core is pure.' }],
+          patterns: [
+            { group: ours, message: 'core imports nothing of ours outside core.' },
+            { group: ['node:*', 'fs', 'path', 'os', 'child_process', 'better-sqlite3', 'node-llama-cpp'], message: 'core is pure: no I/O.' },
+          ],
+        },
+      ],
+    },
+  },
+  // store, engine, retrieval, io: core at most (and each other only where the design says so).
+  ...['src-main/store', 'src-main/retrieval', 'src-main/io'].map((dir) =>
+    layer(dir, ['**/services/**', '**/experiments/**', '**/api/**', '**/server/**', '**/cli/**', '**/app/**', 'electron'], `${dir} sits below services, experiments, api, server, cli and app.`),
+  ),
+  layer('src-main/engine', ['**/services/**', '**/experiments/**', '**/api/**', '**/server/**', '**/cli/**', '**/app/**', 'electron'], 'engine sits below services, experiments, api, server, cli and app.'),
+  // services/experiments: no transports, no electron.
+  layer('src-main/services', ['**/server/**', '**/cli/**', '**/app/**', 'electron'], 'services know no transport.'),
+  layer('src-main/experiments', ['**/server/**', '**/cli/**', '**/app/**', 'electron'], 'experiments know no transport.'),
+  // the API contract is shared with the renderer: zod only.
+  {
+    files: ['src-main/api/contract/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ regex: '^(?!zod$|\\./).*', message: 'The API contract may import only zod and its own files.' }] }] },
+  },
+  // app: the only electron importer.
+  { files: ['src-main/app/**/*.ts'], rules: { 'no-restricted-imports': 'off' } },
+  // renderer: browser globals; imports only its own files, the contract ($contract) and UI packages.
+  {
+    files: ['src-renderer/**/*.ts', 'src-renderer/**/*.svelte', 'src-renderer/**/*.svelte.ts'],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/src-main/**', '../../src-main/**', 'electron', 'node:*', 'better-sqlite3', 'node-llama-cpp'], message: 'The renderer imports only the API contract ($contract) and its own code.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src-renderer/vite.config.ts'],
+    languageOptions: { globals: { ...globals.node } },
+    rules: { 'no-restricted-imports': 'off' },
+  },
+  {
+    files: ['**/*.svelte', '**/*.svelte.ts'],
+    languageOptions: { parser: svelteParser, parserOptions: { parser: tseslint.parser, extraFileExtensions: ['.svelte'] } },
+  },
+);
