@@ -72,7 +72,11 @@ export function gfrc(input: GfrcInput, options: GfrcOptions = {}): GfrcResult {
 
   // Eq. 10: per relevant turn, D from that turn's relevant nuggets only; no position weight, no cut-off at L.
   const byTurn = new Map<number, typeof relevant>();
-  for (const n of relevant) byTurn.set(n.turn, [...(byTurn.get(n.turn) ?? []), n]);
+  for (const n of relevant) {
+    const list = byTurn.get(n.turn);
+    if (list) list.push(n);
+    else byTurn.set(n.turn, [n]);
+  }
   const turns: GfTurn[] = [...byTurn.entries()].map(([turn, ns]) => {
     const D: Record<string, number[]> = {};
     const sim: Record<string, number> = {};

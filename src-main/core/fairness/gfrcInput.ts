@@ -61,7 +61,7 @@ export function formatFieldPath(path: FieldPath): string {
 
 const isPositiveInteger = (x: number) => Number.isInteger(x) && x > 0;
 
-export function distributionProblem(v: readonly number[], size: number): string | undefined {
+function distributionProblem(v: readonly number[], size: number): string | undefined {
   if (v.length !== size) return `expected ${size} values (one per group), got ${v.length}`;
   const bad = v.findIndex((x) => !Number.isFinite(x) || x < 0);
   if (bad >= 0) return `value ${bad + 1} is ${v[bad]}; probabilities must be finite and non-negative`;
