@@ -5,6 +5,7 @@
 import type { CliCommand } from '../command';
 import { evalExposureCommand } from './evalExposure';
 import { evalGfrc2Command } from './evalGfrc2';
+import { evalIrCommand } from './evalIr';
 import { sampleCommand } from './sample';
 import { serve } from './serve';
 import { workspaceCheck, workspaceInfo, workspaceInit, workspaceMigrate } from './workspace';
@@ -12,6 +13,7 @@ import { workspaceCheck, workspaceInfo, workspaceInit, workspaceMigrate } from '
 export const commands: CliCommand[] = [
   evalExposureCommand,
   evalGfrc2Command,
+  evalIrCommand,
   sampleCommand,
   serve,
   workspaceCheck,

@@ -1,0 +1,157 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../src-main/cli/main';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'fairground-eval-ir-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+let fileNo = 0;
+function file(text: string, name = `f${fileNo++}.txt`): string {
+  writeFileSync(path.join(dir, name), text);
+  return name;
+}
+
+async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (c: Buffer) => (out += c.toString()));
+  stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const code = await runCli(['eval', 'ir', ...argv], { stdout, stderr, stdin: new PassThrough(), cwd: dir, env: {} });
+  return { code, stdout: out, stderr: err };
+}
+
+/**
+ * q1: d1 3.0, then d2 and d3 tied at 2.0 → trec_eval order d1, d3, d2 (docno descending).
+ *     Labels d1 = 1, d3 = 2, d5 = 1 (never retrieved); d2 unjudged.
+ *     nDCG@10 = (1 + 2/log2 3) / (2 + 1/log2 3 + 1/log2 4) = 2.2618595 / 3.1309298 = 0.7224242
+ *     AP = (1/1 + 2/2) / 3 = 0.6667; P(rel=2)@2 = 1/2; RR = 1; NumRet = 3
+ * q2: one unjudged document, qrels has only a non-relevant d1 → 0 everywhere, NumRet = 1
+ * q3: in the qrels, absent from the run → 0 (counted, trec_eval -c), NumRet = 0
+ * q9: in the run only → ignored
+ * all: nDCG@10 = 0.7224242/3 = 0.2408; AP = 0.2222; P(rel=2)@2 = 0.1667; RR = 0.3333; NumRet = 4
+ */
+const RUN = file(
+  [
+    '# ir_metadata.start',
+    '# tag: t',
+    '# ir_metadata.end',
+    'q1 Q0 d2 2 2.0 t',
+    'q1 Q0 d1 1 3.0 t',
+    'q1 Q0 d3 3 2.0 t',
+    'q2 Q0 d9 1 1 t',
+    'q9 Q0 d1 1 1 t',
+    '',
+  ].join('\n'),
+  'run.trec',
+);
+const QRELS = file(['q1 0 d1 1', 'q1 0 d3 2', 'q1 0 d5 1', 'q2 0 d1 0', 'q3 0 x 1', ''].join('\n'), 'qrels.txt');
+const MEASURES = ['-m', 'nDCG@10', '-m', 'AP', '-m', 'P(rel=2)@2', '-m', 'RR', '-m', 'NumRet'];
+
+describe('fairground eval ir', () => {
+  it('prints only the all lines without -q', async () => {
+    const r = await cli(['--run', RUN, '--qrels', QRELS, ...MEASURES]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(['nDCG@10\tall\t0.2408', 'AP\tall\t0.2222', 'P(rel=2)@2\tall\t0.1667', 'RR\tall\t0.3333', 'NumRet\tall\t4', ''].join('\n'));
+    expect(r.stderr).toBe('note: 1 qrels queries have no results and count as 0 (--intersection leaves them out)\n');
+  });
+
+  it('prints per-query lines with -q, queries in qid order, then all', async () => {
+    const r = await cli(['--run', RUN, '--qrels', QRELS, '-m', 'nDCG@10', '-m', 'NumRet', '-q']);
+    expect(r.stdout).toBe(
+      [
+        'nDCG@10\tq1\t0.7224',
+        'NumRet\tq1\t3',
+        'nDCG@10\tq2\t0.0000',
+        'NumRet\tq2\t1',
+        'nDCG@10\tq3\t0.0000',
+        'NumRet\tq3\t0',
+        'nDCG@10\tall\t0.2408',
+        'NumRet\tall\t4',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('averages over the intersection with --intersection, and truncates with --depth', async () => {
+    // q1 and q2 only: AP = 0.6667 / 2 = 0.3333
+    expect((await cli(['--run', RUN, '--qrels', QRELS, '-m', 'AP', '--intersection'])).stdout).toBe('AP\tall\t0.3333\n');
+    // depth 1 keeps d1 for q1: AP = (1/1)/3 → mean over 3 queries = 0.1111
+    expect((await cli(['--run', RUN, '--qrels', QRELS, '-m', 'AP', '--depth', '1'])).stdout).toBe('AP\tall\t0.1111\n');
+  });
+
+  it('writes CSV with --csv', async () => {
+    const r = await cli(['--run', RUN, '--qrels', QRELS, '-m', 'RR', '-q', '--csv']);
+    expect(r.stdout).toBe('measure,qid,value\nRR,q1,1\nRR,q2,0\nRR,q3,0\nRR,all,0.3333333333333333\n');
+  });
+
+  it('reads the Fair-RAG TSV run and relevance mapping', async () => {
+    const run = file('qid\tsample\tdocno\trank\tsim\trun_id\n310\tQ0\t3102\t1\t0.9\tmain_exp\n310\tQ0\t3101\t2\t0.5\tmain_exp\n');
+    const mapping = file('qid\tpid\trelevance_label\n310\t3101\t1\n310\t3102\t0\n');
+    expect((await cli(['--run', run, '--qrels', mapping, '-m', 'RR'])).stdout).toBe('RR\tall\t0.5000\n');
+  });
+
+  it('warns when no run query is in the qrels', async () => {
+    const run = file('x Q0 d1 1 1 t\n');
+    const r = await cli(['--run', run, '--qrels', QRELS, '-m', 'P@1']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('P@1\tall\t0.0000\n');
+    expect(r.stderr).toBe("warning: none of the run's 1 queries appear in the qrels; check the query ids\n");
+  });
+
+  it('documents the measures and an example in --help', async () => {
+    const r = await cli(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/Usage: fairground eval ir --run RUN --qrels QRELS -m MEASURE/);
+    expect(r.stdout).toMatch(/Example:\n {2}fairground eval ir --run/);
+    expect(r.stdout).toContain("nDCG(dcg='exp-log2')@10");
+  });
+});
+
+describe('fairground eval ir errors', () => {
+  const fail = async (argv: string[]) => {
+    const r = await cli(argv);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n')).toHaveLength(2); // one line
+    return r.stderr.trim();
+  };
+
+  it('names a malformed run line', async () => {
+    const run = file('q1 Q0 d1 1 1 t\nq1 Q0 d2 2 x t\n', 'bad.trec');
+    expect(await fail(['--run', run, '--qrels', QRELS, '-m', 'AP'])).toBe("fairground eval ir: bad.trec:2: score: not a number: 'x'");
+  });
+
+  it('names a malformed qrels line', async () => {
+    const qrels = file('q1 0 d1 1\nq1 0 d2\n', 'bad.qrels');
+    expect(await fail(['--run', RUN, '--qrels', qrels, '-m', 'AP'])).toBe("fairground eval ir: bad.qrels:2: columns: expected 4 columns 'qid iter docno rel', got 3");
+  });
+
+  it('names a run that repeats a document across samples', async () => {
+    const run = file('q1 S0 d1 1 1 t\nq1 S1 d1 1 1 t\n', 'samples.trec');
+    expect(await fail(['--run', run, '--qrels', QRELS, '-m', 'AP'])).toMatch(/^fairground eval ir: samples\.trec:2: docno: document 'd1' appears twice for query 'q1'/);
+  });
+
+  it('reports missing files, options and measures', async () => {
+    expect(await fail(['--run', 'nope.trec', '--qrels', QRELS, '-m', 'AP'])).toBe('fairground eval ir: nope.trec: cannot read file (ENOENT)');
+    expect(await fail(['--qrels', QRELS, '-m', 'AP'])).toBe('fairground eval ir: missing required option --run');
+    expect(await fail(['--run', RUN, '--qrels', QRELS])).toBe('fairground eval ir: missing required option -m/--measure (e.g. -m nDCG@10)');
+    expect(await fail(['--run', RUN, '--qrels', QRELS, '-m', 'Bpref'])).toMatch(/^fairground eval ir: -m 'Bpref': unknown measure \(supported: nDCG, AP/);
+    expect(await fail(['--run', RUN, '--qrels', QRELS, '-m', 'map_cut.10'])).toBe("fairground eval ir: -m 'map_cut.10': trec_eval name; write AP@10");
+    expect(await fail(['--run', RUN, '--qrels', QRELS, '-m', 'AP', '--depth', '0'])).toBe('fairground eval ir: --depth: must be at least 1, got 0');
+    expect(await fail(['--run', RUN, '--qrels', QRELS, '-m', 'AP', '--run-format', 'csv'])).toBe("fairground eval ir: --run-format: expected one of auto, trec, tsv, got 'csv'");
+  });
+
+  it('refuses empty qrels and an evaluation with no query', async () => {
+    const empty = file('# nothing\n', 'empty.qrels');
+    expect(await fail(['--run', RUN, '--qrels', empty, '-m', 'AP'])).toBe('fairground eval ir: empty.qrels: no relevance judgements');
+    const other = file('x Q0 d1 1 1 t\n');
+    const r = await cli(['--run', other, '--qrels', QRELS, '-m', 'AP', '--intersection']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('fairground eval ir: no query has both results and relevance judgements');
+  });
+});
