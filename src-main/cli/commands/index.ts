@@ -6,6 +6,7 @@ import type { CliCommand } from '../command';
 import { evalExposureCommand } from './evalExposure';
 import { evalGfrc2Command } from './evalGfrc2';
 import { evalIrCommand } from './evalIr';
+import { evalTextCommand } from './evalText';
 import { sampleCommand } from './sample';
 import { serve } from './serve';
 import { workspaceCheck, workspaceInfo, workspaceInit, workspaceMigrate } from './workspace';
@@ -14,6 +15,7 @@ export const commands: CliCommand[] = [
   evalExposureCommand,
   evalGfrc2Command,
   evalIrCommand,
+  evalTextCommand,
   sampleCommand,
   serve,
   workspaceCheck,
