@@ -1,4 +1,5 @@
 import { EngineError } from '../types';
+import { LinkedSignal } from './linkedSignal';
 
 /**
  * Waits for a promise that others share (so it cannot take this caller's signal), while letting
@@ -32,19 +33,17 @@ export async function allOrAbort<T, R>(
   signal: AbortSignal | undefined,
   task: (item: T, signal: AbortSignal) => Promise<R>,
 ): Promise<R[]> {
-  const group = new AbortController();
-  const groupSignal = signal ? AbortSignal.any([signal, group.signal]) : group.signal;
+  const group = new LinkedSignal(signal);
   try {
     return await Promise.all(
       items.map((item) =>
-        task(item, groupSignal).catch((error: unknown) => {
+        task(item, group.signal).catch((error: unknown) => {
           group.abort();
           throw error;
         }),
       ),
     );
   } finally {
-    // Also releases the listener AbortSignal.any keeps on the caller's signal.
-    group.abort();
+    group.dispose();
   }
 }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EngineError } from '../types';
+import { LinkedSignal } from './linkedSignal';
 import { backoffDelay, parseRetryAfter } from './retryDelay';
 import type { Semaphore } from './semaphore';
 
@@ -72,27 +73,38 @@ export class OpenAiHttpClient {
 
     for (let attempt = 0; ; attempt++) {
       if (signal?.aborted) throw new EngineError('aborted', `${where}: cancelled`);
-      const timeout = AbortSignal.timeout(timeoutMs);
-      const attemptSignal = signal ? AbortSignal.any([signal, timeout]) : timeout;
+      const attemptSignal = new LinkedSignal(signal);
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        attemptSignal.abort();
+      }, timeoutMs);
 
-      let response: Response;
-      let text: string;
+      let response: Response | undefined;
+      let text = '';
+      let networkError: string | undefined;
       try {
-        response = await fetch(this.url(path), { method, headers, body: payload, signal: attemptSignal });
+        response = await fetch(this.url(path), { method, headers, body: payload, signal: attemptSignal.signal });
         // Reading the body is part of the attempt: a server can stall mid-response too.
         text = await response.text();
       } catch (error) {
         if (signal?.aborted) throw new EngineError('aborted', `${where}: cancelled`);
-        if (timeout.aborted) {
+        if (timedOut) {
           // Not retried: the server may still be working on it, and a retry would double that work.
           throw new EngineError('timeout', `${where}: no complete response within ${timeoutMs} ms`);
         }
-        const reason = this.redact(describeNetworkError(error));
+        networkError = this.redact(describeNetworkError(error));
+      } finally {
+        clearTimeout(timer);
+        attemptSignal.dispose();
+      }
+
+      if (networkError !== undefined || response === undefined) {
         if (attempt < retries) {
           await this.pause(backoffDelay(attempt, this.settings.backoffBaseMs, this.settings.backoffMaxMs, this.settings.jitter), where, signal);
           continue;
         }
-        throw new EngineError('remote-error', `${where}: network error after ${attempt + 1} attempt(s): ${reason}`);
+        throw new EngineError('remote-error', `${where}: network error after ${attempt + 1} attempt(s): ${networkError}`);
       }
 
       if (response.ok) {

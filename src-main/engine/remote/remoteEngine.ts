@@ -12,6 +12,7 @@ import {
 import { allOrAbort } from './abortable';
 import { EchoScorer, type ScoredContinuation } from './echoScorer';
 import { buildGenerateCall, mapFinishReason } from './generateRequestBody';
+import { LinkedSignal } from './linkedSignal';
 import { OpenAiHttpClient } from './openAiHttpClient';
 import { chatCompletionResponse, completionResponse, embeddingsResponse, modelsResponse, parseResponse } from './openAiResponses';
 import { resolveRemoteConfig, type RemoteEngineConfig, type ResolvedRemoteConfig } from './remoteEngineConfig';
@@ -55,7 +56,7 @@ export class RemoteEngine implements Engine {
 
   async generate(request: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
     const call = buildGenerateCall(request, this.config);
-    const json = await this.http.postJson(call.path, call.body, { signal: this.signalFor(signal) });
+    const json = await this.guarded(signal, (s) => this.http.postJson(call.path, call.body, { signal: s }));
     const where = `POST ${call.path}`;
     if (call.path === '/chat/completions') {
       const response = parseResponse(chatCompletionResponse, json, where);
@@ -80,13 +81,14 @@ export class RemoteEngine implements Engine {
 
   /** One request per continuation, all within the engine's concurrency bound. */
   async score(request: ScoreRequest, signal?: AbortSignal): Promise<ScoreResult> {
-    const combined = this.signalFor(signal);
-    await this.scorer.ready(combined);
-    const scores = await allOrAbort(request.continuations, combined, (continuation, itemSignal) =>
-      continuation === ''
-        ? Promise.resolve<ScoredContinuation | undefined>(undefined)
-        : this.scorer.scoreOne(request.prompt, continuation, itemSignal),
-    );
+    const scores = await this.guarded(signal, async (s) => {
+      await this.scorer.ready(s);
+      return allOrAbort(request.continuations, s, (continuation, itemSignal) =>
+        continuation === ''
+          ? Promise.resolve<ScoredContinuation | undefined>(undefined)
+          : this.scorer.scoreOne(request.prompt, continuation, itemSignal),
+      );
+    });
     const counted = scores.filter((s): s is ScoredContinuation => s !== undefined);
     return {
       // Tokens wholly inside the prompt for every continuation (a straddling token is not).
@@ -102,7 +104,7 @@ export class RemoteEngine implements Engine {
     const size = this.config.embedBatchSize;
     const batches: string[][] = [];
     for (let at = 0; at < request.texts.length; at += size) batches.push(request.texts.slice(at, at + size));
-    const results = await allOrAbort(batches, this.signalFor(signal), (batch, itemSignal) => this.embedBatch(batch, itemSignal));
+    const results = await this.guarded(signal, (s) => allOrAbort(batches, s, (batch, itemSignal) => this.embedBatch(batch, itemSignal)));
     const vectors = results.flat();
     const dimensions = vectors[0]!.length;
     if (vectors.some((v) => v.length !== dimensions)) {
@@ -136,7 +138,7 @@ export class RemoteEngine implements Engine {
   private async modelVersions(): Promise<Record<string, string> | undefined> {
     try {
       const json = await this.http.getJson('/models', {
-        signal: this.signalFor(undefined),
+        signal: this.lifetime.signal,
         retries: 0,
         timeoutMs: Math.min(this.config.timeoutMs, modelsLookupTimeoutMs),
       });
@@ -154,8 +156,14 @@ export class RemoteEngine implements Engine {
     }
   }
 
-  private signalFor(signal: AbortSignal | undefined): AbortSignal {
+  /** Runs one call under a signal that the caller's signal and close() both abort. */
+  private async guarded<T>(signal: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
     if (this.lifetime.signal.aborted) throw new EngineError('aborted', 'the remote engine is closed');
-    return signal ? AbortSignal.any([signal, this.lifetime.signal]) : this.lifetime.signal;
+    const linked = new LinkedSignal(this.lifetime.signal, signal);
+    try {
+      return await run(linked.signal);
+    } finally {
+      linked.dispose();
+    }
   }
 }
