@@ -51,7 +51,8 @@ if (!rendererOnly) {
   const entries = {
     cli: 'src-main/cli/main.ts',
     'app/main': 'src-main/app/main.ts',
-    'engine-worker': 'src-main/engine/local/worker.ts',
+    // The local engine's worker process; workerLaunch.ts looks for it at worker/workerMain.js.
+    'worker/workerMain': 'src-main/engine/local/worker/workerMain.ts',
   };
   const present = Object.fromEntries(Object.entries(entries).filter(([, src]) => existsSync(join(root, src))));
   if (stale(Object.keys(present).map((k) => join(mainOut, `${k}.js`)), [join(root, 'src-main'), join(root, 'package.json')])) {

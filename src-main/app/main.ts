@@ -21,6 +21,8 @@ const here = dirname(fileURLToPath(import.meta.url)); // dist/main/app
 const appRoot = join(here, '..', '..', '..');
 const rendererRoot = join(appRoot, 'dist', 'renderer');
 const preloadPath = join(here, 'preload.cjs');
+// The local engine's worker is emitted once, beside cli.js (see scripts/build.mjs).
+process.env.FAIRGROUND_ENGINE_WORKER ??= join(here, '..', 'worker', 'workerMain.js');
 
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 app.enableSandbox();
