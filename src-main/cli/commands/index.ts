@@ -9,6 +9,7 @@ import { evalIrCommand } from './evalIr';
 import { evalTextCommand } from './evalText';
 import { sampleCommand } from './sample';
 import { serve } from './serve';
+import { statsCompareCommand } from './statsCompare';
 import { workspaceCheck, workspaceInfo, workspaceInit, workspaceMigrate } from './workspace';
 
 export const commands: CliCommand[] = [
@@ -18,6 +19,7 @@ export const commands: CliCommand[] = [
   evalTextCommand,
   sampleCommand,
   serve,
+  statsCompareCommand,
   workspaceCheck,
   workspaceInfo,
   workspaceInit,
