@@ -111,7 +111,13 @@ export const statsCompareCommand: CliCommand = {
 
     const c = compareScores(a, b, { test, paired, welch, alternative, permutations, seed, alpha, tieTolerance });
     if (c.degenerate === 'no-difference') notes.push('every difference is 0 (zero variance): statistic 0 and p = 1 by convention');
-    if (c.degenerate === 'zero-variance') notes.push('zero variance with a non-zero mean difference: the t statistic and effect size are infinite (printed as null) and the t-test p-value is its limit');
+    if (c.degenerate === 'zero-variance') {
+      notes.push(
+        test === 't'
+          ? 'zero variance with a non-zero mean difference: the t statistic and effect size are infinite (printed as null) and p is their limit'
+          : 'zero variance with a non-zero mean difference: the effect size is infinite (printed as null) and the CI has zero width',
+      );
+    }
 
     const out = {
       test: c.test,

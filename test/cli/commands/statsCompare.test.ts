@@ -106,7 +106,13 @@ describe('fairground stats compare', () => {
     const b = file('q1 1.5\nq2 2.5\nq3 3.5\nq4 4.5\nq5 5.5\n');
     const o = await json(['--a', A, '--b', b, '--paired']);
     expect(o).toMatchObject({ statistic: null, effect_size: null, p_value: 0, significant: true });
-    expect((o.notes as string[])[0]).toMatch(/infinite/);
+    expect((o.notes as string[])[0]).toMatch(/t statistic and effect size are infinite/);
+    // randomization: the statistic is the (finite) mean difference; only the sign-vector all-+ and
+    // all-− reach |Σ| = 2.5 among 2^5, so exact p = 2/32
+    const r = await json(['--a', A, '--b', b, '--paired', '--test', 'randomization']);
+    expect(r).toMatchObject({ statistic: 0.5, effect_size: null });
+    expect(Math.abs((r.p_value as number) - 2 / 32)).toBeLessThan(5 * Math.sqrt(((2 / 32) * (30 / 32)) / 10_000));
+    expect((r.notes as string[])[0]).toMatch(/effect size is infinite/);
   });
 
   it('missing queries: error listing them by default, or drop / zero', async () => {
