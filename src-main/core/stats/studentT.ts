@@ -1,7 +1,9 @@
 /**
  * Student's t distribution with ν > 0 degrees of freedom (ν need not be an integer: Welch's test
- * uses a fractional ν). CDF, survival function and density to about 1e-14; quantile by a
- * bracketed Newton iteration on the CDF, to about 1e-12 relative.
+ * uses a fractional ν). CDF, survival function and density; quantile by a bracketed Newton
+ * iteration on the CDF. Measured against mpmath (40 digits) over t ∈ [−1e6, 100]: relative error
+ * of the CDF below 4e-14 for ν ≤ 1000, 3e-13 at ν ≈ 1e4, 4e-11 at ν = 1e6 (the continued fraction
+ * loses digits as x → 1), absolute error below 1e-11 up to ν = 1e7.
  *
  * Tail identity (Abramowitz & Stegun 26.7.1 / DLMF 8.17 with the t–beta relation):
  *   P(|T| > |t|) = I_x(ν/2, ½),  x = ν / (ν + t²),
