@@ -84,7 +84,7 @@ export async function downloadModel(options: DownloadModelOptions): Promise<Down
   const paths = downloadPaths(path.join(options.destDir, fileName));
   await onDisk(options.destDir, () => mkdir(options.destDir, { recursive: true }));
 
-  if (expected !== undefined && (await fileSize(paths.final)) > 0 && (await sha256File(paths.final)) === expected) {
+  if (expected !== undefined && (await fileSize(paths.final)) > 0 && (await onDisk(paths.final, () => sha256File(paths.final))) === expected) {
     const { size } = await stat(paths.final);
     return { path: paths.final, sizeBytes: size, sha256: expected, resumedFromBytes: 0, alreadyPresent: true };
   }
