@@ -70,11 +70,11 @@ describe('app shell in Chromium (browser mode)', () => {
 
   it('switches to the dark theme and keeps it in the workspace settings', async () => {
     await page.getByTestId('theme-select').selectOption('dark');
-    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+    await page.waitForFunction("document.documentElement.dataset.theme === 'dark'");
     await screenshot(page, 'settings-dark');
     expect((await app.services.settings.get()).theme).toBe('dark');
     await page.reload();
-    await page.waitForFunction(() => document.documentElement.dataset.theme === 'dark');
+    await page.waitForFunction("document.documentElement.dataset.theme === 'dark'");
     await page.getByTestId('theme-select').selectOption('light');
   });
 

@@ -1,0 +1,7 @@
+/** The benchmark suites `npm run bench` runs, in order. */
+import type { BenchSuite } from './harness';
+import { metricsBench } from './metrics.bench';
+
+export const suites: Record<string, BenchSuite> = {
+  metrics: metricsBench,
+};
