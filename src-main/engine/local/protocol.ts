@@ -1,0 +1,61 @@
+/**
+ * Messages between `LocalEngine` (parent) and its worker process. Every request carries an id;
+ * the worker answers each id exactly once with `result` or `error`, and may send `progress`
+ * before that. `cancel` names the id to stop. The channel is Node's IPC (JSON), so payloads are
+ * plain data.
+ */
+import type {
+  EmbedRequest,
+  EmbedResult,
+  EngineErrorCode,
+  GenerateRequest,
+  GenerateResult,
+  ScoreRequest,
+  ScoreResult,
+} from '../types';
+import type { LocalEngineSettings } from './settings';
+
+export interface LoadRequest {
+  modelPath: string;
+  settings: LocalEngineSettings;
+}
+
+/** What the worker learned while loading, for the engine identity and the manifest. */
+export interface LoadResult {
+  /** GPU backend actually used, or false for CPU. */
+  gpu: string | false;
+  gpuLayers: number;
+  threads: number;
+  contextSize: number;
+  trainContextSize: number;
+  embeddingLength: number;
+  versions: Record<string, string>;
+}
+
+/** The operations and the payloads they carry each way. */
+export interface WorkerOps {
+  load: { request: LoadRequest; result: LoadResult };
+  generate: { request: GenerateRequest; result: GenerateResult };
+  score: { request: ScoreRequest; result: ScoreResult };
+  embed: { request: EmbedRequest; result: EmbedResult };
+}
+
+export type WorkerOp = keyof WorkerOps;
+
+export type ParentMessage =
+  | { [K in WorkerOp]: { type: 'call'; id: number; op: K; request: WorkerOps[K]['request'] } }[WorkerOp]
+  | { type: 'cancel'; id: number }
+  | { type: 'shutdown' };
+
+export interface WorkerProgress {
+  /** Model loading: fraction in [0, 1]. */
+  load?: number;
+  /** Generation: tokens produced so far. */
+  tokens?: number;
+}
+
+export type WorkerMessage =
+  | { type: 'result'; id: number; result: unknown }
+  | { type: 'error'; id: number; code: EngineErrorCode; message: string }
+  | { type: 'progress'; id: number; progress: WorkerProgress }
+  | { type: 'log'; level: string; message: string };

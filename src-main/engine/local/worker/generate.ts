@@ -1,0 +1,169 @@
+/**
+ * Text generation in one context sequence: a plain prompt through LlamaCompletion, chat messages
+ * through LlamaChat with the model's own chat template (node-llama-cpp resolves a wrapper from
+ * `tokenizer.chat_template`). Greedy when temperature is 0, otherwise sampled with the request's
+ * seed. Repeat penalty is off unless asked for (node-llama-cpp enables one by default, which
+ * would make "greedy" not greedy). A prompt that does not fit with `maxTokens` is refused rather
+ * than silently shortened. Cancelling returns the text so far with finishReason 'aborted'.
+ *
+ * The text of a plain-prompt completion is the generated tokens detokenized after the prompt's
+ * last tokens, so prompt + text reads as the model wrote it: LlamaCompletion's own response drops
+ * the leading space of the first token (" that" comes back as "that").
+ *
+ * Stop strings are matched here on that text rather than with node-llama-cpp's
+ * `customStopTriggers`, which drop the whole token a stop string starts in (its leading space
+ * too) and leave it uncounted. Here the text ends exactly before the stop string, and
+ * completionTokens counts every token generated.
+ */
+import {
+  LlamaChat,
+  LlamaCompletion,
+  type ChatHistoryItem,
+  type ChatWrapper,
+  type LlamaContextSequence,
+  type LlamaGrammar,
+  type LlamaModel,
+  type Token,
+} from 'node-llama-cpp';
+import { EngineError, type FinishReason, type GenerateRequest, type GenerateResult } from '../../types';
+import { beginningToken, textTokens } from './tokens';
+
+type StopReason = 'eogToken' | 'stopGenerationTrigger' | 'maxTokens' | 'abort' | 'customStopTrigger' | 'functionCalls';
+
+const FINISH: Record<StopReason, FinishReason> = {
+  eogToken: 'stop',
+  stopGenerationTrigger: 'stop',
+  functionCalls: 'stop',
+  maxTokens: 'length',
+  customStopTrigger: 'stopString',
+  abort: 'aborted',
+};
+
+export interface GenerateEnv {
+  model: LlamaModel;
+  sequence: LlamaContextSequence;
+  grammar: LlamaGrammar | undefined;
+  /** Resolved once per model: resolving it from the template costs about a second. */
+  chatWrapper: () => ChatWrapper;
+  signal: AbortSignal;
+}
+
+export async function generateInSequence(req: GenerateRequest, env: GenerateEnv): Promise<GenerateResult> {
+  const { model, sequence, grammar, signal } = env;
+  const s = req.sampling;
+  const stops = new StopStrings(req.stop ?? []);
+  const options = {
+    maxTokens: req.maxTokens,
+    temperature: s.temperature,
+    ...(s.temperature > 0 ? { seed: s.seed, topK: s.topK, topP: s.topP, minP: s.minP } : {}),
+    repeatPenalty: s.repeatPenalty !== undefined && s.repeatPenalty !== 1 ? { penalty: s.repeatPenalty } : (false as const),
+    ...(grammar ? { grammar } : {}),
+    signal: AbortSignal.any([signal, stops.signal]),
+    stopOnAbortSignal: true,
+  };
+  const result = (text: string, stopReason: StopReason, promptTokens: number, completionTokens: number): GenerateResult => {
+    const cut = stops.textBeforeStop();
+    if (cut !== undefined) return { text: cut, promptTokens, completionTokens, finishReason: 'stopString' };
+    return { text, promptTokens, completionTokens, finishReason: FINISH[stopReason] };
+  };
+
+  if (req.prompt !== undefined) {
+    const input = textTokens(model, req.prompt);
+    const promptTokens = input.length + (beginningToken(model) === null ? 0 : 1);
+    checkFits(promptTokens, req.maxTokens, sequence.contextSize);
+    const generated: Token[] = [];
+    const context = input.slice(-8);
+    const textSoFar = (): string => model.detokenize(generated, false, context);
+    const completion = new LlamaCompletion({ contextSequence: sequence });
+    try {
+      const { metadata } = await completion.generateCompletionWithMeta(input, {
+        ...options,
+        disableContextShift: true,
+        onToken: (tokens) => {
+          generated.push(...tokens);
+          if (stops.active) stops.check(textSoFar());
+        },
+      });
+      let text = textSoFar();
+      if (grammar?.trimWhitespaceSuffix) text = text.trimEnd();
+      return result(text, metadata.stopReason, promptTokens, generated.length);
+    } finally {
+      completion.dispose({ disposeSequence: false });
+    }
+  }
+
+  const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: env.chatWrapper() });
+  try {
+    const history = toChatHistory(req);
+    const { contextText } = chat.chatWrapper.generateContextState({ chatHistory: history });
+    const promptTokens = contextText.tokenize(model.tokenizer).length;
+    checkFits(promptTokens, req.maxTokens, sequence.contextSize);
+    let completionTokens = 0;
+    let streamed = '';
+    const res = await chat.generateResponse(history, {
+      ...options,
+      onToken: (tokens) => {
+        completionTokens += tokens.length;
+      },
+      onTextChunk: (chunk) => {
+        streamed += chunk;
+        if (stops.active) stops.check(streamed);
+      },
+    });
+    return result(res.response, res.metadata.stopReason as StopReason, promptTokens, completionTokens);
+  } finally {
+    chat.dispose({ disposeSequence: false });
+  }
+}
+
+/** Chat messages as node-llama-cpp history; a trailing assistant message is continued, not answered. */
+function toChatHistory(req: GenerateRequest): ChatHistoryItem[] {
+  const history: ChatHistoryItem[] = (req.messages ?? []).map((m) =>
+    m.role === 'assistant' ? { type: 'model', response: [m.content] } : { type: m.role, text: m.content },
+  );
+  if (history[history.length - 1]?.type !== 'model') history.push({ type: 'model', response: [] });
+  return history;
+}
+
+function checkFits(promptTokens: number, maxTokens: number, contextSize: number): void {
+  if (promptTokens + maxTokens > contextSize) {
+    throw new EngineError(
+      'bad-request',
+      `the prompt (${promptTokens} tokens) plus maxTokens (${maxTokens}) exceeds the context size (${contextSize} tokens)`,
+    );
+  }
+}
+
+/** Watches the growing text for the first stop string and stops the generation when it appears. */
+class StopStrings {
+  private readonly controller = new AbortController();
+  private text = '';
+  private cut: number | undefined;
+
+  constructor(private readonly stops: readonly string[]) {}
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get active(): boolean {
+    return this.stops.length > 0 && this.cut === undefined;
+  }
+
+  check(text: string): void {
+    let first: number | undefined;
+    for (const stop of this.stops) {
+      const i = text.indexOf(stop);
+      if (i >= 0 && (first === undefined || i < first)) first = i;
+    }
+    if (first === undefined) return;
+    this.cut = first;
+    this.text = text;
+    this.controller.abort();
+  }
+
+  /** The text before the stop string, if one was seen. */
+  textBeforeStop(): string | undefined {
+    return this.cut === undefined ? undefined : this.text.slice(0, this.cut);
+  }
+}

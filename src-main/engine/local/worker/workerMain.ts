@@ -1,0 +1,93 @@
+/**
+ * Entry point of the local engine's worker process (started by `LocalEngine` with
+ * child_process.fork). It hosts one model and answers the parent's calls over IPC; see
+ * `../protocol.ts`. A native crash here (llama.cpp aborts on some malformed models) ends only this
+ * process; the parent notices the exit and reports it.
+ */
+import { EngineError, type EngineErrorCode } from '../../types';
+import type { ParentMessage, WorkerMessage, WorkerOp, WorkerOps } from '../protocol';
+import { ModelHost } from './modelHost';
+
+if (!process.send) {
+  process.stderr.write('the Fairground engine worker must be started by LocalEngine (it needs an IPC channel)\n');
+  process.exit(2);
+}
+
+const send = (m: WorkerMessage): void => {
+  process.send?.(m);
+};
+const controllers = new Map<number, AbortController>();
+let host: ModelHost | undefined;
+
+async function dispatch<K extends WorkerOp>(id: number, op: K, request: WorkerOps[K]['request'], signal: AbortSignal): Promise<unknown> {
+  if (op === 'load') {
+    if (host) throw new EngineError('bad-request', 'this worker already hosts a model');
+    let lastSent = -1;
+    host = await ModelHost.load(request as WorkerOps['load']['request'], {
+      onLoadProgress: (fraction) => {
+        // Throttle to whole percents: IPC messages are not free.
+        const pct = Math.floor(fraction * 100);
+        if (pct > lastSent) {
+          lastSent = pct;
+          send({ type: 'progress', id, progress: { load: fraction } });
+        }
+      },
+      onLog: (level, message) => send({ type: 'log', level, message }),
+    }).catch((err: unknown) => {
+      throw err instanceof EngineError ? err : new EngineError('model-load-failed', (err as Error).message ?? String(err));
+    });
+    return host.info;
+  }
+  if (!host) throw new EngineError('bad-request', `${op} before a model was loaded`);
+  switch (op) {
+    case 'generate':
+      return host.generate(request as WorkerOps['generate']['request'], signal);
+    case 'score':
+      return host.score(request as WorkerOps['score']['request'], signal);
+    case 'embed':
+      return host.embed(request as WorkerOps['embed']['request'], signal);
+    default:
+      throw new EngineError('unsupported', `unknown operation ${String(op)}`);
+  }
+}
+
+async function handleCall(msg: Extract<ParentMessage, { type: 'call' }>): Promise<void> {
+  const controller = new AbortController();
+  controllers.set(msg.id, controller);
+  try {
+    const result = await dispatch(msg.id, msg.op, msg.request, controller.signal);
+    send({ type: 'result', id: msg.id, result });
+  } catch (err) {
+    // Errors thrown by node-llama-cpp during an operation come from what was asked (too long,
+    // unsupported schema...): the process is fine, so they are reported as bad requests.
+    const code: EngineErrorCode = err instanceof EngineError ? err.code : controller.signal.aborted ? 'aborted' : 'bad-request';
+    send({ type: 'error', id: msg.id, code, message: (err as Error)?.message ?? String(err) });
+  } finally {
+    controllers.delete(msg.id);
+  }
+}
+
+async function shutdown(): Promise<void> {
+  for (const c of controllers.values()) c.abort();
+  try {
+    await host?.dispose();
+  } finally {
+    process.exit(0);
+  }
+}
+
+process.on('message', (msg: ParentMessage) => {
+  switch (msg.type) {
+    case 'call':
+      void handleCall(msg);
+      break;
+    case 'cancel':
+      controllers.get(msg.id)?.abort();
+      break;
+    case 'shutdown':
+      void shutdown();
+      break;
+  }
+});
+// The parent is gone (or closed the channel): nothing can receive our answers.
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,177 @@
+/**
+ * The parent's handle on one worker process: typed calls with ids, cancellation, progress, and
+ * exit detection. When the process dies — llama.cpp aborting on a malformed model is the common
+ * case — every call in flight is rejected with an `EngineError` that says why: the signal or exit
+ * code and the last lines the process wrote to stderr (where GGML_ASSERT messages go). A call
+ * that was loading the model fails with 'model-load-failed', any other with 'engine-crashed'.
+ *
+ * The process keeps the parent's event loop alive only while calls are in flight, so a forgotten
+ * engine never stops a CLI from exiting.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { EngineError } from '../types';
+import type { ParentMessage, WorkerMessage, WorkerOp, WorkerOps, WorkerProgress } from './protocol';
+import type { WorkerLaunch } from './workerLaunch';
+
+export interface WorkerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  /** Last lines of the worker's stderr. */
+  stderrTail: string;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  onProgress?(progress: WorkerProgress): void;
+}
+
+interface Pending {
+  op: WorkerOp;
+  resolve(value: unknown): void;
+  reject(err: Error): void;
+  onProgress?: (progress: WorkerProgress) => void;
+  detach(): void;
+}
+
+const STDERR_KEEP = 8192;
+
+export class WorkerProcess {
+  private readonly child: ChildProcess;
+  private readonly pending = new Map<number, Pending>();
+  private nextId = 1;
+  private stderr = '';
+  private exitInfo: WorkerExit | undefined;
+  readonly exited: Promise<WorkerExit>;
+
+  constructor(
+    launch: WorkerLaunch,
+    private readonly hooks: { onExit?(exit: WorkerExit): void; onLog?(level: string, message: string): void } = {},
+  ) {
+    this.child = fork(launch.modulePath, [], {
+      execArgv: launch.execArgv,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      serialization: 'json',
+    });
+    const keep = (chunk: Buffer): void => {
+      this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_KEEP);
+    };
+    this.child.stderr?.on('data', keep);
+    this.child.stdout?.on('data', keep);
+    this.child.on('message', (m: WorkerMessage) => this.onMessage(m));
+    this.exited = new Promise<WorkerExit>((resolve) => {
+      const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
+        if (this.exitInfo) return;
+        this.exitInfo = { code, signal, stderrTail: lastLines(this.stderr) };
+        this.failAll(this.exitInfo);
+        this.hooks.onExit?.(this.exitInfo);
+        resolve(this.exitInfo);
+      };
+      this.child.on('exit', finish);
+      this.child.on('error', (err) => {
+        this.stderr += `\n${err.message}`;
+        finish(null, null);
+      });
+    });
+    this.updateRef();
+  }
+
+  get alive(): boolean {
+    return this.exitInfo === undefined;
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  call<K extends WorkerOp>(op: K, request: WorkerOps[K]['request'], options: CallOptions = {}): Promise<WorkerOps[K]['result']> {
+    if (this.exitInfo) return Promise.reject(exitError(op, this.exitInfo));
+    const id = this.nextId++;
+    return new Promise<WorkerOps[K]['result']>((resolve, reject) => {
+      const { signal } = options;
+      const onAbort = (): void => this.post({ type: 'cancel', id });
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.pending.set(id, {
+        op,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        detach: () => signal?.removeEventListener('abort', onAbort),
+      });
+      this.updateRef();
+      this.post({ type: 'call', id, op, request } as ParentMessage);
+      if (signal?.aborted) onAbort();
+    });
+  }
+
+  /** Ask the worker to release the model and exit; kill it if it has not within `graceMs`. */
+  async shutdown(graceMs = 3000): Promise<void> {
+    if (this.exitInfo) return;
+    this.post({ type: 'shutdown' });
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    await this.exited;
+    clearTimeout(timer);
+  }
+
+  kill(): void {
+    if (!this.exitInfo) this.child.kill('SIGKILL');
+  }
+
+  private post(message: ParentMessage): void {
+    if (this.exitInfo || !this.child.connected) return;
+    // A send that races the worker's death is reported through 'exit'; nothing to do here.
+    this.child.send(message, (err) => {
+      if (err && this.child.connected) this.hooks.onLog?.('error', `engine IPC send failed: ${err.message}`);
+    });
+  }
+
+  private onMessage(m: WorkerMessage): void {
+    if (m.type === 'log') {
+      this.hooks.onLog?.(m.level, m.message);
+      return;
+    }
+    const p = this.pending.get(m.id);
+    if (!p) return;
+    if (m.type === 'progress') {
+      p.onProgress?.(m.progress);
+      return;
+    }
+    this.pending.delete(m.id);
+    p.detach();
+    this.updateRef();
+    if (m.type === 'result') p.resolve(m.result);
+    else p.reject(new EngineError(m.code, m.message));
+  }
+
+  private failAll(exit: WorkerExit): void {
+    for (const [id, p] of this.pending) {
+      this.pending.delete(id);
+      p.detach();
+      p.reject(exitError(p.op, exit));
+    }
+  }
+
+  private updateRef(): void {
+    const busy = this.pending.size > 0 && !this.exitInfo;
+    const handles = [this.child, this.child.channel, this.child.stdout, this.child.stderr] as ({ ref?(): void; unref?(): void } | null | undefined)[];
+    for (const h of handles) {
+      if (busy) h?.ref?.();
+      else h?.unref?.();
+    }
+  }
+}
+
+function lastLines(text: string, n = 6): string {
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .slice(-n)
+    .join(' | ');
+}
+
+function exitError(op: WorkerOp, exit: WorkerExit): EngineError {
+  const how = exit.signal ? `was killed by ${exit.signal}` : exit.code === null ? 'could not start' : `exited with code ${exit.code}`;
+  const during = op === 'load' ? 'while loading the model' : `during ${op}`;
+  const detail = exit.stderrTail ? `: ${exit.stderrTail}` : '';
+  return new EngineError(op === 'load' ? 'model-load-failed' : 'engine-crashed', `the engine process ${how} ${during}${detail}`);
+}
