@@ -92,7 +92,7 @@ export class EchoScorer {
       tokens: picked.tokens,
       logprobs: picked.logprobs,
       sum,
-      // An empty continuation has no tokens: mean 0 rather than NaN.
+      // Cannot be empty for a non-empty continuation; the guard only keeps NaN out.
       mean: picked.logprobs.length > 0 ? sum / picked.logprobs.length : 0,
       promptTokens: picked.promptTokens,
     };

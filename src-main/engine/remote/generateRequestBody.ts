@@ -13,8 +13,9 @@ export interface GenerateBodySettings {
 }
 
 /**
- * Maps an engine request onto the OpenAI API: `messages` → /chat/completions, a plain `prompt`
- * → /completions (no chat template, as the contract says).
+ * Maps an engine request (already checked by `checkGenerateRequest`) onto the OpenAI API:
+ * `messages` → /chat/completions, a plain `prompt` → /completions (no chat template, as the
+ * contract says).
  *
  * `max_tokens` (not `max_completion_tokens`) because vLLM, llama.cpp's server and the OpenAI API
  * all accept it for ordinary models. Parameters the OpenAI API lacks are sent under the names the
@@ -22,18 +23,8 @@ export interface GenerateBodySettings {
  * because dropping them would change outputs without a trace.
  */
 export function buildGenerateCall(request: GenerateRequest, settings: GenerateBodySettings): GenerateCall {
-  const hasPrompt = request.prompt !== undefined;
   const hasMessages = request.messages !== undefined;
-  if (hasPrompt === hasMessages) {
-    throw new EngineError('bad-request', 'generate needs exactly one of prompt and messages');
-  }
-  if (!Number.isInteger(request.maxTokens) || request.maxTokens < 1) {
-    throw new EngineError('bad-request', `maxTokens must be a positive integer, got ${request.maxTokens}`);
-  }
   const { sampling } = request;
-  if (sampling.temperature !== 0 && sampling.seed === undefined) {
-    throw new EngineError('bad-request', 'sampling with temperature > 0 needs a seed');
-  }
 
   const body: Record<string, unknown> = { model: settings.model };
   if (hasMessages) body.messages = request.messages;
@@ -45,9 +36,6 @@ export function buildGenerateCall(request: GenerateRequest, settings: GenerateBo
   if (request.stop !== undefined && request.stop.length > 0) body.stop = request.stop;
   Object.assign(body, extraSampling(request, settings.serverKind));
 
-  if (request.jsonSchema !== undefined && request.grammar !== undefined) {
-    throw new EngineError('bad-request', 'give either jsonSchema or grammar, not both');
-  }
   if (request.jsonSchema !== undefined) Object.assign(body, jsonSchemaFields(request.jsonSchema, settings.jsonSchemaTransport));
   if (request.grammar !== undefined) {
     if (settings.serverKind !== 'llama.cpp') {

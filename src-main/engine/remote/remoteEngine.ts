@@ -1,3 +1,4 @@
+import { checkEmbedRequest, checkGenerateRequest, checkScoreRequest } from '../requestChecks';
 import {
   EngineError,
   type EmbedRequest,
@@ -10,7 +11,7 @@ import {
   type ScoreResult,
 } from '../types';
 import { allOrAbort } from './abortable';
-import { EchoScorer, type ScoredContinuation } from './echoScorer';
+import { EchoScorer } from './echoScorer';
 import { buildGenerateCall, mapFinishReason } from './generateRequestBody';
 import { LinkedSignal } from './linkedSignal';
 import { OpenAiHttpClient } from './openAiHttpClient';
@@ -55,24 +56,16 @@ export class RemoteEngine implements Engine {
   }
 
   async generate(request: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
+    checkGenerateRequest(request);
     const call = buildGenerateCall(request, this.config);
     const json = await this.guarded(signal, (s) => this.http.postJson(call.path, call.body, { signal: s }));
     const where = `POST ${call.path}`;
-    if (call.path === '/chat/completions') {
-      const response = parseResponse(chatCompletionResponse, json, where);
-      const choice = response.choices[0]!;
-      return {
-        text: choice.message.content ?? '',
-        // Servers that omit usage leave the counts unknown; 0 keeps them numeric.
-        promptTokens: response.usage?.prompt_tokens ?? 0,
-        completionTokens: response.usage?.completion_tokens ?? 0,
-        finishReason: mapFinishReason(choice.finish_reason, choice.stop_reason, request.stop),
-      };
-    }
-    const response = parseResponse(completionResponse, json, where);
+    const response =
+      call.path === '/chat/completions' ? parseResponse(chatCompletionResponse, json, where) : parseResponse(completionResponse, json, where);
     const choice = response.choices[0]!;
     return {
-      text: choice.text,
+      text: 'message' in choice ? (choice.message.content ?? '') : choice.text,
+      // Servers that omit usage leave the counts unknown; 0 keeps them numeric.
       promptTokens: response.usage?.prompt_tokens ?? 0,
       completionTokens: response.usage?.completion_tokens ?? 0,
       finishReason: mapFinishReason(choice.finish_reason, choice.stop_reason, request.stop),
@@ -81,26 +74,20 @@ export class RemoteEngine implements Engine {
 
   /** One request per continuation, all within the engine's concurrency bound. */
   async score(request: ScoreRequest, signal?: AbortSignal): Promise<ScoreResult> {
+    checkScoreRequest(request);
     const scores = await this.guarded(signal, async (s) => {
       await this.scorer.ready(s);
-      return allOrAbort(request.continuations, s, (continuation, itemSignal) =>
-        continuation === ''
-          ? Promise.resolve<ScoredContinuation | undefined>(undefined)
-          : this.scorer.scoreOne(request.prompt, continuation, itemSignal),
-      );
+      return allOrAbort(request.continuations, s, (continuation, itemSignal) => this.scorer.scoreOne(request.prompt, continuation, itemSignal));
     });
-    const counted = scores.filter((s): s is ScoredContinuation => s !== undefined);
     return {
       // Tokens wholly inside the prompt for every continuation (a straddling token is not).
-      promptTokens: counted.length > 0 ? Math.min(...counted.map((s) => s.promptTokens)) : 0,
-      scores: scores.map((s) =>
-        s === undefined ? { tokens: [], logprobs: [], sum: 0, mean: 0 } : { tokens: s.tokens, logprobs: s.logprobs, sum: s.sum, mean: s.mean },
-      ),
+      promptTokens: Math.min(...scores.map((s) => s.promptTokens)),
+      scores: scores.map(({ tokens, logprobs, sum, mean }) => ({ tokens, logprobs, sum, mean })),
     };
   }
 
   async embed(request: EmbedRequest, signal?: AbortSignal): Promise<EmbedResult> {
-    if (request.texts.length === 0) return { vectors: [], dimensions: 0 };
+    checkEmbedRequest(request);
     const size = this.config.embedBatchSize;
     const batches: string[][] = [];
     for (let at = 0; at < request.texts.length; at += size) batches.push(request.texts.slice(at, at + size));

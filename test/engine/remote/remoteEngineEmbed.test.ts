@@ -31,10 +31,10 @@ describe('RemoteEngine.embed', () => {
     expect(server.requests.map((r) => (r.body as { input: string[] }).input)).toEqual([['a', 'b'], ['c', 'd'], ['e']]);
   });
 
-  it('answers an empty list without a request', async () => {
+  it('refuses an empty list before sending anything (shared request checks)', async () => {
     server = await FakeOpenAiServer.start();
     engine = new RemoteEngine({ baseUrl: server.baseUrl, model: 'fake-model' });
-    expect(await engine.embed({ texts: [] })).toEqual({ vectors: [], dimensions: 0 });
+    await expect(engine.embed({ texts: [] })).rejects.toMatchObject({ code: 'bad-request' });
     expect(server.requests).toHaveLength(0);
   });
 });

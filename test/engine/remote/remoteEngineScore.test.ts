@@ -96,10 +96,10 @@ describe('RemoteEngine.score', () => {
     await expect(remote.score({ prompt: 'a', continuations: [' b'] })).rejects.toMatchObject({ code: 'bad-request', message: expect.stringContaining('context length') });
   });
 
-  it('gives an empty continuation log-probability 0 without a request', async () => {
+  it('refuses empty continuations before sending anything (shared request checks)', async () => {
     const [fake, remote] = await setUp({}, { scoring: 'echo-logprobs' });
-    const result = await remote.score({ prompt: 'a', continuations: [''] });
-    expect(result.scores).toEqual([{ tokens: [], logprobs: [], sum: 0, mean: 0 }]);
+    await expect(remote.score({ prompt: 'a', continuations: [''] })).rejects.toMatchObject({ code: 'bad-request' });
+    await expect(remote.score({ prompt: 'a', continuations: [] })).rejects.toMatchObject({ code: 'bad-request' });
     expect(fake.requests).toHaveLength(0);
   });
 
