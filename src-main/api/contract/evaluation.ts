@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { method } from './define';
+
+const TextFile = z.object({
+  name: z.string().min(1).max(500),
+  /** File content (browser uploads); at most 64 MB. */
+  text: z.string().max(64 * 1024 * 1024),
+});
+
+export const IrEvaluationRequest = z
+  .object({
+    runs: z.array(TextFile).min(1).max(30),
+    qrels: TextFile,
+    /** ir_measures names, e.g. `nDCG@10`, `AP`, `P(rel=2)@5`. */
+    measures: z.array(z.string().min(1)).min(1).max(40),
+    /** Name of the run the others are compared with (default: the first). */
+    baseline: z.string().optional(),
+    test: z.enum(['t', 'randomization']).default('t'),
+    correction: z.enum(['holm', 'bonferroni', 'none']).default('holm'),
+    alpha: z.number().gt(0).lt(1).default(0.05),
+    permutations: z.number().int().min(100).max(1_000_000).default(10_000),
+    seed: z.number().int().min(0).default(42),
+  })
+  .strict();
+export type IrEvaluationRequest = z.infer<typeof IrEvaluationRequest>;
+
+export const SystemResult = z.object({
+  name: z.string(),
+  /** measure → mean over the evaluated queries (trec_eval -c: qrels queries missing from the run count 0). */
+  means: z.record(z.string(), z.number()),
+  /** measure → 95% t-interval of the mean. */
+  ci: z.record(z.string(), z.tuple([z.number(), z.number()])),
+  /** measure → qid → value. */
+  perQuery: z.record(z.string(), z.record(z.string(), z.number())),
+  missingFromRun: z.array(z.string()),
+});
+
+export const BaselineComparison = z.object({
+  system: z.string(),
+  measure: z.string(),
+  /** mean(system) − mean(baseline). */
+  delta: z.number(),
+  ciLow: z.number(),
+  ciHigh: z.number(),
+  pValue: z.number(),
+  /** p after the correction over all system × measure comparisons. */
+  pAdjusted: z.number(),
+  significant: z.boolean(),
+  wins: z.number().int(),
+  ties: z.number().int(),
+  losses: z.number().int(),
+});
+
+export const IrEvaluation = z.object({
+  measures: z.array(z.string()),
+  higherIsBetter: z.record(z.string(), z.boolean()),
+  qids: z.array(z.string()),
+  baseline: z.string(),
+  systems: z.array(SystemResult),
+  comparisons: z.array(BaselineComparison),
+  settings: z.object({ test: z.string(), correction: z.enum(['holm', 'bonferroni', 'none']), alpha: z.number(), permutations: z.number().nullable(), seed: z.number().nullable() }),
+  /** sha256 of each input, for the manifest. */
+  inputs: z.array(z.object({ name: z.string(), role: z.enum(['run', 'qrels']), sha256: z.string() })),
+  notes: z.array(z.string()),
+});
+export type IrEvaluation = z.infer<typeof IrEvaluation>;
+
+export const ExportFile = z.object({ fileName: z.string(), mediaType: z.string(), content: z.string() });
+
+export const IrEvaluationExport = z
+  .object({
+    evaluation: IrEvaluation,
+    format: z.enum(['csv-summary', 'csv-per-query', 'latex']),
+    latex: z
+      .object({
+        caption: z.string().max(2000).optional(),
+        label: z.string().max(200).optional(),
+        digits: z.number().int().min(1).max(6).default(3),
+        environment: z.enum(['table', 'table*']).default('table'),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export const evaluationContract = {
+  'evaluation.ir': method(IrEvaluationRequest, IrEvaluation, 'Evaluate TREC runs against qrels, with significance against a baseline.'),
+  'evaluation.export': method(
+    IrEvaluationExport,
+    z.object({ file: ExportFile, manifest: ExportFile }),
+    'Render an evaluation as CSV or a booktabs LaTeX table, with its reproducibility manifest.',
+  ),
+};
