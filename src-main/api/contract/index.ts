@@ -4,16 +4,19 @@
  */
 import { z } from 'zod';
 import { appContract } from './app';
+import { evaluationContract } from './evaluation';
 import { Job, jobsContract } from './jobs';
 import type { MethodDef } from './define';
 
 export * from './define';
 export * from './app';
 export * from './jobs';
+export * from './evaluation';
 
 export const contract = {
   ...appContract,
   ...jobsContract,
+  ...evaluationContract,
 } satisfies Record<string, MethodDef>;
 
 export type Contract = typeof contract;
