@@ -4,7 +4,9 @@
  */
 import type { Migration } from '../migration';
 import { migration0001 } from './0001_initial';
+import { migration0002 } from './0002_engine';
 
 export const migrations: readonly Migration[] = [
   migration0001,
+  migration0002,
 ];

@@ -1,0 +1,122 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CachedEngine, callCacheKey, canonicalJson } from '../../src-main/engine/callCache';
+import { LocalEngine } from '../../src-main/engine/local/localEngine';
+import type { EmbedRequest, Engine, EngineIdentity, GenerateRequest, ScoreRequest } from '../../src-main/engine/types';
+import { CallCacheRepo } from '../../src-main/store/callCacheRepo';
+import { openWorkspace } from '../../src-main/store/workspace';
+import { TEST_SETTINGS, tinyModels, type TinyModels } from './support/tinyModels';
+
+/** The real local engine, counting the calls that reach it. */
+class CountingEngine implements Engine {
+  calls = { generate: 0, score: 0, embed: 0 };
+  constructor(private readonly inner: Engine) {}
+  identity() {
+    return this.inner.identity();
+  }
+  generate(r: GenerateRequest, s?: AbortSignal) {
+    this.calls.generate++;
+    return this.inner.generate(r, s);
+  }
+  score(r: ScoreRequest, s?: AbortSignal) {
+    this.calls.score++;
+    return this.inner.score(r, s);
+  }
+  embed(r: EmbedRequest, s?: AbortSignal) {
+    this.calls.embed++;
+    return this.inner.embed(r, s);
+  }
+  close() {
+    return this.inner.close();
+  }
+}
+
+let models: TinyModels;
+let local: LocalEngine;
+let dir: string;
+
+beforeAll(async () => {
+  models = tinyModels();
+  dir = mkdtempSync(join(tmpdir(), 'fg-cache-'));
+  local = new LocalEngine({ modelPath: await models.model(1), settings: TEST_SETTINGS });
+});
+afterAll(async () => {
+  await local?.close();
+  models?.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const greedy: GenerateRequest = { prompt: 'The cached answer is', maxTokens: 16, sampling: { temperature: 0 } };
+
+describe('CachedEngine over the real local engine', () => {
+  it('answers a repeated call from the cache without reaching the engine, across reopening the workspace', async () => {
+    const wsPath = join(dir, 'cache.fairground');
+    let ws = openWorkspace(wsPath);
+    const counting = new CountingEngine(local);
+    let cached = new CachedEngine(counting, new CallCacheRepo(ws.db));
+
+    const g1 = await cached.generate(greedy);
+    const s1 = await cached.score({ prompt: 'Q', continuations: [' a', ' b'] });
+    const e1 = await cached.embed({ texts: ['fair'] });
+    expect(counting.calls).toEqual({ generate: 1, score: 1, embed: 1 });
+    expect(cached.stats()).toEqual({ hits: 0, misses: 3, bypassed: 0 });
+
+    expect(await cached.generate({ ...greedy })).toEqual(g1);
+    expect(await cached.score({ continuations: [' a', ' b'], prompt: 'Q' })).toEqual(s1); // key order does not matter
+    expect(await cached.embed({ texts: ['fair'] })).toEqual(e1);
+    expect(counting.calls).toEqual({ generate: 1, score: 1, embed: 1 });
+    expect(cached.stats()).toEqual({ hits: 3, misses: 3, bypassed: 0 });
+
+    // A different request is a miss.
+    await cached.generate({ ...greedy, maxTokens: 8 });
+    expect(counting.calls.generate).toBe(2);
+
+    ws.close();
+    ws = openWorkspace(wsPath);
+    cached = new CachedEngine(counting, new CallCacheRepo(ws.db));
+    expect(await cached.generate(greedy)).toEqual(g1);
+    expect(counting.calls.generate).toBe(2);
+    expect(cached.stats().hits).toBe(1);
+
+    // Clearing the model's calls makes the next one reach the engine again.
+    expect(await cached.clear()).toBe(4);
+    expect(await cached.generate(greedy)).toEqual(g1);
+    expect(counting.calls.generate).toBe(3);
+    ws.close();
+  });
+
+  it('does not cache cancelled generations or unseeded sampling', async () => {
+    const ws = openWorkspace(':memory:');
+    const counting = new CountingEngine(local);
+    const cached = new CachedEngine(counting, new CallCacheRepo(ws.db));
+    const controller = new AbortController();
+    controller.abort();
+    expect((await cached.generate(greedy, controller.signal)).finishReason).toBe('aborted');
+    await cached.generate(greedy);
+    expect(counting.calls.generate).toBe(2);
+    await expect(cached.generate({ ...greedy, sampling: { temperature: 1 } })).rejects.toMatchObject({ code: 'bad-request' });
+    expect(cached.stats()).toEqual({ hits: 0, misses: 1, bypassed: 2 });
+    ws.close();
+  });
+});
+
+describe('callCacheKey', () => {
+  const identity: EngineIdentity = { kind: 'local', modelKey: 'abc', modelName: 'm', outputAffectingSettings: { batchSize: 512 }, versions: {} };
+
+  it('depends on model, operation, request and output-affecting settings, not on key order', () => {
+    const k = callCacheKey(identity, 'generate', greedy);
+    expect(k).toMatch(/^[0-9a-f]{64}$/);
+    expect(callCacheKey(identity, 'generate', { sampling: { temperature: 0 }, maxTokens: 16, prompt: 'The cached answer is' })).toBe(k);
+    expect(callCacheKey({ ...identity, modelKey: 'abd' }, 'generate', greedy)).not.toBe(k);
+    expect(callCacheKey(identity, 'score', greedy)).not.toBe(k);
+    expect(callCacheKey({ ...identity, outputAffectingSettings: { batchSize: 256 } }, 'generate', greedy)).not.toBe(k);
+    expect(callCacheKey({ ...identity, versions: { x: '1' } }, 'generate', greedy)).toBe(k);
+  });
+
+  it('writes canonical JSON and refuses numbers JSON cannot carry', () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, { f: 1, e: 2 }], c: undefined } })).toBe('{"a":{"d":[3,{"e":2,"f":1}]},"b":1}');
+    expect(() => canonicalJson({ t: NaN })).toThrow(/NaN/);
+  });
+});
