@@ -1,0 +1,92 @@
+/**
+ * Reads a RichRAG coverage input file (coverageInputSchema.ts) into what core's silver list and NCOM
+ * take: sub-answers, the documents' scored texts in pool order, k, and the ranking as pool indices.
+ * Every problem is a DataError naming the file and the field path as written in the file, e.g.
+ * `pool.json: ranking[2]: unknown document id 'd9'`.
+ */
+import { readFileSync } from 'node:fs';
+import { DataError } from '../../core/errors';
+import { richRagDocString } from '../../core/richrag/docString';
+import { decodeUtf8 } from '../lines';
+import { coverageInputSchema } from './coverageInputSchema';
+
+export interface CoverageInput {
+  subAnswers: string[];
+  /** Document ids in pool order. */
+  ids: string[];
+  /** The text scored for each document (richRagDocString), in pool order. */
+  texts: string[];
+  k: number;
+  /** Pool indices of the ranking, or undefined when the file has none. */
+  ranking: number[] | undefined;
+}
+
+export function readCoverageInputFile(file: string): CoverageInput {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch (err) {
+    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file });
+  }
+  return parseCoverageInput(decodeUtf8(bytes, file).replace(/^\uFEFF/, ''), file);
+}
+
+export function parseCoverageInput(text: string, file: string): CoverageInput {
+  const parsed = coverageInputSchema.safeParse(parseJson(text, file));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = fieldPath(issue.path.filter((p): p is string | number => typeof p !== 'symbol'));
+    throw new DataError(issue.message, { file, field: field || undefined });
+  }
+  const data = parsed.data;
+
+  const index = new Map<string, number>();
+  data.docs.forEach((d, i) => {
+    const first = index.get(d.id);
+    if (first !== undefined) throw new DataError(`duplicate document id '${d.id}' (first at docs[${first}])`, { file, field: `docs[${i}].id` });
+    index.set(d.id, i);
+  });
+
+  let ranking: number[] | undefined;
+  if (data.ranking != null) {
+    const seen = new Map<string, number>();
+    ranking = data.ranking.map((id, t) => {
+      const d = index.get(id);
+      if (d === undefined) throw new DataError(`unknown document id '${id}'`, { file, field: `ranking[${t}]` });
+      const first = seen.get(id);
+      if (first !== undefined) throw new DataError(`duplicate document id '${id}' (first at ranking[${first}])`, { file, field: `ranking[${t}]` });
+      seen.set(id, t);
+      return d;
+    });
+  }
+
+  return {
+    subAnswers: data.subanswers,
+    ids: data.docs.map((d) => d.id),
+    texts: data.docs.map((d) => richRagDocString(d)),
+    k: data.k,
+    ranking,
+  };
+}
+
+function fieldPath(path: readonly (string | number)[]): string {
+  let out = '';
+  for (const seg of path) out += typeof seg === 'number' ? `[${seg}]` : out === '' ? seg : `.${seg}`;
+  return out;
+}
+
+/** JSON.parse with a syntax error placed at its line (and column) when the engine reports a position. */
+function parseJson(text: string, file: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    const message = (err as Error).message;
+    // Drop V8's position (recomputed below as line/column) and its echo of the source text.
+    const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
+    const at = /at position (\d+)/.exec(message);
+    if (!at) throw new DataError(`invalid JSON: ${reason}`, { file });
+    const before = text.slice(0, Number(at[1]));
+    const line = before.split('\n').length;
+    throw new DataError(`invalid JSON: ${reason} (column ${before.length - before.lastIndexOf('\n')})`, { file, line });
+  }
+}
