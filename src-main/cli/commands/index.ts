@@ -7,6 +7,7 @@ import { evalExposureCommand } from './evalExposure';
 import { evalGfrc2Command } from './evalGfrc2';
 import { evalIrCommand } from './evalIr';
 import { evalTextCommand } from './evalText';
+import { richragCoverageCommand } from './richragCoverage';
 import { sampleCommand } from './sample';
 import { serve } from './serve';
 import { statsCompareCommand } from './statsCompare';
@@ -17,6 +18,7 @@ export const commands: CliCommand[] = [
   evalGfrc2Command,
   evalIrCommand,
   evalTextCommand,
+  richragCoverageCommand,
   sampleCommand,
   serve,
   statsCompareCommand,
