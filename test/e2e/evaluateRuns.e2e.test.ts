@@ -1,0 +1,93 @@
+/**
+ * End to end: evaluate two TREC runs in the Results screen, read the table, and export CSV,
+ * LaTeX, SVG and a 300-dpi PNG, checking each downloaded file's content.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Download, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
+import { launchBrowser, screenshot } from '../support/browser';
+
+const qrels = ['q1 0 d1 1', 'q1 0 d2 0', 'q1 0 d3 1', 'q2 0 d4 1', 'q3 0 d5 1', 'q3 0 d6 1'].join('\n');
+const runA = ['q1 Q0 d2 1 3.0 A', 'q1 Q0 d1 2 2.0 A', 'q1 Q0 d3 3 1.0 A', 'q2 Q0 d4 1 1.0 A', 'q3 Q0 d7 1 1.0 A'].join('\n');
+const runB = ['q1 Q0 d1 1 3.0 B', 'q1 Q0 d3 2 2.0 B', 'q3 Q0 d5 1 2.0 B', 'q3 Q0 d6 2 1.0 B'].join('\n');
+
+let dir: string;
+let app: BrowserMode;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fg-e2e-eval-'));
+  app = await startBrowserMode({ workspacePath: join(dir, 'e.fairground') });
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1366, height: 900 }, acceptDownloads: true });
+  await page.goto(app.server.launchUrl);
+  await page.locator('nav a[data-screen="results"]').click();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function download(testId: string): Promise<{ name: string; body: Buffer }[]> {
+  const got: Download[] = [];
+  const onDownload = (d: Download) => got.push(d);
+  page.on('download', onDownload);
+  await page.getByTestId(testId).click();
+  await expect.poll(() => got.length, { timeout: 10_000 }).toBeGreaterThan(0);
+  await page.waitForTimeout(300);
+  page.off('download', onDownload);
+  return Promise.all(got.map(async (d) => ({ name: d.suggestedFilename(), body: readFileSync((await d.path())!) })));
+}
+
+describe('Results → Evaluate TREC runs', () => {
+  it('evaluates two runs and shows means with the best in bold', async () => {
+    await page.getByTestId('eval-runs').setInputFiles([
+      { name: 'A.run', mimeType: 'text/plain', buffer: Buffer.from(runA) },
+      { name: 'B.run', mimeType: 'text/plain', buffer: Buffer.from(runB) },
+    ]);
+    await page.getByTestId('eval-qrels').setInputFiles({ name: 'test.qrels', mimeType: 'text/plain', buffer: Buffer.from(qrels) });
+    await page.getByTestId('eval-measures').fill('P@2 RR');
+    await page.getByTestId('eval-go').click();
+    const table = page.getByTestId('eval-table');
+    await table.waitFor();
+    const rows = await table.locator('tbody tr').allInnerTexts();
+    expect(rows.map((r) => r.replace(/\s+/g, ' ').trim())).toEqual(['A.run 0.3333 0.5000', 'B.run 0.6667 0.6667']);
+    expect(await table.locator('td.strong').allInnerTexts()).toEqual(['0.6667', '0.6667']);
+    await page.getByTestId('eval-plot').and(page.locator('[data-ready="true"]')).waitFor();
+    await screenshot(page, 'evaluate-runs');
+  });
+
+  it('exports the per-query CSV and LaTeX, each with a manifest', async () => {
+    const csv = await download('export-csv-per-query');
+    expect(csv.map((f) => f.name).sort()).toEqual(['evaluation-per-query.csv', 'evaluation-per-query.csv.manifest.json']);
+    const text = csv.find((f) => f.name.endsWith('.csv'))!.body.toString();
+    expect(text.split('\n')).toContain('A.run,P@2,q1,0.5');
+    const manifest = JSON.parse(csv.find((f) => f.name.endsWith('.json'))!.body.toString());
+    expect(manifest.evaluation.measures).toEqual(['P@2', 'RR']);
+    expect(manifest.data.qrels.sha256).toMatch(/^[0-9a-f]{64}$/);
+
+    const tex = await download('export-latex');
+    const latex = tex.find((f) => f.name === 'evaluation.tex')!.body.toString();
+    expect(latex).toContain('\\toprule');
+    expect(latex).toContain('\\textbf{0.667}');
+  });
+
+  it('exports the figure as SVG and as a 300-dpi PNG', async () => {
+    const [svg] = await download('eval-plot-svg');
+    expect(svg!.name).toBe('per-query-P@2.svg');
+    expect(svg!.body.toString()).toMatch(/^<svg[\s\S]*<\/svg>$/);
+    const [png] = await download('eval-plot-png');
+    expect(png!.body.subarray(1, 4).toString()).toBe('PNG');
+    // 720 × 420 CSS px at scale 300/96 → 2250 × 1312.5, which plotly truncates to 1312 px (7.5 × 4.375 in at 300 dpi)
+    expect(png!.body.readUInt32BE(16)).toBe(2250);
+    expect(png!.body.readUInt32BE(20)).toBe(1312);
+    const [data] = await download('eval-plot-csv');
+    expect(data!.body.toString().split('\n')[0]).toBe('run,qid,P@2');
+  });
+});
