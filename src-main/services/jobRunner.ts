@@ -20,6 +20,16 @@ export interface JobContext {
 
 export type JobFn = (ctx: JobContext) => Promise<unknown>;
 
+/**
+ * A job kind that can be started by name and resumed from its stored params. Its `run` must be
+ * idempotent over finished work (skip rows already written; LLM calls come from the call cache),
+ * which is what makes resuming after a crash or a cancel safe.
+ */
+export interface JobKind<P = unknown> {
+  title(params: P): string;
+  run(params: P, ctx: JobContext): Promise<unknown>;
+}
+
 export class JobCancelledError extends Error {
   constructor() {
     super('cancelled');
@@ -48,6 +58,7 @@ const FINISHED: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'cancel
 export class JobRunner {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; startedMs: number }>();
   private readonly lastEmit = new Map<string, number>();
+  private readonly kinds = new Map<string, JobKind>();
 
   constructor(
     private readonly db: Database,
@@ -65,12 +76,50 @@ export class JobRunner {
     return info.changes;
   }
 
+  /** Register a resumable job kind. */
+  registerKind<P>(kind: string, handler: JobKind<P>): void {
+    this.kinds.set(kind, handler as JobKind);
+  }
+
+  isResumable(kind: string): boolean {
+    return this.kinds.has(kind);
+  }
+
+  /** Start a registered kind with params. */
+  startKind(kind: string, params: unknown): Job {
+    const handler = this.kinds.get(kind);
+    if (!handler) throw new ApiFailure('not-found', `no job kind '${kind}'`);
+    return this.start(kind, handler.title(params), params, (ctx) => handler.run(params, ctx));
+  }
+
+  /**
+   * Run an interrupted, cancelled or failed job again from its stored params, under the same id.
+   * Finished work is skipped by the kind's own idempotence (see JobKind).
+   */
+  resume(id: string): Job {
+    const job = this.get(id);
+    if (this.running.has(id)) throw new ApiFailure('conflict', `job ${id} is already running`);
+    if (job.status === 'succeeded') throw new ApiFailure('conflict', `job '${job.title}' already finished; nothing to resume`);
+    const handler = this.kinds.get(job.kind);
+    if (!handler) throw new ApiFailure('conflict', `jobs of kind '${job.kind}' cannot be resumed`);
+    const row = this.db.prepare(`SELECT params FROM jobs WHERE id=?`).get(id) as { params: string };
+    const params = JSON.parse(row.params) as unknown;
+    return this.launch(id, job.kind, job.title, params, (ctx) => handler.run(params, ctx), true);
+  }
+
   start(kind: string, title: string, params: unknown, fn: JobFn): Job {
-    const id = randomUUID();
+    return this.launch(randomUUID(), kind, title, params, fn, false);
+  }
+
+  private launch(id: string, kind: string, title: string, params: unknown, fn: JobFn, resuming: boolean): Job {
     const created = new Date(this.now()).toISOString();
-    this.db
-      .prepare(`INSERT INTO jobs(id, kind, title, status, params, created_at, started_at) VALUES (?, ?, ?, 'running', ?, ?, ?)`)
-      .run(id, kind, title, JSON.stringify(params ?? {}), created, created);
+    if (resuming) {
+      this.db.prepare(`UPDATE jobs SET status='running', error=NULL, result=NULL, finished_at=NULL, started_at=?, message='resuming' WHERE id=?`).run(created, id);
+    } else {
+      this.db
+        .prepare(`INSERT INTO jobs(id, kind, title, status, params, created_at, started_at) VALUES (?, ?, ?, 'running', ?, ?, ?)`)
+        .run(id, kind, title, JSON.stringify(params ?? {}), created, created);
+    }
     const controller = new AbortController();
     const startedMs = this.now();
     const ctx: JobContext = {
@@ -187,6 +236,7 @@ export class JobRunner {
       createdAt: row.created_at,
       startedAt: row.started_at,
       finishedAt: row.finished_at,
+      resumable: row.status !== 'succeeded' && row.status !== 'running' && row.status !== 'queued' && this.kinds.has(row.kind),
       ...(row.result !== null ? { result: JSON.parse(row.result) as unknown } : {}),
     };
   }

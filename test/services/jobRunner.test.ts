@@ -70,3 +70,54 @@ describe('JobRunner', () => {
     expect(runner.get('old').status).toBe('interrupted');
   });
 });
+
+describe('JobRunner resumable kinds', () => {
+  it('resumes a cancelled job under the same id, skipping finished units', async () => {
+    const { db, runner } = setup();
+    const done = new Set<number>(); // stands in for rows a real kind writes to the workspace
+    let executed = 0;
+    runner.registerKind<{ n: number }>('count', {
+      title: (p) => `Count to ${p.n}`,
+      run: async (p, ctx) => {
+        for (let i = 0; i < p.n; i++) {
+          if (done.has(i)) continue;
+          ctx.throwIfCancelled();
+          await new Promise((r) => setTimeout(r, 3));
+          executed++;
+          done.add(i);
+          ctx.progress(done.size, p.n);
+        }
+        return { done: done.size };
+      },
+    });
+    const job = runner.startKind('count', { n: 40 });
+    expect(job).toMatchObject({ title: 'Count to 40', resumable: false });
+    await new Promise((r) => setTimeout(r, 25));
+    runner.cancel(job.id);
+    const cancelled = await runner.wait(job.id);
+    expect(cancelled).toMatchObject({ status: 'cancelled', resumable: true });
+    const before = executed;
+    expect(before).toBeGreaterThan(0);
+    expect(before).toBeLessThan(40);
+    runner.resume(job.id);
+    const finished = await runner.wait(job.id);
+    expect(finished).toMatchObject({ id: job.id, status: 'succeeded', result: { done: 40 }, resumable: false });
+    expect(executed).toBe(40); // nothing ran twice
+    expect((db.prepare('SELECT count(*) AS n FROM jobs').get() as { n: number }).n).toBe(1);
+  });
+
+  it('refuses to resume a finished job or an unknown kind', async () => {
+    const { runner } = setup();
+    runner.registerKind('noop', { title: () => 'noop', run: async () => 1 });
+    const ok = runner.startKind('noop', {});
+    await runner.wait(ok.id);
+    expect(() => runner.resume(ok.id)).toThrow(/nothing to resume/);
+    const adhoc = runner.start('adhoc', 'Ad hoc', {}, async () => {
+      throw new Error('x');
+    });
+    await runner.wait(adhoc.id);
+    expect(runner.get(adhoc.id).resumable).toBe(false);
+    expect(() => runner.resume(adhoc.id)).toThrow(/cannot be resumed/);
+    expect(() => runner.startKind('nope', {})).toThrow(/no job kind/);
+  });
+});

@@ -18,6 +18,8 @@ export const Job = z.object({
   createdAt: z.string(),
   startedAt: z.string().nullable(),
   finishedAt: z.string().nullable(),
+  /** True when the job stopped early and its kind can pick up where it left off. */
+  resumable: z.boolean(),
   result: z.unknown().optional(),
 });
 export type Job = z.infer<typeof Job>;
@@ -30,6 +32,7 @@ export const jobsContract = {
   ),
   'jobs.get': method(z.object({ id: z.string().min(1) }).strict(), Job, 'One job.'),
   'jobs.cancel': method(z.object({ id: z.string().min(1) }).strict(), Job, 'Ask a running job to stop; finished work is kept.'),
+  'jobs.resume': method(z.object({ id: z.string().min(1) }).strict(), Job, 'Resume an interrupted, cancelled or failed job; finished work is not redone.'),
   'jobs.clearFinished': method(Empty, z.object({ removed: z.number().int() }), 'Forget finished jobs.'),
   'workspace.check': method(
     z.object({ full: z.boolean().default(true) }).strict(),

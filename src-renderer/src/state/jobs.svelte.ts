@@ -33,6 +33,14 @@ export async function cancelJob(id: string): Promise<void> {
   }
 }
 
+export async function resumeJob(id: string): Promise<void> {
+  try {
+    upsertJob(await api.call('jobs.resume', { id }));
+  } catch (err) {
+    showError(err, 'Could not resume the job');
+  }
+}
+
 export function formatEta(seconds: number | null): string {
   if (seconds === null) return '';
   if (seconds < 60) return `${seconds}s left`;
