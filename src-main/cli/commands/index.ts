@@ -7,7 +7,9 @@ import { evalExposureCommand } from './evalExposure';
 import { evalGfrc2Command } from './evalGfrc2';
 import { evalIrCommand } from './evalIr';
 import { evalTextCommand } from './evalText';
-import { richragCoverageCommand } from './richragCoverage';
+import { modelAddCommand, modelInfoCommand, modelListCommand, modelRemoveCommand } from './modelLibrary';
+import { modelMakeTinyCommand } from './modelMakeTiny';
+import { modelTryCommand } from './modelTry';
 import { sampleCommand } from './sample';
 import { serve } from './serve';
 import { statsCompareCommand } from './statsCompare';
@@ -18,7 +20,12 @@ export const commands: CliCommand[] = [
   evalGfrc2Command,
   evalIrCommand,
   evalTextCommand,
-  richragCoverageCommand,
+  modelAddCommand,
+  modelInfoCommand,
+  modelListCommand,
+  modelMakeTinyCommand,
+  modelRemoveCommand,
+  modelTryCommand,
   sampleCommand,
   serve,
   statsCompareCommand,

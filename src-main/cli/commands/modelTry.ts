@@ -1,0 +1,104 @@
+/**
+ * `fairground model try MODEL --prompt TEXT`: generate once with the local engine and print the
+ * text. The model runs in the engine's worker process, so a model that crashes llama.cpp ends
+ * with a one-line reason and a non-zero exit, never a crashed CLI. A library model that fails to
+ * load is marked failed in the library.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { numberOption, parseCliArgs, requireOption } from '../args';
+import { CliError, type CliCommand } from '../command';
+import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceOption';
+import { LocalEngine } from '../../engine/local/localEngine';
+import type { GpuSetting } from '../../engine/local/settings';
+import { EngineError } from '../../engine/types';
+import { ModelsRepo, type ModelRecord } from '../../store/modelsRepo';
+import { openExistingWorkspace } from './modelLibrary';
+
+const GPU_VALUES: Record<string, GpuSetting> = { auto: 'auto', off: false, cuda: 'cuda', metal: 'metal', vulkan: 'vulkan' };
+
+export const modelTryCommand: CliCommand = {
+  path: ['model', 'try'],
+  summary: 'Generate once from a model and print the text (greedy unless --temperature)',
+  help: `Usage: fairground model try MODEL --prompt TEXT [options]
+
+MODEL is a GGUF file or the name of a model in the workspace library.
+
+      --prompt TEXT        the prompt (plain text, no chat template)
+      --max-tokens N       tokens to generate (default 64)
+      --temperature T      sample at this temperature (default: greedy)
+      --seed S             sampling seed (default 0; only used with --temperature)
+      --threads N          CPU threads (default: physical cores)
+      --gpu auto|off|cuda|metal|vulkan   GPU backend (default auto)
+      --json               print the whole result as JSON
+${WORKSPACE_HELP}
+
+Example: fairground model try /tmp/tiny.gguf --prompt "The answer is" --max-tokens 16`,
+  async run(argv, io) {
+    const { values, positionals } = parseCliArgs(
+      argv,
+      {
+        ...workspaceOptionSpec,
+        prompt: { type: 'string' },
+        'max-tokens': { type: 'string' },
+        temperature: { type: 'string' },
+        seed: { type: 'string' },
+        threads: { type: 'string' },
+        gpu: { type: 'string' },
+        json: { type: 'boolean' },
+      },
+      true,
+    );
+    if (positionals.length !== 1) throw new CliError('expected one model (a GGUF path or a library name)');
+    const prompt = requireOption(values.prompt, 'prompt');
+    const maxTokens = numberOption(values['max-tokens'], 'max-tokens', { integer: true, min: 1 }) ?? 64;
+    const temperature = numberOption(values.temperature, 'temperature', { min: 0 }) ?? 0;
+    const seed = numberOption(values.seed, 'seed', { integer: true, min: 0, max: 0xffffffff }) ?? 0;
+    const threads = numberOption(values.threads, 'threads', { integer: true, min: 1 });
+    const gpu = values.gpu === undefined ? undefined : GPU_VALUES[values.gpu];
+    if (values.gpu !== undefined && gpu === undefined) throw new CliError(`--gpu: expected auto, off, cuda, metal or vulkan, got '${values.gpu}'`);
+
+    // A file path wins; otherwise the name is looked up in the library.
+    const arg = positionals[0] as string;
+    const file = resolve(io.cwd, arg);
+    let record: ModelRecord | undefined;
+    let onFailure: (message: string) => void = () => undefined;
+    let modelPath = file;
+    if (!(existsSync(file) && statSync(file).isFile())) {
+      const ws = openExistingWorkspace(values.workspace, io);
+      try {
+        record = new ModelsRepo(ws.db).getByName(arg);
+      } finally {
+        ws.close();
+      }
+      if (!record) throw new CliError(`no GGUF file '${arg}' and no model of that name in the library`);
+      modelPath = record.path;
+      const { id } = record;
+      onFailure = (message) => {
+        const again = openExistingWorkspace(values.workspace, io);
+        try {
+          new ModelsRepo(again.db).setStatus(id, 'failed', message);
+        } finally {
+          again.close();
+        }
+      };
+    }
+
+    const engine = new LocalEngine({
+      modelPath,
+      settings: { ...(record?.settings ?? {}), ...(threads !== undefined ? { threads } : {}), ...(gpu !== undefined ? { gpu } : {}) },
+      ...(record?.sha256 ? { modelKey: record.sha256 } : {}),
+    });
+    try {
+      const result = await engine.generate({ prompt, maxTokens, sampling: temperature > 0 ? { temperature, seed } : { temperature: 0 } });
+      io.stdout.write(values.json ? `${JSON.stringify(result)}\n` : `${result.text}\n`);
+      return 0;
+    } catch (err) {
+      if (!(err instanceof EngineError)) throw err;
+      if (err.code === 'model-load-failed' || err.code === 'engine-crashed') onFailure(err.message);
+      throw new CliError(`${err.code}: ${err.message}`, 1);
+    } finally {
+      await engine.close();
+    }
+  },
+};
