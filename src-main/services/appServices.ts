@@ -29,6 +29,10 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
   jobs.markInterrupted();
   const settings = new SettingsService(workspace.db);
   const workspaceService = new WorkspaceService(workspace);
+  jobs.registerKind<{ full: boolean }>('workspace.check', {
+    title: () => 'Check workspace integrity',
+    run: (p, ctx) => workspaceService.check(ctx, p.full),
+  });
   let closed = false;
   return {
     workspace,
