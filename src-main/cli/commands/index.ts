@@ -10,6 +10,7 @@ import { evalTextCommand } from './evalText';
 import { modelAddCommand, modelInfoCommand, modelListCommand, modelRemoveCommand } from './modelLibrary';
 import { modelMakeTinyCommand } from './modelMakeTiny';
 import { modelTryCommand } from './modelTry';
+import { richragCoverageCommand } from './richragCoverage';
 import { sampleCommand } from './sample';
 import { serve } from './serve';
 import { statsCompareCommand } from './statsCompare';
@@ -26,6 +27,7 @@ export const commands: CliCommand[] = [
   modelMakeTinyCommand,
   modelRemoveCommand,
   modelTryCommand,
+  richragCoverageCommand,
   sampleCommand,
   serve,
   statsCompareCommand,
