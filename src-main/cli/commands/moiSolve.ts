@@ -1,0 +1,91 @@
+/**
+ * `fairground moi solve`: MoI's aggregate step for one query (Lee et al., Sec. 3.1) from a case
+ * file of prompts and their listwise scores: position bias a, debiased utility u, the ranking by u.
+ */
+import path from 'node:path';
+import { DataError } from '../../core/errors';
+import { MOI_SOLVE_DEFAULTS, solveMoi } from '../../core/moi/solveMoi';
+import { readMoiCaseFile } from '../../io/moi/readMoiCase';
+import { parseCliArgs, requireOption } from '../args';
+import type { CliCommand } from '../command';
+
+const help = `Usage: fairground moi solve --input CASE.json
+
+Estimates MoI's position bias a and debiased passage utility u for one query (Lee et al., "Inference
+Scaling for Bridging Retrieval and Augmented Generation", Sec. 3.1):
+  minimise sum_i (sum_j a_j u[perm_i[j]] - s_i)^2  s.t. sum_j a_j = 1, 0 <= a_j <= 1
+by multi-start alternating least squares (exact simplex QP for a, ridge least squares for u), and
+ranks the passages by u, descending.
+
+Options:
+  --input FILE   JSON: {"n": N,
+                        "permutations": [[passage indices 0..N-1 in prompt order], ...],
+                        "scores": [s_1, ...],            one per permutation, log domain (Eq. 3)
+                        "options": {...}}                optional
+                 Passages are numbered in retriever order (0 = the retriever's best). Prompts shorter
+                 than N are pruned prefixes and must all have the same length L.
+                 options:
+                   orientation    bias-non-increasing (default) | retriever-agreement | none:
+                                  resolves the mirror ambiguity of full-length prompts (same
+                                  objective, reversed ranking)
+                   seed           seed of the random starts beyond the first four (default ${MOI_SOLVE_DEFAULTS.seed})
+                   starts         ALS starts (default ${MOI_SOLVE_DEFAULTS.starts}; never the uniform a)
+                   maxIterations  ALS sweeps per start (default ${MOI_SOLVE_DEFAULTS.maxIterations})
+                   tolerance      relative objective change that stops ALS (default ${MOI_SOLVE_DEFAULTS.tolerance})
+                   fixedA         bias profile [a_1..a_L] from a calibration run: solve only u
+                                  (the fix for cyclic and pruned sets)
+                   ridge          u-step ridge factor r, rho = r * tr(X'X) / N (default ${MOI_SOLVE_DEFAULTS.ridge}; 0 = none)
+
+Prints one JSON line:
+  {"u": [...], "a": [...], "ranking": [...], "objective": x, "orientation": "...", "underdetermined": bool,
+   "orientationRule", "biasSlope", "retrieverTau", "iterations", "converged", "bestStart", "starts",
+   "identifiability", "predictions"}
+orientation: kept | mirrored (full-length prompts, the rule decided) | identified (pruned prompts:
+no mirror exists) | fixed (fixedA given) | degenerate (a uniform). Why a result is underdetermined
+is also noted on stderr.
+
+Example:
+  fairground moi solve --input query-17.json
+`;
+
+export const moiSolveCommand: CliCommand = {
+  path: ['moi', 'solve'],
+  summary: 'MoI position bias and debiased passage utility from permutation scores',
+  help,
+  async run(argv, io) {
+    const { values } = parseCliArgs(argv, { input: { type: 'string' } });
+    const input = requireOption(values.input, 'input');
+    const { problem, options } = readMoiCaseFile(path.resolve(io.cwd, input), input);
+    const result = inFile(input, () => solveMoi(problem, options));
+    const out = {
+      u: result.u,
+      a: result.a,
+      ranking: result.ranking,
+      objective: result.objective,
+      orientation: result.orientation,
+      underdetermined: result.underdetermined,
+      orientationRule: result.orientationRule,
+      biasSlope: result.biasSlope,
+      retrieverTau: result.retrieverTau,
+      iterations: result.iterations,
+      converged: result.converged,
+      bestStart: result.bestStart,
+      starts: result.starts,
+      identifiability: result.identifiability,
+      predictions: result.predictions,
+    };
+    for (const reason of result.identifiability.reasons) io.stderr.write(`note: underdetermined: ${reason}\n`);
+    if (!result.converged) io.stderr.write(`warning: ALS stopped at maxIterations without meeting the tolerance\n`);
+    io.stdout.write(`${JSON.stringify(out)}\n`);
+    return 0;
+  },
+};
+
+/** Option errors from core name the field; place them in the file as the user wrote it. */
+function inFile<T>(given: string, run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    throw err instanceof DataError ? err.inFile(given) : err;
+  }
+}
