@@ -10,6 +10,7 @@ import { evalTextCommand } from './evalText';
 import { modelAddCommand, modelInfoCommand, modelListCommand, modelRemoveCommand } from './modelLibrary';
 import { modelMakeTinyCommand } from './modelMakeTiny';
 import { modelTryCommand } from './modelTry';
+import { moiSolveCommand } from './moiSolve';
 import { richragCoverageCommand } from './richragCoverage';
 import { sampleCommand } from './sample';
 import { serve } from './serve';
@@ -27,6 +28,7 @@ export const commands: CliCommand[] = [
   modelMakeTinyCommand,
   modelRemoveCommand,
   modelTryCommand,
+  moiSolveCommand,
   richragCoverageCommand,
   sampleCommand,
   serve,
