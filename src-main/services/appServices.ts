@@ -3,6 +3,7 @@
  * (Electron IPC, HTTP/WebSocket) and the CLI.
  */
 import { openWorkspace, type OpenOptions, type Workspace } from '../store/workspace';
+import { CollectionsService } from './collectionsService';
 import { EventBus } from './eventBus';
 import { JobRunner } from './jobRunner';
 import { SettingsService } from './settingsService';
@@ -14,6 +15,7 @@ export interface AppServices {
   readonly jobs: JobRunner;
   readonly settings: SettingsService;
   readonly workspaceService: WorkspaceService;
+  readonly collections: CollectionsService;
   readonly transport: 'electron' | 'http';
   close(): Promise<void>;
 }
@@ -29,6 +31,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
   jobs.markInterrupted();
   const settings = new SettingsService(workspace.db);
   const workspaceService = new WorkspaceService(workspace);
+  const collections = new CollectionsService(workspace.db, jobs);
   jobs.registerKind<{ full: boolean }>('workspace.check', {
     title: () => 'Check workspace integrity',
     run: (p, ctx) => workspaceService.check(ctx, p.full),
@@ -40,6 +43,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
     jobs,
     settings,
     workspaceService,
+    collections,
     transport: options.transport,
     async close() {
       if (closed) return;

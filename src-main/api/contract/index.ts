@@ -4,17 +4,20 @@
  */
 import { z } from 'zod';
 import { appContract } from './app';
+import { collectionsContract } from './collections';
 import { evaluationContract } from './evaluation';
 import { Job, jobsContract } from './jobs';
 import type { MethodDef } from './define';
 
 export * from './define';
 export * from './app';
+export * from './collections';
 export * from './jobs';
 export * from './evaluation';
 
 export const contract = {
   ...appContract,
+  ...collectionsContract,
   ...jobsContract,
   ...evaluationContract,
 } satisfies Record<string, MethodDef>;

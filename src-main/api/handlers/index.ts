@@ -2,12 +2,14 @@
 import type { AppServices } from '../../services/appServices';
 import { createRouter, type Handlers, type Router } from '../router';
 import { appHandlers } from './app';
+import { collectionHandlers } from './collections';
 import { evaluationHandlers } from './evaluation';
 import { jobHandlers } from './jobs';
 
 export function createHandlers(s: AppServices): Handlers {
   return {
     ...appHandlers(s),
+    ...collectionHandlers(s),
     ...jobHandlers(s),
     ...evaluationHandlers(),
   };

@@ -3,6 +3,7 @@
  * `CliCommand` and listing it here (one line each, kept alphabetical by path).
  */
 import type { CliCommand } from '../command';
+import { collectionImport, collectionInfo, collectionList } from './collection';
 import { evalExposureCommand } from './evalExposure';
 import { evalGfrc2Command } from './evalGfrc2';
 import { evalIrCommand } from './evalIr';
@@ -18,6 +19,9 @@ import { statsCompareCommand } from './statsCompare';
 import { workspaceCheck, workspaceInfo, workspaceInit, workspaceMigrate } from './workspace';
 
 export const commands: CliCommand[] = [
+  collectionImport,
+  collectionInfo,
+  collectionList,
   evalExposureCommand,
   evalGfrc2Command,
   evalIrCommand,

@@ -5,8 +5,10 @@
 import type { Migration } from '../migration';
 import { migration0001 } from './0001_initial';
 import { migration0002 } from './0002_engine';
+import { migration0003 } from './0003_collections';
 
 export const migrations: readonly Migration[] = [
   migration0001,
   migration0002,
+  migration0003,
 ];

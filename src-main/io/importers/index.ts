@@ -1,0 +1,84 @@
+/**
+ * Importers of test collections. Each reads its inputs line by line (strict UTF-8), validates every
+ * record and hands records to an `ImportSink` in batches; it writes nothing itself. Errors are
+ * DataErrors naming file, line and field. Cancellation: `signal` is checked every few hundred lines.
+ */
+import { DataError } from '../../core/errors';
+import type { ColumnMapping } from './columnMapping';
+import { suggestMapping } from './columnMapping';
+import { importFairRagLabels, importQrels } from './judgmentImporters';
+import { importLamp } from './lampImporter';
+import { importMsMarco } from './msmarcoImporter';
+import type { ImportSink, JsonObject, SourceStats } from './records';
+import { LineCounter, type ReadOptions, type TextSource } from './source';
+import { importTable } from './tableImporter';
+import { readTableRows, tableFormatOf } from './tableRows';
+
+export const IMPORT_KINDS = ['corpus', 'queries', 'qrels', 'lamp', 'msmarco', 'fairrag-mapping'] as const;
+export type ImportKind = (typeof IMPORT_KINDS)[number];
+
+export type { ColumnMapping, TableFormat } from './columnMapping';
+export type { DocumentRecord, QueryRecord, JudgmentRecord, ImportSink, SourceStats, SourceRole, Subaspect, JudgmentKind, JsonObject } from './records';
+export { fileSource, textSource, ImportCancelledError, type TextSource, type ReadOptions } from './source';
+export { LAMP_TASKS, lampTaskByName, type LampTask } from './lampTasks';
+
+export async function runImporter(kind: ImportKind, sources: readonly TextSource[], mapping: ColumnMapping, sink: ImportSink, opts: ReadOptions = {}): Promise<SourceStats[]> {
+  if (sources.length === 0) throw new DataError('no files to import', { field: 'files' });
+  const counter = new LineCounter(opts);
+  const provenance: JsonObject = {};
+  if (mapping.generator) provenance.generator = mapping.generator;
+  if (mapping.metric) provenance.metric = mapping.metric;
+  switch (kind) {
+    case 'corpus':
+    case 'queries':
+      return importTable(kind, sources, mapping, sink, counter);
+    case 'qrels':
+      return importQrels(sources, 'relevance', sink, counter, provenance);
+    case 'fairrag-mapping':
+      if (sources.length > 2) throw new DataError('a Fair-RAG label import takes the relevance mapping and, optionally, the delta file', { field: 'files' });
+      return importFairRagLabels(sources, sink, counter, provenance);
+    case 'lamp':
+      if (sources.length > 2) throw new DataError('a LaMP import takes the questions file and, optionally, the outputs file', { field: 'files' });
+      return importLamp(sources, { lampTask: mapping.lampTask }, sink, counter);
+    case 'msmarco':
+      if (sources.length > 3) throw new DataError('an MS MARCO import takes collection.tsv, a queries file and a qrels file', { field: 'files' });
+      return importMsMarco(sources, sink, counter);
+  }
+}
+
+export interface TablePreview {
+  format: 'jsonl' | 'json' | 'csv' | 'tsv' | 'text';
+  columns: string[];
+  /** The first rows as text cells (JSON values other than strings are shown as JSON). */
+  rows: Record<string, string>[];
+  /** The mapping the import would use when none is given (corpus/queries only). */
+  suggested: ColumnMapping;
+  /** Raw first lines, for kinds that are not tables (LaMP, qrels, …). */
+  lines: string[];
+}
+
+/** The first rows of a file and the guessed mapping, for the column-mapping step of the import dialog. */
+export async function previewTable(source: TextSource, kind: ImportKind, mapping: ColumnMapping = {}, maxRows = 8): Promise<TablePreview> {
+  const lines: string[] = [];
+  for await (const { text } of source.lines()) {
+    lines.push(text.length > 400 ? `${text.slice(0, 400)}…` : text);
+    if (lines.length >= maxRows + 1) break;
+  }
+  if (kind !== 'corpus' && kind !== 'queries') return { format: 'text', columns: [], rows: [], suggested: {}, lines };
+  const reader = readTableRows(source, new LineCounter(), mapping);
+  const rows: Record<string, string>[] = [];
+  const columns: string[] = [];
+  for await (const { row } of reader.rows) {
+    const cells: Record<string, string> = {};
+    for (const [k, v] of Object.entries(row)) {
+      if (!columns.includes(k)) columns.push(k);
+      const text = typeof v === 'string' ? v : JSON.stringify(v);
+      cells[k] = text.length > 300 ? `${text.slice(0, 300)}…` : text;
+    }
+    rows.push(cells);
+    if (rows.length >= maxRows) break;
+  }
+  const header = reader.columns();
+  const cols = header ?? columns;
+  return { format: tableFormatOf(source.baseName, mapping), columns: cols, rows, suggested: suggestMapping(cols, kind, mapping), lines };
+}

@@ -1,0 +1,99 @@
+/**
+ * An input of an import: a file on disk (streamed line by line, strict UTF-8) or text already in
+ * memory (an upload from the browser). Both give numbered lines; errors name `name`.
+ */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { DataError } from '../../core/errors';
+import { splitLines, streamLines, type NumberedLine } from '../lines';
+
+export interface TextSource {
+  /** How errors name the input: the path as given, or the uploaded file's name. */
+  readonly name: string;
+  /** The base name, used to guess a file's format and role (`collection.tsv`, `x.jsonl`). */
+  readonly baseName: string;
+  lines(): AsyncIterable<NumberedLine>;
+  /** Number of lines (a cheap pass counting newlines), for progress totals. */
+  countLines(): Promise<number>;
+}
+
+export function fileSource(path: string): TextSource {
+  return {
+    name: path,
+    baseName: basename(path),
+    lines: () => streamLines(path),
+    async countLines() {
+      try {
+        const info = await stat(path);
+        if (info.isDirectory()) throw new DataError('is a folder, not a file', { file: path });
+      } catch (err) {
+        if (err instanceof DataError) throw err;
+        throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file: path });
+      }
+      let lines = 0;
+      let last = 0x0a;
+      for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+        for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
+        if (chunk.length > 0) last = chunk[chunk.length - 1]!;
+      }
+      return last === 0x0a ? lines : lines + 1;
+    },
+  };
+}
+
+/** Text in memory (already decoded; see `decodeUtf8` in ../lines for strict decoding of bytes). */
+export function textSource(name: string, text: string): TextSource {
+  const lines = splitLines(text.replace(/^\uFEFF/, ''));
+  return {
+    name,
+    baseName: basename(name.replace(/\\/g, '/')),
+    async *lines() {
+      yield* lines;
+    },
+    countLines: async () => lines.length,
+  };
+}
+
+export class ImportCancelledError extends Error {
+  constructor() {
+    super('import cancelled');
+    this.name = 'ImportCancelledError';
+  }
+}
+
+export interface ReadOptions {
+  signal?: AbortSignal | undefined;
+  /** Called with the lines read so far over all inputs of the import (throttled to every 500 lines). */
+  onProgress?: ((linesRead: number) => void) | undefined;
+}
+
+/**
+ * Counts lines across all inputs of one import, checks for cancellation, and lets the event loop
+ * breathe every few hundred lines (an in-memory source would otherwise never yield).
+ */
+export class LineCounter {
+  private read = 0;
+  constructor(private readonly opts: ReadOptions = {}) {}
+
+  get linesRead(): number {
+    return this.read;
+  }
+
+  async *lines(source: TextSource): AsyncGenerator<NumberedLine> {
+    this.throwIfCancelled();
+    for await (const l of source.lines()) {
+      yield l;
+      if (++this.read % 500 === 0) {
+        this.opts.onProgress?.(this.read);
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        this.throwIfCancelled();
+      }
+    }
+    this.opts.onProgress?.(this.read);
+  }
+
+  throwIfCancelled(): void {
+    if (this.opts.signal?.aborted) throw new ImportCancelledError();
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * One import, all or nothing: parse and validate every input into staging tables (streaming, with
+ * progress and cancellation), then commit in one transaction that checks each row against the
+ * collection — same id and same content: unchanged; same id, other content: a DataError naming the
+ * file and line, and nothing is written. Importing content the collection already has is a no-op
+ * (reported; the content hash and the sources stay as they were).
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import type { ImportReport } from '../api/contract/collections';
+import { DataError } from '../core/errors';
+import { ImportCancelledError, runImporter, type ColumnMapping, type ImportKind, type SourceStats, type TextSource } from '../io/importers/index';
+import { emptyCounts, type AddCounts, type SourceEntry } from '../store/collectionTypes';
+import type { CollectionsRepo } from '../store/collectionsRepo';
+import { ImportStaging } from '../store/importStaging';
+
+export interface ImportInput {
+  kind: ImportKind;
+  sources: readonly TextSource[];
+  /** SHA-256 of each source's bytes, by source name. */
+  sha256: ReadonlyMap<string, string>;
+  mapping?: ColumnMapping | undefined;
+}
+
+export interface ImportProgress {
+  signal?: AbortSignal | undefined;
+  progress?: ((done: number, total: number | null, message?: string) => void) | undefined;
+}
+
+export async function importIntoCollection(
+  repo: CollectionsRepo,
+  target: { name: string; description?: string | undefined },
+  input: ImportInput,
+  opts: ImportProgress = {},
+): Promise<ImportReport> {
+  let total = 0;
+  for (const s of input.sources) total += await s.countLines();
+  opts.progress?.(0, total, 'reading');
+  const staging = new ImportStaging(repo.db);
+  try {
+    const stats = await runImporter(input.kind, input.sources, input.mapping ?? {}, staging, {
+      signal: opts.signal,
+      onProgress: (n) => opts.progress?.(Math.min(n, total), total, `read ${n.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} lines`),
+    });
+    if (opts.signal?.aborted) throw new ImportCancelledError();
+    opts.progress?.(total, total, 'writing');
+    return commit(repo, target, input, stats, staging);
+  } finally {
+    staging.drop();
+  }
+}
+
+function commit(repo: CollectionsRepo, target: { name: string; description?: string | undefined }, input: ImportInput, stats: SourceStats[], staging: ImportStaging): ImportReport {
+  return repo.inTransaction(() => {
+    const existing = repo.byName(target.name);
+    const collection = existing ?? repo.create(target.name, target.description ?? '');
+    const id = collection.id;
+    const documents = emptyCounts();
+    const queries = emptyCounts();
+    const judgments = emptyCounts();
+    for (const chunk of staging.documentChunks()) repo.addDocumentTexts(id, chunk, documents);
+    for (const chunk of staging.queryChunks()) repo.addQueryTexts(id, chunk, queries);
+    for (const chunk of staging.judgmentChunks()) repo.addJudgmentTexts(id, chunk, { resolveProfileIds: input.kind === 'fairrag-mapping' }, judgments);
+    const added = documents.added + queries.added + judgments.added;
+    const noop = existing !== undefined && added === 0;
+    const now = new Date().toISOString();
+    const files: SourceEntry[] = stats.map((s) => ({ file: s.name, kind: s.role, sha256: input.sha256.get(s.name) ?? '', rows: s.rows, importedAt: now }));
+    let contentHash = collection.contentHash;
+    if (!noop) {
+      repo.recordSources(id, files);
+      contentHash = repo.refreshContentHash(id);
+    }
+    return {
+      collectionId: id,
+      collectionName: collection.name,
+      created: existing === undefined,
+      noop,
+      documents,
+      queries,
+      judgments,
+      files,
+      contentHash,
+      previousContentHash: existing ? existing.contentHash : null,
+      message: summarize(collection.name, noop, documents, queries, judgments),
+    };
+  });
+}
+
+function summarize(name: string, noop: boolean, d: AddCounts, q: AddCounts, j: AddCounts): string {
+  if (noop) return `no change: '${name}' already has all ${d.unchanged + q.unchanged + j.unchanged + j.kept} rows of these files`;
+  const parts: string[] = [];
+  const part = (c: AddCounts, what: string) => {
+    if (c.added) parts.push(`${c.added.toLocaleString('en-US')} ${what}`);
+  };
+  part(d, 'documents');
+  part(q, 'queries');
+  part(j, 'judgments');
+  let msg = `added ${parts.join(', ')} to '${name}'`;
+  const same = d.unchanged + q.unchanged + j.unchanged;
+  if (same) msg += ` (${same.toLocaleString('en-US')} already there)`;
+  if (j.kept) msg += `; kept ${j.kept} manual/LLM labels`;
+  if (j.unknownDocuments) msg += `; ${j.unknownDocuments} judgments name documents not in the collection`;
+  if (j.unknownQueries) msg += `; ${j.unknownQueries} judgments name queries not in the collection`;
+  return msg;
+}
+
+export async function sha256OfFile(path: string): Promise<string> {
+  const h = createHash('sha256');
+  try {
+    for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) h.update(chunk);
+  } catch (err) {
+    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file: path });
+  }
+  return h.digest('hex');
+}
+
+export function sha256OfBytes(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}

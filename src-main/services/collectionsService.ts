@@ -1,0 +1,184 @@
+/**
+ * Use cases of test collections: list/create/delete, import files as background jobs (from paths
+ * on this machine, or uploaded contents in browser mode), preview a file for the column mapping,
+ * browse documents and queries, and override a label by hand.
+ */
+import { accessSync, constants, statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import type { ApiParsedInput, ApiOutput } from '../api/contract/index';
+import type { ImportReport } from '../api/contract/collections';
+import type { Job } from '../api/contract/jobs';
+import { ApiFailure } from '../api/router';
+import { DataError } from '../core/errors';
+import { decodeUtf8 } from '../io/lines';
+import { fileSource, previewTable, textSource, type TextSource } from '../io/importers/index';
+import { CollectionNameTakenError, CollectionsRepo } from '../store/collectionsRepo';
+import type { CollectionRow } from '../store/collectionTypes';
+import type { Database } from 'better-sqlite3';
+import { importIntoCollection, sha256OfBytes, sha256OfFile, type ImportProgress } from './collectionsImport';
+import type { JobRunner } from './jobRunner';
+
+export type ImportFilesRequest = ApiParsedInput<'collections.import'>;
+export type ImportTextRequest = ApiParsedInput<'collections.importText'>;
+type UploadedFile = ImportTextRequest['files'][number];
+
+export class CollectionsService {
+  readonly repo: CollectionsRepo;
+
+  constructor(
+    db: Database,
+    private readonly jobs: JobRunner,
+  ) {
+    this.repo = new CollectionsRepo(db);
+    // Imports from paths are idempotent (what is already there is a no-op), so an interrupted or
+    // cancelled one can be resumed from its stored parameters. Uploads are not: their content is
+    // not kept in the job table.
+    jobs.registerKind<ImportFilesRequest>('collections.import', {
+      title: (p) => `Import ${p.kind} into ${p.collectionName}`,
+      run: (p, ctx) => this.importFiles(p, { signal: ctx.signal, progress: (d, t, m) => ctx.progress(d, t, m) }),
+    });
+  }
+
+  list(): ApiOutput<'collections.list'> {
+    return this.repo.list().map(summary);
+  }
+
+  get(id: number): ApiOutput<'collections.get'> {
+    const c = this.mustGet(id);
+    return { ...summary(c), sources: c.sources, tasks: this.repo.tasks(id), providers: this.repo.attrValues(id, 'provider') };
+  }
+
+  byName(name: string): CollectionRow | undefined {
+    return this.repo.byName(name);
+  }
+
+  create(name: string, description = ''): ApiOutput<'collections.create'> {
+    try {
+      return summary(this.repo.create(name.trim(), description));
+    } catch (err) {
+      if (err instanceof CollectionNameTakenError) throw new ApiFailure('conflict', err.message, 'name');
+      throw err;
+    }
+  }
+
+  delete(id: number): { deleted: boolean } {
+    return { deleted: this.repo.delete(id) };
+  }
+
+  // ---- import ------------------------------------------------------------------------------
+
+  /** Import files on this machine: paths must be absolute and readable (checked before the job starts). */
+  startImport(req: ImportFilesRequest): Job {
+    req.files.forEach((f, i) => checkReadable(f, `files[${i}]`));
+    return this.jobs.startKind('collections.import', req);
+  }
+
+  /** Import uploaded contents (browser mode). */
+  startImportText(req: ImportTextRequest): Job {
+    const sources = req.files.map((f) => uploadedSource(f));
+    const params = { ...req, files: req.files.map((f) => ({ name: f.name, bytes: f.content.length, encoding: f.encoding })) };
+    const title = `Import ${req.kind} into ${req.collectionName}`;
+    return this.jobs.start('collections.importText', title, params, (ctx) =>
+      importIntoCollection(
+        this.repo,
+        { name: req.collectionName.trim(), description: req.description },
+        { kind: req.kind, sources: sources.map((s) => s.source), sha256: new Map(sources.map((s) => [s.source.name, s.sha256])), mapping: req.mapping },
+        { signal: ctx.signal, progress: (d, t, m) => ctx.progress(d, t, m) },
+      ),
+    );
+  }
+
+  /** Run an import of files now (CLI, tests, the demo); the job wrapper calls this too. */
+  async importFiles(req: ImportFilesRequest, opts: ImportProgress = {}): Promise<ImportReport> {
+    const paths = req.files;
+    const sources = paths.map((p) => fileSource(p));
+    const sha256 = new Map<string, string>();
+    for (const p of paths) sha256.set(p, await sha256OfFile(p));
+    return importIntoCollection(this.repo, { name: req.collectionName.trim(), description: req.description }, { kind: req.kind, sources, sha256, mapping: req.mapping }, opts);
+  }
+
+  /** Run an import of in-memory contents now. */
+  async importContents(
+    target: { collectionName: string; description?: string | undefined },
+    kind: ImportFilesRequest['kind'],
+    files: readonly { name: string; content: string; encoding?: 'utf8' | 'base64' }[],
+    mapping?: ImportFilesRequest['mapping'],
+    opts: ImportProgress = {},
+  ): Promise<ImportReport> {
+    const sources = files.map((f) => uploadedSource({ ...f, encoding: f.encoding ?? 'utf8' }));
+    return importIntoCollection(
+      this.repo,
+      { name: target.collectionName.trim(), description: target.description },
+      { kind, sources: sources.map((s) => s.source), sha256: new Map(sources.map((s) => [s.source.name, s.sha256])), mapping },
+      opts,
+    );
+  }
+
+  async previewFile(req: ApiParsedInput<'collections.previewFile'>): Promise<ApiOutput<'collections.previewFile'>> {
+    const source = req.path !== undefined ? fileSource(checkReadable(req.path, 'path')) : uploadedSource(req.file!).source;
+    return previewTable(source, req.kind, req.mapping ?? {});
+  }
+
+  // ---- browsing ----------------------------------------------------------------------------
+
+  listDocuments(req: ApiParsedInput<'documents.list'>): ApiOutput<'documents.list'> {
+    this.mustGet(req.collectionId);
+    return this.repo.listDocuments(req.collectionId, req);
+  }
+
+  getDocument(collectionId: number, docId: string): ApiOutput<'documents.get'> {
+    this.mustGet(collectionId);
+    const doc = this.repo.getDocument(collectionId, docId);
+    if (!doc) throw new ApiFailure('not-found', `no document '${docId}' in this collection`, 'docId');
+    return doc;
+  }
+
+  listQueries(req: ApiParsedInput<'queries.list'>): ApiOutput<'queries.list'> {
+    this.mustGet(req.collectionId);
+    return this.repo.listQueries(req.collectionId, { offset: req.offset, limit: req.limit, ...(req.task !== undefined ? { task: req.task } : {}) });
+  }
+
+  getQuery(collectionId: number, queryId: string): ApiOutput<'queries.get'> {
+    this.mustGet(collectionId);
+    const q = this.repo.getQueryWithJudgments(collectionId, queryId);
+    if (!q) throw new ApiFailure('not-found', `no query '${queryId}' in this collection`, 'queryId');
+    return q;
+  }
+
+  setManual(req: ApiParsedInput<'judgments.setManual'>): ApiOutput<'judgments.setManual'> {
+    this.mustGet(req.collectionId);
+    if (!this.repo.getQuery(req.collectionId, req.queryId)) throw new ApiFailure('not-found', `no query '${req.queryId}' in this collection`, 'queryId');
+    const judgment = this.repo.setManualJudgment(req.collectionId, req.queryId, req.docId, req.kind, req.label) ?? null;
+    return { judgment, contentHash: this.mustGet(req.collectionId).contentHash };
+  }
+
+  private mustGet(id: number): CollectionRow {
+    const c = this.repo.get(id);
+    if (!c) throw new ApiFailure('not-found', `no collection with id ${id}`, 'id');
+    return c;
+  }
+}
+
+function summary(c: CollectionRow): ApiOutput<'collections.list'>[number] {
+  return { id: c.id, name: c.name, description: c.description, contentHash: c.contentHash, createdAt: c.createdAt, counts: c.counts };
+}
+
+function checkReadable(path: string, field: string): string {
+  if (!isAbsolute(path)) throw new ApiFailure('validation', `${field}: the path must be absolute, got '${path}'`, field);
+  try {
+    if (statSync(path).isDirectory()) throw new DataError('is a folder, not a file', { file: path });
+    accessSync(path, constants.R_OK);
+  } catch (err) {
+    if (err instanceof DataError) throw err;
+    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file: path });
+  }
+  return path;
+}
+
+function uploadedSource(f: UploadedFile): { source: TextSource; sha256: string } {
+  if (f.encoding === 'base64') {
+    const bytes = Buffer.from(f.content, 'base64');
+    return { source: textSource(f.name, decodeUtf8(bytes, f.name)), sha256: sha256OfBytes(bytes) };
+  }
+  return { source: textSource(f.name, f.content), sha256: sha256OfBytes(Buffer.from(f.content, 'utf8')) };
+}
