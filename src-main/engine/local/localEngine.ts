@@ -6,7 +6,8 @@
  * Lifecycle: the worker starts on the first call and loads the model; calls wait for the load.
  * If the process dies, calls in flight are rejected with EngineError 'model-load-failed' (while
  * loading) or 'engine-crashed' (otherwise), the engine's state becomes 'failed' with that error,
- * and the next call starts a fresh worker. `close()` ends the worker.
+ * and the next call starts a fresh worker. `close()` ends the worker; calls still in flight end
+ * as aborted.
  *
  * Cancelling (AbortSignal): `generate` resolves early with the text so far and finishReason
  * 'aborted' (empty if it had not started); `score` and `embed` reject with EngineError 'aborted'.

@@ -41,6 +41,7 @@ export class WorkerProcess {
   private nextId = 1;
   private stderr = '';
   private exitInfo: WorkerExit | undefined;
+  private closing = false;
   readonly exited: Promise<WorkerExit>;
 
   constructor(
@@ -106,6 +107,7 @@ export class WorkerProcess {
   /** Ask the worker to release the model and exit; kill it if it has not within `graceMs`. */
   async shutdown(graceMs = 3000): Promise<void> {
     if (this.exitInfo) return;
+    this.closing = true;
     this.post({ type: 'shutdown' });
     const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
     await this.exited;
@@ -146,7 +148,7 @@ export class WorkerProcess {
     for (const [id, p] of this.pending) {
       this.pending.delete(id);
       p.detach();
-      p.reject(exitError(p.op, exit));
+      p.reject(this.closing ? new EngineError('aborted', `the engine was closed during ${p.op}`) : exitError(p.op, exit));
     }
   }
 

@@ -81,6 +81,16 @@ describe('crash isolation', () => {
       expect(engine.workerPid).toBeDefined();
       expect(engine.workerPid).not.toBe(first);
       expect(engine.state.status).toBe('ready');
+
+      // Closing with a call in flight ends it as aborted (a partial result or an 'aborted' rejection).
+      const outcome = engine.generate({ prompt: 'long', maxTokens: 480, sampling: { temperature: 0 } }).then(
+        (r) => r.finishReason,
+        (e: unknown) => (e as EngineError).code,
+      );
+      await new Promise((r) => setTimeout(r, 30));
+      await engine.close();
+      expect(await outcome).toBe('aborted');
+      expect(engine.state.status).toBe('closed');
     } finally {
       await engine.close();
     }

@@ -17,6 +17,7 @@ const send = (m: WorkerMessage): void => {
   process.send?.(m);
 };
 const controllers = new Map<number, AbortController>();
+const inFlight = new Set<Promise<void>>();
 let host: ModelHost | undefined;
 
 async function dispatch<K extends WorkerOp>(id: number, op: K, request: WorkerOps[K]['request'], signal: AbortSignal): Promise<unknown> {
@@ -69,6 +70,8 @@ async function handleCall(msg: Extract<ParentMessage, { type: 'call' }>): Promis
 
 async function shutdown(): Promise<void> {
   for (const c of controllers.values()) c.abort();
+  // Let cancelled calls answer (a generation returns its text so far) before the model goes away.
+  await Promise.race([Promise.allSettled(inFlight), new Promise((r) => setTimeout(r, 1000))]);
   try {
     await host?.dispose();
   } finally {
@@ -78,9 +81,12 @@ async function shutdown(): Promise<void> {
 
 process.on('message', (msg: ParentMessage) => {
   switch (msg.type) {
-    case 'call':
-      void handleCall(msg);
+    case 'call': {
+      const call = handleCall(msg);
+      inFlight.add(call);
+      void call.finally(() => inFlight.delete(call));
       break;
+    }
     case 'cancel':
       controllers.get(msg.id)?.abort();
       break;
