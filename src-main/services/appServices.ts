@@ -6,6 +6,7 @@ import { openWorkspace, type OpenOptions, type Workspace } from '../store/worksp
 import { CollectionsService } from './collectionsService';
 import { EventBus } from './eventBus';
 import { JobRunner } from './jobRunner';
+import { localEngineOpener, RetrievalService } from './retrievalService';
 import { SettingsService } from './settingsService';
 import { WorkspaceService } from './workspaceService';
 
@@ -15,6 +16,7 @@ export interface AppServices {
   readonly jobs: JobRunner;
   readonly settings: SettingsService;
   readonly workspaceService: WorkspaceService;
+  readonly retrieval: RetrievalService;
   readonly collections: CollectionsService;
   readonly transport: 'electron' | 'http';
   close(): Promise<void>;
@@ -36,6 +38,8 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
     title: () => 'Check workspace integrity',
     run: (p, ctx) => workspaceService.check(ctx, p.full),
   });
+  // Embedding models: a library name or a GGUF path; llama.cpp threads follow the setting (0 = physical cores).
+  const retrieval = new RetrievalService(workspace.db, jobs, { openEngine: localEngineOpener(workspace.db, () => ({ threads: settings.get().threads })) });
   let closed = false;
   return {
     workspace,
@@ -44,11 +48,13 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
     settings,
     workspaceService,
     collections,
+    retrieval,
     transport: options.transport,
     async close() {
       if (closed) return;
       closed = true;
       await jobs.shutdown();
+      await retrieval.close();
       workspace.close();
     },
   };

@@ -7,6 +7,7 @@ import { appContract } from './app';
 import { collectionsContract } from './collections';
 import { evaluationContract } from './evaluation';
 import { Job, jobsContract } from './jobs';
+import { retrievalContract } from './retrieval';
 import type { MethodDef } from './define';
 
 export * from './define';
@@ -14,12 +15,14 @@ export * from './app';
 export * from './collections';
 export * from './jobs';
 export * from './evaluation';
+export * from './retrieval';
 
 export const contract = {
   ...appContract,
   ...collectionsContract,
   ...jobsContract,
   ...evaluationContract,
+  ...retrievalContract,
 } satisfies Record<string, MethodDef>;
 
 export type Contract = typeof contract;

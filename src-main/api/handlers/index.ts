@@ -5,6 +5,7 @@ import { appHandlers } from './app';
 import { collectionHandlers } from './collections';
 import { evaluationHandlers } from './evaluation';
 import { jobHandlers } from './jobs';
+import { retrievalHandlers } from './retrieval';
 
 export function createHandlers(s: AppServices): Handlers {
   return {
@@ -12,6 +13,7 @@ export function createHandlers(s: AppServices): Handlers {
     ...collectionHandlers(s),
     ...jobHandlers(s),
     ...evaluationHandlers(),
+    ...retrievalHandlers(s),
   };
 }
 

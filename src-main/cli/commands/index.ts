@@ -12,6 +12,8 @@ import { modelAddCommand, modelInfoCommand, modelListCommand, modelRemoveCommand
 import { modelMakeTinyCommand } from './modelMakeTiny';
 import { modelTryCommand } from './modelTry';
 import { moiSolveCommand } from './moiSolve';
+import { retrieveCommand } from './retrieve';
+import { retrieveSearchCommand } from './retrieveSearch';
 import { richragCoverageCommand } from './richragCoverage';
 import { sampleCommand } from './sample';
 import { serve } from './serve';
@@ -33,6 +35,8 @@ export const commands: CliCommand[] = [
   modelRemoveCommand,
   modelTryCommand,
   moiSolveCommand,
+  retrieveCommand,
+  retrieveSearchCommand,
   richragCoverageCommand,
   sampleCommand,
   serve,

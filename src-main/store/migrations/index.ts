@@ -6,9 +6,11 @@ import type { Migration } from '../migration';
 import { migration0001 } from './0001_initial';
 import { migration0002 } from './0002_engine';
 import { migration0003 } from './0003_collections';
+import { migration0004 } from './0004_retrieval';
 
 export const migrations: readonly Migration[] = [
   migration0001,
   migration0002,
   migration0003,
+  migration0004,
 ];

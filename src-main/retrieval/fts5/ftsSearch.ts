@@ -1,0 +1,111 @@
+/**
+ * Interactive BM25 search of one collection with SQLite FTS5 over `documents_fts` (migration 0004).
+ *
+ * Scores are FTS5's `bm25(documents_fts, w_title, w_text)` negated: FTS5 returns lower-is-better
+ * values (−score) so that `ORDER BY rank` ascends; here higher is better. FTS5's BM25 has k1 = 1.2,
+ * b = 0.75, idf = ln((N − n + 0.5)/(n + 0.5)) floored at 1e-6, the column weight multiplying each
+ * term frequency, and |D| = tokens in all columns (sqlite fts5_aux.c).
+ *
+ * Statistics: `documents_fts` indexes the documents of every collection, so N, n and avgdl here are
+ * workspace-wide; the collection only filters the hits. Fine for browsing, but scores change when
+ * another collection is imported — stored runs therefore use a per-collection index instead
+ * (collectionIndex.ts).
+ */
+import type { Database } from 'better-sqlite3';
+import { toMatchExpression, queryTerms } from './matchExpression';
+import { markedToHtml, SQL_MARK_CLOSE, SQL_MARK_OPEN } from './snippetHtml';
+
+export interface FieldWeights {
+  title: number;
+  text: number;
+}
+
+export const DEFAULT_FIELD_WEIGHTS: Readonly<FieldWeights> = Object.freeze({ title: 1, text: 1 });
+
+export interface FtsSearchOptions {
+  collectionId: number;
+  query: string;
+  k: number;
+  weights?: FieldWeights;
+  /** Tokens in a snippet (FTS5 allows 1..64). Default 24. */
+  snippetTokens?: number;
+}
+
+export interface FtsHit {
+  rank: number;
+  /** documents.id */
+  documentId: number;
+  /** The document's id in its collection. */
+  docId: string;
+  title: string;
+  /** The title, HTML-escaped, matched terms in <mark>. */
+  titleHtml: string;
+  /** A passage of the text around the matches, HTML-escaped, matched terms in <mark>; "…" where cut. */
+  snippetHtml: string;
+  score: number;
+}
+
+export interface FtsSearchResult {
+  /** The terms searched for (the query as FTS5 saw it, before stemming). */
+  terms: string[];
+  hits: FtsHit[];
+}
+
+export function checkFieldWeights(w: FieldWeights): void {
+  for (const [field, v] of Object.entries(w)) {
+    if (!Number.isFinite(v) || v < 0) throw new RangeError(`field weight ${field} must be a finite number ≥ 0, got ${v}`);
+  }
+}
+
+export function searchFts(db: Database, options: FtsSearchOptions): FtsSearchResult {
+  const terms = queryTerms(options.query);
+  const match = toMatchExpression(terms);
+  const weights = options.weights ?? DEFAULT_FIELD_WEIGHTS;
+  checkFieldWeights(weights);
+  if (!Number.isInteger(options.k) || options.k < 0) throw new RangeError(`k must be a non-negative integer, got ${options.k}`);
+  if (match === null || options.k === 0) return { terms, hits: [] };
+  const snippetTokens = Math.max(1, Math.min(64, Math.trunc(options.snippetTokens ?? 24)));
+
+  // Rank first, then build snippets for the k winners only: snippet() on every matching row of a
+  // common term would cost as much as reading the whole collection.
+  const top = db
+    .prepare(
+      `SELECT d.id AS documentId, d.doc_id AS docId, d.title AS title, -bm25(documents_fts, ?, ?) AS score
+         FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid
+        WHERE documents_fts MATCH ? AND d.collection_id = ?
+        ORDER BY score DESC, d.doc_id ASC
+        LIMIT ?`,
+    )
+    .all(weights.title, weights.text, match, options.collectionId, options.k) as { documentId: number; docId: string; title: string; score: number }[];
+
+  const marks = db.prepare(
+    `SELECT highlight(documents_fts, 0, ${SQL_MARK_OPEN}, ${SQL_MARK_CLOSE}) AS title,
+            snippet(documents_fts, 1, ${SQL_MARK_OPEN}, ${SQL_MARK_CLOSE}, '…', ?) AS snippet
+       FROM documents_fts WHERE documents_fts MATCH ? AND rowid = ?`,
+  );
+  const hits = top.map((row, i) => {
+    // The rowid must be bound as BigInt: a JS number binds as REAL, and FTS5 then silently ignores
+    // the `rowid = ?` constraint and returns every matching row (measured with SQLite 3.53.2).
+    const m = marks.get(snippetTokens, match, BigInt(row.documentId)) as { title: string | null; snippet: string | null } | undefined;
+    return {
+      rank: i + 1,
+      documentId: row.documentId,
+      docId: row.docId,
+      title: row.title,
+      titleHtml: markedToHtml(m?.title ?? row.title),
+      snippetHtml: markedToHtml(m?.snippet ?? ''),
+      score: row.score,
+    };
+  });
+  return { terms, hits };
+}
+
+/** Rebuild `documents_fts` from `documents` (repair after writes that bypassed the triggers). */
+export function rebuildFtsIndex(db: Database): void {
+  db.prepare(`INSERT INTO documents_fts(documents_fts) VALUES ('rebuild')`).run();
+}
+
+/** Throws if `documents_fts` does not match `documents` exactly. */
+export function checkFtsIndex(db: Database): void {
+  db.prepare(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('integrity-check', 1)`).run();
+}
