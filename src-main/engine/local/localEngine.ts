@@ -36,7 +36,7 @@ import type { LoadResult, WorkerOp, WorkerOps } from './protocol';
 import { runtimeVersions } from './runtimeVersions';
 import { resolveLocalEngineSettings, type LocalEngineSettings } from './settings';
 import { resolveWorkerLaunch } from './workerLaunch';
-import { WorkerProcess } from './workerProcess';
+import { WorkerProcess, describeExit } from './workerProcess';
 
 export type LocalEngineStatus = 'idle' | 'loading' | 'ready' | 'failed' | 'closed';
 
@@ -155,10 +155,8 @@ export class LocalEngine implements Engine {
         onExit: (exit) => {
           if (this.worker !== worker || this.current.status === 'closed') return;
           this.worker = undefined;
-          const how = exit.signal ? `killed by ${exit.signal}` : `exited with code ${exit.code}`;
-          const tail = exit.stderrTail ? `: ${exit.stderrTail}` : '';
           // While loading, the load call's rejection sets the state (with the load error) instead.
-          if (this.current.status === 'ready') this.setState({ status: 'failed', error: new EngineError('engine-crashed', `the engine process ${how}${tail}`) });
+          if (this.current.status === 'ready') this.setState({ status: 'failed', error: new EngineError('engine-crashed', describeExit(exit)) });
         },
         ...(this.options.onLog ? { onLog: this.options.onLog } : {}),
       });

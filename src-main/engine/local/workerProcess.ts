@@ -171,9 +171,13 @@ function lastLines(text: string, n = 6): string {
     .join(' | ');
 }
 
-function exitError(op: WorkerOp, exit: WorkerExit): EngineError {
+/** "the engine process was killed by SIGABRT [during ...]: <last stderr lines>". */
+export function describeExit(exit: WorkerExit, during?: string): string {
   const how = exit.signal ? `was killed by ${exit.signal}` : exit.code === null ? 'could not start' : `exited with code ${exit.code}`;
-  const during = op === 'load' ? 'while loading the model' : `during ${op}`;
-  const detail = exit.stderrTail ? `: ${exit.stderrTail}` : '';
-  return new EngineError(op === 'load' ? 'model-load-failed' : 'engine-crashed', `the engine process ${how} ${during}${detail}`);
+  return `the engine process ${how}${during ? ` ${during}` : ''}${exit.stderrTail ? `: ${exit.stderrTail}` : ''}`;
+}
+
+function exitError(op: WorkerOp, exit: WorkerExit): EngineError {
+  if (op === 'load') return new EngineError('model-load-failed', describeExit(exit, 'while loading the model'));
+  return new EngineError('engine-crashed', describeExit(exit, `during ${op}`));
 }
