@@ -14,7 +14,6 @@ import {
   resolveChatWrapper,
   type ChatWrapper,
   type Llama,
-  type LlamaContext,
   type LlamaEmbeddingContext,
   type LlamaGrammar,
   type LlamaModel,
@@ -33,7 +32,7 @@ export interface HostCallbacks {
 }
 
 export class ModelHost {
-  private generation?: Promise<{ context: LlamaContext; pool: SequencePool }>;
+  private generation?: Promise<SequencePool>;
   private embedding?: Promise<LlamaEmbeddingContext>;
   private embedQueue: Promise<unknown> = Promise.resolve();
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
@@ -88,7 +87,7 @@ export class ModelHost {
 
   async generate(req: GenerateRequest, signal: AbortSignal): Promise<GenerateResult> {
     const grammar = await this.grammarFor(req);
-    const { pool } = await this.generationContext();
+    const pool = await this.sequences();
     const lease = await pool.acquire(signal).catch((err: unknown) => {
       // Cancelled while waiting for a free sequence: nothing was generated.
       if (err instanceof EngineError && err.code === 'aborted') return undefined;
@@ -104,7 +103,7 @@ export class ModelHost {
   }
 
   async score(req: ScoreRequest, signal: AbortSignal): Promise<ScoreResult> {
-    const { pool } = await this.generationContext();
+    const pool = await this.sequences();
     const lease = await pool.acquireAll(signal);
     try {
       return await scoreInSequence(req, { model: this.model, sequence: lease.sequence, signal });
@@ -134,7 +133,8 @@ export class ModelHost {
     await this.llama.dispose();
   }
 
-  private generationContext(): Promise<{ context: LlamaContext; pool: SequencePool }> {
+  /** The generation context's sequences, creating the context on first use. */
+  private sequences(): Promise<SequencePool> {
     this.generation ??= (async () => {
       const { contextSize, batchSize, sequences, threads } = this.settings;
       const context = await this.model.createContext({ contextSize, batchSize, sequences, threads }).catch((err: unknown) => {
@@ -142,7 +142,7 @@ export class ModelHost {
         throw new EngineError('model-load-failed', `cannot create a context: ${(err as Error).message}`);
       });
       const seqs = Array.from({ length: sequences }, () => context.getSequence());
-      return { context, pool: new SequencePool(seqs) };
+      return new SequencePool(seqs);
     })();
     return this.generation;
   }
