@@ -9,7 +9,8 @@ import type { z } from 'zod';
 import type { Job } from '../api/contract/jobs';
 import type { EmbeddingSet, RunQueryHits, RunSpec, RunSummary } from '../api/contract/retrieval';
 import { ApiFailure } from '../api/router';
-import { FAIR_RAG_TOKENIZER, type TokenizerOptions } from '../core/retrieval/tokenizer';
+import { ENGLISH_STOPWORDS, FAIR_RAG_TOKENIZER, type TokenizerOptions } from '../core/retrieval/tokenizer';
+import { porterStem } from '../core/text/porterStemmer';
 import type { VectorMetric } from '../core/retrieval/exactKnn';
 import { LocalEngine } from '../engine/local/localEngine';
 import type { Engine } from '../engine/types';
@@ -217,7 +218,11 @@ export class RetrievalService {
     let rankings: RunRankings;
     let params: Record<string, unknown>;
     if (spec.method === 'bm25') {
-      const tokenizer: TokenizerOptions = spec.candidates.tokenizer === 'whitespace' ? FAIR_RAG_TOKENIZER : { mode: 'words' };
+      const tokenizer: TokenizerOptions = {
+        ...(spec.candidates.tokenizer === 'whitespace' ? FAIR_RAG_TOKENIZER : { mode: 'words' }),
+        ...(spec.candidates.stopwords === 'english' ? { stopwords: ENGLISH_STOPWORDS } : {}),
+        ...(spec.candidates.stem ? { stem: porterStem } : {}),
+      };
       const docs = this.candidateDocuments(spec.collectionId);
       rankings = await bm25Run({
         db: this.db,

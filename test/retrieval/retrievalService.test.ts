@@ -71,6 +71,24 @@ describe('BM25 runs', () => {
     await expect(service.createRun(spec({ collectionId: zoo, method: 'bm25', name: 'bm25' }), ctx())).rejects.toThrow(/already exists/);
   });
 
+  it('stop words and stemming are opt-in for candidate sets', async () => {
+    addDocuments(ws.db, zoo, [
+      { docId: 'c1', text: 'the penguin' },
+      { docId: 'c2', text: 'the penguins are here' },
+      { docId: 'c3', text: 'a fox' },
+    ]);
+    addQueries(ws.db, zoo, [{ queryId: 'qs', text: 'the penguins', candidates: ['c1', 'c2', 'c3'] }]);
+    const plain = await service.createRun(spec({ collectionId: zoo, method: 'bm25' }), ctx());
+    const stemmed = await service.createRun(spec({ collectionId: zoo, method: 'bm25', candidates: { stem: true, stopwords: 'english' } }), ctx());
+    const scores = (runId: number) => Object.fromEntries(service.repo.results(runId, { queryId: 'qs' }).map((r) => [r.docId, r.score]));
+    // plain: "penguins" only in c2; stemmed: penguin(s) in c1 and c2, "the" dropped
+    expect(scores(plain.id).c1).toBeCloseTo(bm25Scores('the penguins', ['the penguin', 'the penguins are here', 'a fox'])[0]!, 12);
+    const s = scores(stemmed.id);
+    expect(s.c1).toBeGreaterThan(s.c2!); // same tf, c1 shorter (2 tokens → 1 after stop words)
+    expect(s.c3).toBe(0);
+    expect(stemmed.params).toMatchObject({ candidates: { stem: true, stopwords: 'english' } });
+  });
+
   it('an unknown candidate id is a data error, an unknown collection is not found', async () => {
     addQueries(ws.db, zoo, [{ queryId: 'bad', text: 'x', candidates: ['nope'] }]);
     await expect(service.createRun(spec({ collectionId: zoo, method: 'bm25' }), ctx())).rejects.toMatchObject({ code: 'invalid-data' });

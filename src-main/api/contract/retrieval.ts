@@ -47,6 +47,10 @@ export const CandidateBm25 = z
     epsilon: z.number().min(-100).max(100).default(0.25),
     /** words: lower-cased letter/digit runs; whitespace: Python str.split(), case kept (Fair-RAG). */
     tokenizer: z.enum(['words', 'whitespace']).default('words'),
+    /** english: drop Lucene's 33 English stop words. */
+    stopwords: z.enum(['none', 'english']).default('none'),
+    /** Porter stemming (NLTK mode) of every token. */
+    stem: z.boolean().default(false),
   })
   .strict();
 

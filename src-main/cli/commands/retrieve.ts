@@ -42,6 +42,8 @@ ${WORKSPACE_HELP}
   --epsilon X            rank_bm25 idf floor factor (default 0.25)
   --tokenizer T          words (default: lower-cased letter/digit runs) | whitespace (Fair-RAG: split on
                          whitespace, case kept)
+  --stopwords S          none (default) | english (Lucene's 33 English stop words)
+  --stem                 Porter-stem every token (NLTK mode; off by default, as in Fair-RAG)
  dense:
   --model NAME|FILE      embedding model: a model-library name ('fairground model add') or a GGUF file
   --metric M             cosine (default) | dot
@@ -78,6 +80,8 @@ export const retrieveCommand: CliCommand = {
       idf: { type: 'string' },
       epsilon: { type: 'string' },
       tokenizer: { type: 'string' },
+      stopwords: { type: 'string' },
+      stem: { type: 'boolean' },
       model: { type: 'string' },
       metric: { type: 'string' },
       threads: { type: 'string' },
@@ -98,7 +102,15 @@ export const retrieveCommand: CliCommand = {
       const raw: Record<string, unknown> = { collectionId, method, k: numberOption(values.k, 'k', { integer: true }), name: values.name };
       if (method === 'bm25') {
         raw.weights = { title: num(values['title-weight'], 'title-weight'), text: num(values['text-weight'], 'text-weight') };
-        raw.candidates = { k1: num(values.k1, 'k1'), b: num(values.b, 'b'), idf: values.idf, epsilon: num(values.epsilon, 'epsilon'), tokenizer: values.tokenizer };
+        raw.candidates = {
+          k1: num(values.k1, 'k1'),
+          b: num(values.b, 'b'),
+          idf: values.idf,
+          epsilon: num(values.epsilon, 'epsilon'),
+          tokenizer: values.tokenizer,
+          stopwords: values.stopwords,
+          stem: values.stem,
+        };
       } else if (method === 'dense') {
         const model = requireOption(values.model, 'model');
         // A model-library name, else a path relative to the working directory.

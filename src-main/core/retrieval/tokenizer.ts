@@ -14,6 +14,8 @@
  * is passed in as a function so this module stays free of any particular stemmer.
  */
 
+import { pySplit } from '../text/pythonWhitespace';
+
 export type TokenizerMode = 'words' | 'whitespace';
 
 export interface TokenizerOptions {
@@ -27,11 +29,6 @@ export interface TokenizerOptions {
   stem?: (token: string) => string;
 }
 
-/**
- * Every code point for which CPython's `str.isspace()` is true: JS `\s` differs (it lacks
- * U+001C–U+001F and U+0085, and includes U+FEFF), which would split differently from `str.split()`.
- */
-const PY_WHITESPACE_RUN = /[\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/u;
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 
 export function tokenize(text: string, options: TokenizerOptions = {}): string[] {
@@ -39,7 +36,8 @@ export function tokenize(text: string, options: TokenizerOptions = {}): string[]
   const lowercase = options.lowercase ?? mode === 'words';
   const source = lowercase ? text.toLowerCase() : text;
   let tokens: string[];
-  if (mode === 'whitespace') tokens = source.split(PY_WHITESPACE_RUN).filter((t) => t !== '');
+  // Python's whitespace, not JS `\s` (they differ on U+001C–U+001F, U+0085 and U+FEFF).
+  if (mode === 'whitespace') tokens = pySplit(source);
   else if (mode === 'words') tokens = source.match(WORD) ?? [];
   else throw new RangeError(`unknown tokenizer mode '${String(mode)}'`);
   const { stopwords, stem } = options;
