@@ -6,6 +6,7 @@ import { openWorkspace, type OpenOptions, type Workspace } from '../store/worksp
 import { CollectionsService } from './collectionsService';
 import { EventBus } from './eventBus';
 import { JobRunner } from './jobRunner';
+import { ModelService } from './modelService';
 import { localEngineOpener, RetrievalService } from './retrievalService';
 import { SettingsService } from './settingsService';
 import { WorkspaceService } from './workspaceService';
@@ -16,8 +17,9 @@ export interface AppServices {
   readonly jobs: JobRunner;
   readonly settings: SettingsService;
   readonly workspaceService: WorkspaceService;
-  readonly retrieval: RetrievalService;
+  readonly models: ModelService;
   readonly collections: CollectionsService;
+  readonly retrieval: RetrievalService;
   readonly transport: 'electron' | 'http';
   close(): Promise<void>;
 }
@@ -33,11 +35,12 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
   jobs.markInterrupted();
   const settings = new SettingsService(workspace.db);
   const workspaceService = new WorkspaceService(workspace);
-  const collections = new CollectionsService(workspace.db, jobs);
   jobs.registerKind<{ full: boolean }>('workspace.check', {
     title: () => 'Check workspace integrity',
     run: (p, ctx) => workspaceService.check(ctx, p.full),
   });
+  const models = new ModelService(workspace.db, jobs, settings);
+  const collections = new CollectionsService(workspace.db, jobs);
   // Embedding models: a library name or a GGUF path; llama.cpp threads follow the setting (0 = physical cores).
   const retrieval = new RetrievalService(workspace.db, jobs, { openEngine: localEngineOpener(workspace.db, () => ({ threads: settings.get().threads })) });
   let closed = false;
@@ -47,6 +50,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
     jobs,
     settings,
     workspaceService,
+    models,
     collections,
     retrieval,
     transport: options.transport,
@@ -54,6 +58,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
       if (closed) return;
       closed = true;
       await jobs.shutdown();
+      await models.close();
       await retrieval.close();
       workspace.close();
     },

@@ -7,6 +7,7 @@ import { appContract } from './app';
 import { collectionsContract } from './collections';
 import { evaluationContract } from './evaluation';
 import { Job, jobsContract } from './jobs';
+import { modelsContract } from './models';
 import { retrievalContract } from './retrieval';
 import type { MethodDef } from './define';
 
@@ -15,6 +16,7 @@ export * from './app';
 export * from './collections';
 export * from './jobs';
 export * from './evaluation';
+export * from './models';
 export * from './retrieval';
 
 export const contract = {
@@ -22,6 +24,7 @@ export const contract = {
   ...collectionsContract,
   ...jobsContract,
   ...evaluationContract,
+  ...modelsContract,
   ...retrievalContract,
 } satisfies Record<string, MethodDef>;
 

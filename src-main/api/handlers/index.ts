@@ -5,6 +5,7 @@ import { appHandlers } from './app';
 import { collectionHandlers } from './collections';
 import { evaluationHandlers } from './evaluation';
 import { jobHandlers } from './jobs';
+import { modelHandlers } from './models';
 import { retrievalHandlers } from './retrieval';
 
 export function createHandlers(s: AppServices): Handlers {
@@ -13,6 +14,7 @@ export function createHandlers(s: AppServices): Handlers {
     ...collectionHandlers(s),
     ...jobHandlers(s),
     ...evaluationHandlers(),
+    ...modelHandlers(s),
     ...retrievalHandlers(s),
   };
 }

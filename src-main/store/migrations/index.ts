@@ -7,10 +7,12 @@ import { migration0001 } from './0001_initial';
 import { migration0002 } from './0002_engine';
 import { migration0003 } from './0003_collections';
 import { migration0004 } from './0004_retrieval';
+import { migration0005 } from './0005_remote_endpoints';
 
 export const migrations: readonly Migration[] = [
   migration0001,
   migration0002,
   migration0003,
   migration0004,
+  migration0005,
 ];

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { Empty, method } from './define';
+
+/** Hardware/engine settings of a local model (node-llama-cpp). Omitted fields use the defaults. */
+export const ModelSettings = z
+  .object({
+    gpu: z.union([z.enum(['auto', 'cuda', 'metal', 'vulkan']), z.literal(false)]).optional(),
+    gpuLayers: z.union([z.literal('auto'), z.number().int().min(0).max(1000)]).optional(),
+    /** CPU threads; never more than this machine's cores. */
+    threads: z.number().int().min(1).max(512).optional(),
+    contextSize: z.number().int().min(64).max(1_048_576).optional(),
+    batchSize: z.number().int().min(1).max(65_536).optional(),
+    sequences: z.number().int().min(1).max(64).optional(),
+  })
+  .strict();
+export type ModelSettings = z.infer<typeof ModelSettings>;
+
+export const ModelInfo = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  path: z.string(),
+  size: z.number(),
+  sha256: z.string().nullable(),
+  status: z.enum(['pending', 'ready', 'failed', 'missing']),
+  error: z.string().nullable(),
+  metadata: z.record(z.string(), z.unknown()),
+  settings: ModelSettings,
+  /** The settings in force (defaults filled in, threads clamped). */
+  effectiveSettings: z.record(z.string(), z.unknown()),
+  cachedCalls: z.number().int(),
+  addedAt: z.string(),
+});
+export type ModelInfo = z.infer<typeof ModelInfo>;
+
+export const RemoteEndpointInfo = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  baseUrl: z.string(),
+  model: z.string(),
+  /** Whether an API key is stored (the key itself is never sent back). */
+  hasApiKey: z.boolean(),
+  settings: z.record(z.string(), z.unknown()),
+  cachedCalls: z.number().int(),
+  addedAt: z.string(),
+});
+
+export const TryRequest = z
+  .object({
+    prompt: z.string().min(1).max(100_000),
+    maxTokens: z.number().int().min(1).max(4096).default(64),
+    temperature: z.number().min(0).max(5).default(0),
+    seed: z.number().int().min(0).optional(),
+    chat: z.boolean().default(false),
+  })
+  .strict();
+
+export const TryResult = z.object({
+  text: z.string(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  finishReason: z.string(),
+  fromCache: z.boolean(),
+  durationMs: z.number(),
+});
+
+export const GeneratorRef = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('local'), modelId: z.number().int() }).strict(),
+  z.object({ kind: z.literal('remote'), endpointId: z.number().int() }).strict(),
+]);
+export type GeneratorRef = z.infer<typeof GeneratorRef>;
+
+const Id = z.object({ id: z.number().int() }).strict();
+
+export const modelsContract = {
+  'models.list': method(Empty, z.array(ModelInfo), 'The local GGUF models of the workspace.'),
+  'models.add': method(
+    z.object({ path: z.string().min(1).max(4096), name: z.string().min(1).max(200).optional() }).strict(),
+    ModelInfo,
+    'Register a GGUF file by path (header read now; SHA-256 computed in a background job).',
+  ),
+  'models.remove': method(Id, z.object({ removed: z.boolean() }), 'Remove a model from the library (the file stays).'),
+  'models.updateSettings': method(z.object({ id: z.number().int(), settings: ModelSettings }).strict(), ModelInfo, 'Change a model’s engine settings.'),
+  'models.try': method(Id.extend({ request: TryRequest }).strict(), TryResult, 'Generate from a prompt with a model (greedy unless a temperature is given).'),
+  'models.clearCache': method(Id, z.object({ removed: z.number().int() }), 'Forget the cached LLM calls of a model.'),
+  'remotes.list': method(Empty, z.array(RemoteEndpointInfo), 'OpenAI-compatible servers.'),
+  'remotes.add': method(
+    z
+      .object({
+        name: z.string().min(1).max(200),
+        baseUrl: z.string().url().max(2000),
+        model: z.string().min(1).max(500),
+        apiKey: z.string().max(2000).optional(),
+        serverKind: z.enum(['openai', 'vllm', 'llama.cpp']).default('openai'),
+        maxConcurrency: z.number().int().min(1).max(256).default(4),
+      })
+      .strict(),
+    RemoteEndpointInfo,
+    'Register an OpenAI-compatible server (vLLM, llama.cpp server, Ollama, any /v1).',
+  ),
+  'remotes.remove': method(Id, z.object({ removed: z.boolean() }), 'Forget a server.'),
+  'remotes.try': method(Id.extend({ request: TryRequest }).strict(), TryResult, 'Generate from a prompt on a server.'),
+};

@@ -1,0 +1,22 @@
+import type { AppServices } from '../../services/appServices';
+import type { Handlers } from '../router';
+
+type ModelHandlers = Pick<
+  Handlers,
+  'models.list' | 'models.add' | 'models.remove' | 'models.updateSettings' | 'models.try' | 'models.clearCache' | 'remotes.list' | 'remotes.add' | 'remotes.remove' | 'remotes.try'
+>;
+
+export function modelHandlers(s: AppServices): ModelHandlers {
+  return {
+    'models.list': () => s.models.list(),
+    'models.add': ({ path, name }) => s.models.add(path, name),
+    'models.remove': async ({ id }) => ({ removed: await s.models.remove(id) }),
+    'models.updateSettings': ({ id, settings }) => s.models.updateSettings(id, settings),
+    'models.try': ({ id, request }) => s.models.try({ kind: 'local', modelId: id }, request),
+    'models.clearCache': ({ id }) => ({ removed: s.models.clearCache(id) }),
+    'remotes.list': () => s.models.listRemotes(),
+    'remotes.add': (input) => s.models.addRemote(input),
+    'remotes.remove': async ({ id }) => ({ removed: await s.models.removeRemote(id) }),
+    'remotes.try': ({ id, request }) => s.models.try({ kind: 'remote', endpointId: id }, request),
+  };
+}

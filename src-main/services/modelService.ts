@@ -1,0 +1,281 @@
+/**
+ * The model library as a service: local GGUF models (header read at add time, SHA-256 hashed in
+ * a resumable background job), OpenAI-compatible servers, per-model engine settings, and the one
+ * place experiments get an engine from: `engineFor(ref)` returns a cached engine (every call goes
+ * through the workspace's call cache) that is reused across jobs and closed at shutdown.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import type { Database } from 'better-sqlite3';
+import type { GeneratorRef, ModelInfo, ModelSettings } from '../api/contract/models';
+import { ApiFailure } from '../api/router';
+import { DataError } from '../core/errors';
+import { CachedEngine } from '../engine/callCache';
+import { readGgufMetadata } from '../engine/gguf/ggufReader';
+import { sha256File } from '../engine/gguf/sha256File';
+import { LocalEngine } from '../engine/local/localEngine';
+import { resolveLocalEngineSettings, type LocalEngineSettings } from '../engine/local/settings';
+import { RemoteEngine } from '../engine/remote/remoteEngine';
+import type { GenerateResult } from '../engine/types';
+import { CallCacheRepo } from '../store/callCacheRepo';
+import { ModelsRepo, type ModelRecord } from '../store/modelsRepo';
+import type { JobRunner } from './jobRunner';
+import type { SettingsService } from './settingsService';
+
+/** What the library keeps from a GGUF header. */
+function headerSummary(info: Awaited<ReturnType<typeof readGgufMetadata>>): Record<string, unknown> {
+  const { architecture, name, parameterCount, quantization, fileType, contextLength, embeddingLength, layerCount, headCount, vocabSize, poolingType, hasChatTemplate, version } =
+    info;
+  return { architecture, name, parameterCount, quantization, fileType, contextLength, embeddingLength, layerCount, headCount, vocabSize, poolingType, hasChatTemplate, ggufVersion: version };
+}
+
+interface RemoteRow {
+  id: number;
+  name: string;
+  base_url: string;
+  model: string;
+  api_key: string | null;
+  settings: string;
+  added_at: string;
+}
+
+export interface TryOptions {
+  prompt: string;
+  maxTokens: number;
+  temperature: number;
+  seed?: number | undefined;
+  chat: boolean;
+}
+
+export class ModelService {
+  readonly models: ModelsRepo;
+  readonly cache: CallCacheRepo;
+  private readonly engines = new Map<string, CachedEngine>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly jobs: JobRunner,
+    private readonly settings: SettingsService,
+  ) {
+    this.models = new ModelsRepo(db);
+    this.cache = new CallCacheRepo(db);
+    jobs.registerKind<{ id: number }>('models.hash', {
+      title: (p) => `Hash ${this.models.get(p.id)?.name ?? `model ${p.id}`}`,
+      run: (p, ctx) => this.hash(p.id, ctx.signal, (done, total) => ctx.progress(done, total)),
+    });
+  }
+
+  list(): ModelInfo[] {
+    return this.models.list().map((m) => this.info(m));
+  }
+
+  get(id: number): ModelInfo {
+    return this.info(this.require(id));
+  }
+
+  /** Register a GGUF by path: the header is read now (a broken file is refused), hashing runs as a job. */
+  async add(path: string, name?: string): Promise<ModelInfo> {
+    const file = resolve(path);
+    if (!existsSync(file)) throw new DataError('no such file', { file, field: 'path' });
+    if (!statSync(file).isFile()) throw new DataError('not a file', { file, field: 'path' });
+    const header = await readGgufMetadata(file);
+    const modelName = name ?? basename(file).replace(/\.gguf$/i, '');
+    if (this.models.getByName(modelName)) throw new ApiFailure('conflict', `a model named '${modelName}' is already in the library`, 'name');
+    const record = this.models.add({ name: modelName, path: file, size: header.fileSize, sha256: null, metadata: headerSummary(header), status: 'pending' });
+    this.jobs.startKind('models.hash', { id: record.id });
+    return this.info(record);
+  }
+
+  /** Register with a known hash (the demo's generated model, tests). */
+  async addHashed(path: string, name: string): Promise<ModelInfo> {
+    const header = await readGgufMetadata(path);
+    const sha256 = await sha256File(path);
+    const record = this.models.add({ name, path: resolve(path), size: header.fileSize, sha256, metadata: headerSummary(header), status: 'ready' });
+    return this.info(record);
+  }
+
+  async remove(id: number): Promise<boolean> {
+    await this.closeEngine(`local:${id}`);
+    return this.models.remove(id);
+  }
+
+  async updateSettings(id: number, settings: ModelSettings): Promise<ModelInfo> {
+    this.require(id);
+    // Check the combination now so a bad value is an error here, not at the next run.
+    try {
+      resolveLocalEngineSettings(settings as Partial<LocalEngineSettings>);
+    } catch (err) {
+      throw new ApiFailure('validation', (err as Error).message, 'settings');
+    }
+    this.models.setSettings(id, settings);
+    await this.closeEngine(`local:${id}`);
+    return this.get(id);
+  }
+
+  clearCache(id: number): number {
+    const m = this.require(id);
+    return m.sha256 ? this.cache.clearModel(m.sha256) : 0;
+  }
+
+  /** A cached engine for a generator reference, started on first use and reused afterwards. */
+  engineFor(ref: GeneratorRef): CachedEngine {
+    const key = ref.kind === 'local' ? `local:${ref.modelId}` : `remote:${ref.endpointId}`;
+    const existing = this.engines.get(key);
+    if (existing) return existing;
+    const inner = ref.kind === 'local' ? this.localEngine(ref.modelId) : this.remoteEngine(ref.endpointId);
+    const engine = new CachedEngine(inner, this.cache);
+    this.engines.set(key, engine);
+    return engine;
+  }
+
+  async try(ref: GeneratorRef, opts: TryOptions): Promise<GenerateResult & { fromCache: boolean; durationMs: number }> {
+    const engine = this.engineFor(ref);
+    const before = engine.stats().hits;
+    const t0 = performance.now();
+    const sampling = opts.temperature === 0 ? { temperature: 0 } : { temperature: opts.temperature, seed: opts.seed ?? 0 };
+    const result = await engine.generate({
+      ...(opts.chat ? { messages: [{ role: 'user' as const, content: opts.prompt }] } : { prompt: opts.prompt }),
+      maxTokens: opts.maxTokens,
+      sampling,
+    });
+    return { ...result, fromCache: engine.stats().hits > before, durationMs: performance.now() - t0 };
+  }
+
+  // --- remote endpoints -------------------------------------------------------------------
+
+  listRemotes() {
+    const rows = this.db.prepare(`SELECT * FROM remote_endpoints ORDER BY name`).all() as RemoteRow[];
+    return rows.map((r) => this.remoteInfo(r));
+  }
+
+  addRemote(input: { name: string; baseUrl: string; model: string; apiKey?: string | undefined; serverKind: string; maxConcurrency: number }) {
+    if (!/^https?:\/\//.test(input.baseUrl)) throw new ApiFailure('validation', 'baseUrl must be an http(s) URL', 'baseUrl');
+    if (this.db.prepare(`SELECT 1 FROM remote_endpoints WHERE name=?`).get(input.name)) {
+      throw new ApiFailure('conflict', `a server named '${input.name}' already exists`, 'name');
+    }
+    const info = this.db
+      .prepare(`INSERT INTO remote_endpoints(name, base_url, model, api_key, settings, added_at) VALUES (?, ?, ?, ?, ?, ?)`)
+      .run(input.name, input.baseUrl.replace(/\/+$/, ''), input.model, input.apiKey ?? null, JSON.stringify({ serverKind: input.serverKind, maxConcurrency: input.maxConcurrency }), new Date().toISOString());
+    return this.remoteInfo(this.requireRemote(Number(info.lastInsertRowid)));
+  }
+
+  async removeRemote(id: number): Promise<boolean> {
+    await this.closeEngine(`remote:${id}`);
+    return this.db.prepare(`DELETE FROM remote_endpoints WHERE id=?`).run(id).changes > 0;
+  }
+
+  /** Descriptions for manifests: name, file, SHA-256, quantization; never secrets. */
+  describe(ref: GeneratorRef): Record<string, unknown> {
+    if (ref.kind === 'local') {
+      const m = this.require(ref.modelId);
+      return { kind: 'local', name: m.name, file: basename(m.path), sha256: m.sha256, quantization: m.metadata.quantization ?? null, settings: this.effectiveSettings(m) };
+    }
+    const r = this.requireRemote(ref.endpointId);
+    return { kind: 'remote', name: r.name, baseUrl: r.base_url, model: r.model, settings: JSON.parse(r.settings) as unknown };
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.engines.values()];
+    this.engines.clear();
+    await Promise.allSettled(all.map((e) => e.close()));
+  }
+
+  // --- internals ----------------------------------------------------------------------------
+
+  private async hash(id: number, signal: AbortSignal, progress: (done: number, total: number) => void): Promise<{ sha256: string }> {
+    const m = this.require(id);
+    if (!existsSync(m.path)) {
+      this.models.setStatus(id, 'missing', `file not found: ${m.path}`);
+      throw new Error(`file not found: ${m.path}`);
+    }
+    const sha256 = await sha256File(m.path, ({ bytesDone, bytesTotal }) => {
+      if (signal.aborted) throw new Error('cancelled');
+      progress(bytesDone, bytesTotal);
+    });
+    this.models.setHash(id, sha256);
+    if (this.models.get(id)?.status === 'pending') this.models.setStatus(id, 'ready');
+    return { sha256 };
+  }
+
+  private localEngine(id: number): LocalEngine {
+    const m = this.require(id);
+    if (!existsSync(m.path)) throw new ApiFailure('not-found', `the model file is missing: ${m.path}`);
+    return new LocalEngine({
+      modelPath: m.path,
+      modelName: m.name,
+      ...(m.sha256 ? { modelKey: m.sha256 } : {}),
+      settings: this.effectiveSettings(m),
+      onStateChange: (state) => {
+        if (state.status === 'failed' && state.error?.code === 'model-load-failed') this.models.setStatus(id, 'failed', state.error.message);
+        else if (state.status === 'ready' && this.models.get(id)?.status === 'failed') this.models.setStatus(id, 'ready');
+      },
+    });
+  }
+
+  private remoteEngine(id: number): RemoteEngine {
+    const r = this.requireRemote(id);
+    const settings = JSON.parse(r.settings) as { serverKind?: 'openai' | 'vllm' | 'llama.cpp'; maxConcurrency?: number };
+    return new RemoteEngine({ baseUrl: r.base_url, model: r.model, ...(r.api_key ? { apiKey: r.api_key } : {}), ...settings });
+  }
+
+  private effectiveSettings(m: ModelRecord): LocalEngineSettings {
+    const own = m.settings as Partial<LocalEngineSettings>;
+    return resolveLocalEngineSettings({ ...own, threads: own.threads ?? this.settings.effectiveThreads() });
+  }
+
+  private info(m: ModelRecord): ModelInfo {
+    let effective: Record<string, unknown>;
+    try {
+      effective = { ...this.effectiveSettings(m) };
+    } catch (err) {
+      effective = { error: (err as Error).message };
+    }
+    return {
+      id: m.id,
+      name: m.name,
+      path: m.path,
+      size: m.size,
+      sha256: m.sha256,
+      status: m.status,
+      error: m.error,
+      metadata: m.metadata,
+      settings: m.settings as ModelSettings,
+      effectiveSettings: effective,
+      cachedCalls: m.sha256 ? this.cache.count(m.sha256) : 0,
+      addedAt: m.addedAt,
+    };
+  }
+
+  private remoteInfo(r: RemoteRow) {
+    return {
+      id: r.id,
+      name: r.name,
+      baseUrl: r.base_url,
+      model: r.model,
+      hasApiKey: r.api_key !== null && r.api_key !== '',
+      settings: JSON.parse(r.settings) as Record<string, unknown>,
+      cachedCalls: this.cache.count(`remote:${r.base_url}#${r.model}`),
+      addedAt: r.added_at,
+    };
+  }
+
+  private require(id: number): ModelRecord {
+    const m = this.models.get(id);
+    if (!m) throw new ApiFailure('not-found', `no model with id ${id}`);
+    return m;
+  }
+
+  private requireRemote(id: number): RemoteRow {
+    const r = this.db.prepare(`SELECT * FROM remote_endpoints WHERE id=?`).get(id) as RemoteRow | undefined;
+    if (!r) throw new ApiFailure('not-found', `no server with id ${id}`);
+    return r;
+  }
+
+  private async closeEngine(key: string): Promise<void> {
+    const e = this.engines.get(key);
+    if (!e) return;
+    this.engines.delete(key);
+    await e.close();
+  }
+}
+
