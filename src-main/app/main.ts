@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createApiRouter } from '../api/handlers/index';
 import { createAppServices, type AppServices } from '../services/appServices';
+import { ensureDemo } from '../services/demoSetup';
 import { defaultWorkspacePath } from '../store/workspace';
 import { chooseNativeBinding } from '../store/nativeBinding';
 import { APP_CSP, APP_INDEX_URL, APP_SCHEME, mimeType, resolveAppUrl } from './appProtocol';
@@ -59,6 +60,7 @@ async function start(): Promise<void> {
     transport: 'electron',
     nativeBinding: chooseNativeBinding(process.versions, appRoot, process.resourcesPath) as string,
   });
+  if (!process.argv.includes('--no-demo')) await ensureDemo(services, (m) => console.log(m));
   const router = createApiRouter(services, (err) => console.error('internal error', err));
   const ours = (sender: unknown) => [...windows].some((w) => w.webContents === (sender as WebContents));
   registerIpc({ ipcMain, router, events: services.events, isOurContents: ours, targets: () => [...windows].map((w) => w.webContents) });

@@ -4,11 +4,12 @@ import { numberOption, parseCliArgs } from '../args';
 import type { CliCommand } from '../command';
 import { WORKSPACE_HELP, resolveWorkspacePath, workspaceOptionSpec } from '../workspaceOption';
 import { startBrowserMode } from '../../server/browserMode';
+import { ensureDemo } from '../../services/demoSetup';
 
 export const serve: CliCommand = {
   path: ['serve'],
   summary: 'Serve the app in the browser (127.0.0.1 only, token-protected)',
-  help: `Usage: fairground serve [--port N] [--workspace PATH] [--no-open]
+  help: `Usage: fairground serve [--port N] [--workspace PATH] [--no-open] [--no-demo]
 
 Starts browser mode and prints one line:
   Fairground is running at http://127.0.0.1:PORT/?token=TOKEN
@@ -17,9 +18,10 @@ The token changes at every launch; API requests without it are refused.
       --port N           port to listen on (default: a free port)
 ${WORKSPACE_HELP}
       --no-open          do not open a browser window
+      --no-demo          do not add the demo collection and the generated tiny model to a fresh workspace
 Stop with Ctrl-C.`,
   async run(argv, io) {
-    const { values } = parseCliArgs(argv, { ...workspaceOptionSpec, port: { type: 'string', short: 'p' }, 'no-open': { type: 'boolean' } });
+    const { values } = parseCliArgs(argv, { ...workspaceOptionSpec, port: { type: 'string', short: 'p' }, 'no-open': { type: 'boolean' }, 'no-demo': { type: 'boolean' } });
     const port = numberOption(values.port, 'port', { integer: true, min: 0, max: 65535 }) ?? 0;
     const workspacePath = resolveWorkspacePath(values.workspace, io);
     const app = await startBrowserMode({
@@ -27,6 +29,7 @@ Stop with Ctrl-C.`,
       port,
       onInternalError: (err) => io.stderr.write(`internal error: ${(err as Error).stack ?? String(err)}\n`),
     });
+    if (!values['no-demo']) await ensureDemo(app.services, (m) => io.stderr.write(`${m}\n`));
     io.stdout.write(`Fairground is running at ${app.server.launchUrl}\n`);
     io.stderr.write(`Workspace: ${app.services.workspace.path}\n`);
     if (!values['no-open']) openBrowser(app.server.launchUrl);

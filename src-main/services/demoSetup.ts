@@ -1,0 +1,38 @@
+/**
+ * First start on a fresh workspace: register a generated tiny GGUF (random weights, the real
+ * llama.cpp path, no download) and load the bundled demo collection, so every screen and every
+ * experiment type can be tried at once. Idempotent: does nothing for what is already there.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { writeTinyGguf } from '../engine/gguf/tinyModel';
+import type { AppServices } from './appServices';
+import { loadDemoCollection } from './collectionsDemo';
+
+export const DEMO_MODEL_NAME = 'fairground-tiny';
+
+export interface DemoSetupResult {
+  model: 'created' | 'present' | 'skipped';
+  collection: 'loaded' | 'present';
+}
+
+export async function ensureDemo(services: AppServices, log: (message: string) => void = () => {}): Promise<DemoSetupResult> {
+  const result: DemoSetupResult = { model: 'skipped', collection: 'present' };
+  if (services.models.list().length === 0) {
+    const folder = services.workspace.path === ':memory:' ? join(process.cwd(), '.fairground-models') : join(dirname(services.workspace.path), 'models');
+    mkdirSync(folder, { recursive: true });
+    const file = join(folder, `${DEMO_MODEL_NAME}.gguf`);
+    if (!existsSync(file)) {
+      const written = await writeTinyGguf(file, { preset: 'tiny', seed: 1 });
+      log(`Generated a tiny test model (${written.parameters} random parameters): ${file}`);
+    }
+    await services.models.addHashed(file, DEMO_MODEL_NAME);
+    result.model = 'created';
+  } else {
+    result.model = services.models.list().some((m) => m.name === DEMO_MODEL_NAME) ? 'present' : 'skipped';
+  }
+  const demo = await loadDemoCollection(services);
+  result.collection = demo.changed ? 'loaded' : 'present';
+  if (demo.changed) log('Loaded the demo collection');
+  return result;
+}
