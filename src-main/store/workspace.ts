@@ -5,6 +5,7 @@
  * numbered migrations, each in its own transaction.
  */
 import Database from 'better-sqlite3';
+import * as sqliteVec from 'sqlite-vec';
 import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -124,6 +125,9 @@ export function openWorkspace(path: string, options: OpenOptions = {}): Workspac
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // Vector tables (vec0) are virtual tables of the sqlite-vec extension: every connection that
+    // may touch them (integrity checks, deletes that cascade) must have it loaded.
+    loadVectorExtension(db);
     applyMigrations(db, migrations);
   } catch (err) {
     db.close();
@@ -175,6 +179,17 @@ export function applyMigrations(db: Database.Database, migrations: readonly Migr
     applied.push(m.version);
   }
   return applied;
+}
+
+/** Load sqlite-vec into a connection (idempotent per connection). */
+export function loadVectorExtension(db: Database.Database): void {
+  try {
+    db.prepare('SELECT vec_version()').get();
+    return;
+  } catch {
+    // not loaded yet
+  }
+  sqliteVec.load(db);
 }
 
 interface HeaderState {

@@ -54,15 +54,20 @@ describe('openWorkspace', () => {
 
   it('re-opening is a no-op: no migration runs again and data is kept', () => {
     const path = join(dir, 'w.fairground');
-    const ws = openWorkspace(path);
+    let ran = 0;
+    const counting: Migration[] = [{ version: 1, name: 'initial', up: (db) => (db.exec('CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT)'), void ran++) }];
+    const ws = openWorkspace(path, { migrations: counting });
+    expect(ran).toBe(1);
     ws.db.prepare(`INSERT INTO meta(key, value) VALUES ('x', '1')`).run();
     ws.close();
-    let ran = 0;
-    const counting: Migration[] = [{ version: 1, name: 'initial', up: () => void ran++ }];
     const again = openWorkspace(path, { migrations: counting });
-    expect(ran).toBe(0);
+    expect(ran).toBe(1);
     expect(again.db.prepare(`SELECT value FROM meta WHERE key='x'`).get()).toEqual({ value: '1' });
     again.close();
+    // and with the real migrations: a second open applies nothing
+    const real = join(dir, 'real.fairground');
+    openWorkspace(real).close();
+    expect(inspectWorkspace(real).pending).toEqual([]);
   });
 
   it('refuses a file from a newer version and leaves its bytes untouched', () => {
