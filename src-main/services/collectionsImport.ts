@@ -44,7 +44,10 @@ export async function importIntoCollection(
     });
     if (opts.signal?.aborted) throw new ImportCancelledError();
     opts.progress?.(total, total, 'writing');
-    return commit(repo, target, input, stats, staging);
+    const report = commit(repo, target, input, stats, staging);
+    // The last message is what the job tray keeps showing.
+    opts.progress?.(total, total, report.message);
+    return report;
   } finally {
     staging.drop();
   }
@@ -89,12 +92,12 @@ function commit(repo: CollectionsRepo, target: { name: string; description?: str
 function summarize(name: string, noop: boolean, d: AddCounts, q: AddCounts, j: AddCounts): string {
   if (noop) return `no change: '${name}' already has all ${d.unchanged + q.unchanged + j.unchanged + j.kept} rows of these files`;
   const parts: string[] = [];
-  const part = (c: AddCounts, what: string) => {
-    if (c.added) parts.push(`${c.added.toLocaleString('en-US')} ${what}`);
+  const part = (c: AddCounts, one: string, many: string) => {
+    if (c.added) parts.push(`${c.added.toLocaleString('en-US')} ${c.added === 1 ? one : many}`);
   };
-  part(d, 'documents');
-  part(q, 'queries');
-  part(j, 'judgments');
+  part(d, 'document', 'documents');
+  part(q, 'query', 'queries');
+  part(j, 'judgment', 'judgments');
   let msg = `added ${parts.join(', ')} to '${name}'`;
   const same = d.unchanged + q.unchanged + j.unchanged;
   if (same) msg += ` (${same.toLocaleString('en-US')} already there)`;
