@@ -15,7 +15,7 @@ import { fileSource, previewTable, textSource, type TextSource } from '../io/imp
 import { CollectionNameTakenError, CollectionsRepo } from '../store/collectionsRepo';
 import type { CollectionRow } from '../store/collectionTypes';
 import type { Database } from 'better-sqlite3';
-import { importIntoCollection, sha256OfBytes, sha256OfFile, type ImportProgress } from './collectionsImport';
+import { importIntoCollection, type ImportProgress } from './collectionsImport';
 import type { JobRunner } from './jobRunner';
 
 export type ImportFilesRequest = ApiParsedInput<'collections.import'>;
@@ -82,7 +82,7 @@ export class CollectionsService {
       importIntoCollection(
         this.repo,
         { name: req.collectionName.trim(), description: req.description },
-        { kind: req.kind, sources: sources.map((s) => s.source), sha256: new Map(sources.map((s) => [s.source.name, s.sha256])), mapping: req.mapping },
+        { kind: req.kind, sources, mapping: req.mapping },
         { signal: ctx.signal, progress: (d, t, m) => ctx.progress(d, t, m) },
       ),
     );
@@ -90,11 +90,8 @@ export class CollectionsService {
 
   /** Run an import of files now (CLI, tests, the demo); the job wrapper calls this too. */
   async importFiles(req: ImportFilesRequest, opts: ImportProgress = {}): Promise<ImportReport> {
-    const paths = req.files;
-    const sources = paths.map((p) => fileSource(p));
-    const sha256 = new Map<string, string>();
-    for (const p of paths) sha256.set(p, await sha256OfFile(p));
-    return importIntoCollection(this.repo, { name: req.collectionName.trim(), description: req.description }, { kind: req.kind, sources, sha256, mapping: req.mapping }, opts);
+    const sources = req.files.map((p) => fileSource(p));
+    return importIntoCollection(this.repo, { name: req.collectionName.trim(), description: req.description }, { kind: req.kind, sources, mapping: req.mapping }, opts);
   }
 
   /** Run an import of in-memory contents now. */
@@ -109,13 +106,13 @@ export class CollectionsService {
     return importIntoCollection(
       this.repo,
       { name: target.collectionName.trim(), description: target.description },
-      { kind, sources: sources.map((s) => s.source), sha256: new Map(sources.map((s) => [s.source.name, s.sha256])), mapping },
+      { kind, sources, mapping },
       opts,
     );
   }
 
   async previewFile(req: ApiParsedInput<'collections.previewFile'>): Promise<ApiOutput<'collections.previewFile'>> {
-    const source = req.path !== undefined ? fileSource(checkReadable(req.path, 'path')) : uploadedSource(req.file!).source;
+    const source = req.path !== undefined ? fileSource(checkReadable(req.path, 'path')) : uploadedSource(req.file!);
     return previewTable(source, req.kind, req.mapping ?? {});
   }
 
@@ -175,10 +172,7 @@ function checkReadable(path: string, field: string): string {
   return path;
 }
 
-function uploadedSource(f: UploadedFile): { source: TextSource; sha256: string } {
-  if (f.encoding === 'base64') {
-    const bytes = Buffer.from(f.content, 'base64');
-    return { source: textSource(f.name, decodeUtf8(bytes, f.name)), sha256: sha256OfBytes(bytes) };
-  }
-  return { source: textSource(f.name, f.content), sha256: sha256OfBytes(Buffer.from(f.content, 'utf8')) };
+function uploadedSource(f: UploadedFile): TextSource {
+  const text = f.encoding === 'base64' ? decodeUtf8(Buffer.from(f.content, 'base64'), f.name) : f.content;
+  return textSource(f.name, text);
 }

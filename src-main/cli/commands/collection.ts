@@ -113,7 +113,8 @@ Example: fairground collection import --kind lamp --name lamp2 dev_questions.jso
         {
           progress: (done, total, message) => {
             const now = Date.now();
-            if (now - last < 1000 || !total) return;
+            // Progress lines only (the summary is printed below); quiet when it is quick.
+            if (now - last < 1000 || !total || !(message === 'writing' || message?.startsWith('read'))) return;
             last = now;
             io.stderr.write(`${Math.floor((100 * done) / total)}% ${message ?? ''}\n`);
           },

@@ -2,6 +2,7 @@
  * An input of an import: a file on disk (streamed line by line, strict UTF-8) or text already in
  * memory (an upload from the browser). Both give numbered lines; errors name `name`.
  */
+import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
@@ -14,8 +15,13 @@ export interface TextSource {
   /** The base name, used to guess a file's format and role (`collection.tsv`, `x.jsonl`). */
   readonly baseName: string;
   lines(): AsyncIterable<NumberedLine>;
-  /** Number of lines (a cheap pass counting newlines), for progress totals. */
-  countLines(): Promise<number>;
+  /** One cheap pass over the bytes: the number of lines (for progress totals) and their SHA-256 (recorded as the collection's source). */
+  scan(): Promise<SourceScan>;
+}
+
+export interface SourceScan {
+  lines: number;
+  sha256: string;
 }
 
 export function fileSource(path: string): TextSource {
@@ -23,7 +29,7 @@ export function fileSource(path: string): TextSource {
     name: path,
     baseName: basename(path),
     lines: () => streamLines(path),
-    async countLines() {
+    async scan() {
       try {
         const info = await stat(path);
         if (info.isDirectory()) throw new DataError('is a folder, not a file', { file: path });
@@ -33,16 +39,25 @@ export function fileSource(path: string): TextSource {
       }
       let lines = 0;
       let last = 0x0a;
-      for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
-        for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
-        if (chunk.length > 0) last = chunk[chunk.length - 1]!;
+      const hash = createHash('sha256');
+      try {
+        for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+          hash.update(chunk);
+          for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
+          if (chunk.length > 0) last = chunk[chunk.length - 1]!;
+        }
+      } catch (err) {
+        throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file: path });
       }
-      return last === 0x0a ? lines : lines + 1;
+      return { lines: last === 0x0a ? lines : lines + 1, sha256: hash.digest('hex') };
     },
   };
 }
 
-/** Text in memory (already decoded; see `decodeUtf8` in ../lines for strict decoding of bytes). */
+/**
+ * Text in memory (already decoded; see `decodeUtf8` in ../lines for strict decoding of bytes).
+ * Its SHA-256 is that of its UTF-8 bytes, i.e. of the uploaded file when that was valid UTF-8.
+ */
 export function textSource(name: string, text: string): TextSource {
   const lines = splitLines(text.replace(/^\uFEFF/, ''));
   return {
@@ -51,7 +66,7 @@ export function textSource(name: string, text: string): TextSource {
     async *lines() {
       yield* lines;
     },
-    countLines: async () => lines.length,
+    scan: async () => ({ lines: lines.length, sha256: createHash('sha256').update(text, 'utf8').digest('hex') }),
   };
 }
 
