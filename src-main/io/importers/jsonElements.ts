@@ -123,6 +123,6 @@ export function jsonSyntaxError(err: unknown, text: string, file: string, firstL
     const inner = offset ? text.slice(offset) : text;
     for (let i = 0; i < Math.min(pos, inner.length); i++) if (inner.charCodeAt(i) === 10) line++;
   }
-  const reason = message.replace(/^JSON\.parse: /, '').replace(/ in JSON at position \d+( \(line \d+ column \d+\))?/, '').replace(/, "[^"]*"\.\.\. is not valid JSON$/, ' (not valid JSON)');
+  const reason = message.replace(/^JSON\.parse: /, '').replace(/ in JSON at position \d+( \(line \d+ column \d+\))?/, '').replace(/, (?:\.\.\.|").*is not valid JSON$/s, '');
   return new DataError(`invalid JSON: ${reason}`, { file, line });
 }

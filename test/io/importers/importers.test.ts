@@ -190,12 +190,16 @@ describe('LaMP and Fair-RAG labels', () => {
       ['For an author who has written the paper with the title "X", which reference is related?', 'accuracy', ['accuracy', 'f1'], 'accuracy'],
       ['What is the score of the following review on a scale of 1 to 5? review: fine', 'mae', ['mae', 'rmse'], 'accuracy'],
       ['Generate a headline for the following article: x', 'rougeL', ['rouge1', 'rougeL'], 'rougeL'],
+      ['Generate a title for the following abstract of a paper: x', 'rougeL', ['rouge1', 'rougeL'], 'rougeL'],
+      ['Generate a subject for the following email: x', 'rougeL', ['rouge1', 'rougeL'], 'rougeL'],
       ['Paraphrase the following tweet without any explanation before or after it: x', 'rougeL', ['rouge1', 'rougeL'], 'rougeL'],
     ];
     for (const [i, [input, metric, metrics, label]] of expected.entries()) {
       const r = await imp('lamp', [q(input)], undefined, `L${i}`);
       expect(svc.repo.getQuery(r.collectionId, '1')).toMatchObject({ metric, attrs: { metrics, label_metric: label } });
     }
+    // LaMP-2 comes from the fixture above; the task names are LaMP-1, 3, 4, 5, 6, 7 in order.
+    expect(svc.repo.list().map((c) => svc.repo.getQuery(c.id, '1')!.task)).toEqual(['LaMP-1', 'LaMP-3', 'LaMP-4', 'LaMP-5', 'LaMP-6', 'LaMP-7']);
     expect(svc.repo.getDocument(svc.repo.byName('L0')!.id, 'a')).toEqual({ docId: 'a', title: 'T', text: 'x', attrs: {} });
   });
 
