@@ -1,0 +1,44 @@
+/**
+ * Cases the fuzz tests found, kept as plain tests so they fail without their fix.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DataError } from '../../src-main/core/errors';
+import { parseGfrcInput } from '../../src-main/io/gfrc/readGfrcInput';
+import { parseMoiCase } from '../../src-main/io/moi/readMoiCase';
+import { cli } from './cliHarness';
+
+const dir = mkdtempSync(join(tmpdir(), 'fg-fuzz-regress-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function errorOf(fn: () => unknown): DataError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof DataError) return err;
+    throw err;
+  }
+  throw new Error('expected a DataError');
+}
+
+/**
+ * V8 reports some JSON syntax errors without a position but with an excerpt of the source, cut
+ * with '...' on both sides when the text is long: `Unexpected token ',', ..."s": [\n,  1.29"... is
+ * not valid JSON`. The excerpt has the file's line breaks in it, so the CLI's one-line error
+ * became several lines.
+ */
+describe('JSON syntax errors in long multi-line documents are one line', () => {
+  const long = `{\n  "n": 5,\n  "permutations": [\n${Array(20).fill('    [0, 1, 2, 3, 4]').join(',\n')}\n  ],\n  "scores": [\n,    1.29\n  ]\n}\n`;
+
+  it('MoI case files', () => {
+    const err = errorOf(() => parseMoiCase(long, 'case.json'));
+    expect(err.message).toBe("case.json: invalid JSON: Unexpected token ','");
+  });
+
+  it('GFRC input files', () => {
+    const err = errorOf(() => parseGfrcInput(long.replace('"n": 5', '"L": 1000'), 'conv.json'));
+    expect(err.message).toBe("conv.json: invalid JSON: Unexpected token ','");
+  });
+});
