@@ -42,3 +42,17 @@ describe('JSON syntax errors in long multi-line documents are one line', () => {
     expect(err.message).toBe("conv.json: invalid JSON: Unexpected token ','");
   });
 });
+
+/**
+ * trec_eval (and our reader) keep U+00A0 inside a docno, but the run `sample` writes may not hold
+ * it (formatRun refuses whitespace, which Python's split() would break on): the error named an
+ * output row ("row 4 docno: …") instead of the input file and line.
+ */
+describe('fairground sample: a docno the output cannot hold', () => {
+  it('names the input file and line', async () => {
+    writeFileSync(join(dir, 'nbsp.trec'), 'q1 Q0 d1 1 3 bm25\nq1 Q0 d\u00a02 2 2 bm25\n');
+    const r = await cli(['sample', '--run', 'nbsp.trec', '--alpha', '1', '--samples', '2', '-k', '2', '--seed', '1'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe("fairground sample: nbsp.trec:2: docno: contains a Unicode space, which the written run cannot keep: 'd\u00a02'\n");
+  });
+});

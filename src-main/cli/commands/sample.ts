@@ -122,6 +122,10 @@ function readRows(resolved: string, given: string): RunRow[] {
 function candidatesByQuery(rows: readonly RunRow[], file: string): Map<string, ScoredItem[]> {
   const byQuery = new Map<string, { iter: string; items: ScoredItem[] }>();
   for (const row of rows) {
+    // trec_eval keeps Unicode spaces (U+00A0) inside a field; the run we write may not (formatRun).
+    for (const field of ['qid', 'docno'] as const) {
+      if (/\s/.test(row[field])) throw new DataError(`contains a Unicode space, which the written run cannot keep: '${row[field]}'`, { file, line: row.line, field });
+    }
     let q = byQuery.get(row.qid);
     if (!q) byQuery.set(row.qid, (q = { iter: row.iter, items: [] }));
     if (row.iter !== q.iter) {
