@@ -2,9 +2,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runCli } from '../../src-main/cli/main';
+import { runCliCaptured } from '../support/cli';
 
 let dir: string;
 beforeEach(() => {
@@ -13,14 +12,8 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 async function cli(...argv: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += d));
-  stderr.on('data', (d) => (err += d));
-  const code = await runCli(argv, { stdout, stderr, stdin: new PassThrough(), cwd: dir, env: {} });
-  return { code, out, err };
+  const r = await runCliCaptured(argv, { cwd: dir });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 describe('fairground workspace', () => {

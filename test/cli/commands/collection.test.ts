@@ -1,23 +1,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src-main/cli/main';
+import { runCliCaptured } from '../../support/cli';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'fairground-collection-cli-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const FIX = path.join(process.cwd(), 'test', 'fixtures', 'collections');
 
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runCli(['collection', ...argv, '--workspace', 'w.fairground'], { stdout, stderr, stdin: new PassThrough(), cwd: dir, env: {} });
-  return { code, stdout: out, stderr: err };
+  return runCliCaptured(['collection', ...argv, '--workspace', 'w.fairground'], { cwd: dir });
 }
 
 describe('fairground collection', () => {

@@ -7,11 +7,10 @@
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commands } from '../../../src-main/cli/commands/index';
 import { evalGfrc2Command } from '../../../src-main/cli/commands/evalGfrc2';
-import { runCli } from '../../../src-main/cli/main';
+import { runCliCaptured } from '../../support/cli';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'fairground-eval-gfrc2-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,15 +29,8 @@ function file(json: unknown): string {
 }
 
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
   // The command list is passed explicitly so a broken neighbour in index.ts cannot fail these tests.
-  const code = await runCli(['eval', 'gfrc2', ...argv], { stdout, stderr, stdin: new PassThrough(), cwd: dir, env: {} }, [evalGfrc2Command]);
-  return { code, stdout: out, stderr: err };
+  return runCliCaptured(['eval', 'gfrc2', ...argv], { cwd: dir, commands: [evalGfrc2Command] });
 }
 
 interface Output {

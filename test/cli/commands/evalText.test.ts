@@ -1,9 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src-main/cli/main';
+import { runCliCaptured } from '../../support/cli';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'fairground-eval-text-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,14 +14,7 @@ function file(lines: readonly string[], name = `pairs${fileNo++}.jsonl`): string
 }
 
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runCli(['eval', 'text', ...argv], { stdout, stderr, stdin: new PassThrough(), cwd: dir, env: {} });
-  return { code, stdout: out, stderr: err };
+  return runCliCaptured(['eval', 'text', ...argv], { cwd: dir });
 }
 
 const rows = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);

@@ -6,12 +6,11 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commands } from '../../../src-main/cli/commands/index';
 import { moiSolveCommand } from '../../../src-main/cli/commands/moiSolve';
-import { runCli } from '../../../src-main/cli/main';
 import { cyclicPermutationSet } from '../../../src-main/core/moi/permutationSets';
+import { runCliCaptured } from '../../support/cli';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'fairground-moi-solve-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,15 +26,8 @@ function file(json: unknown): string {
 }
 
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
   // The command list is passed explicitly so a broken neighbour in index.ts cannot fail these tests.
-  const code = await runCli(['moi', 'solve', ...argv], { stdout, stderr, stdin: new PassThrough(), cwd: dir, env: {} }, [moiSolveCommand]);
-  return { code, stdout: out, stderr: err };
+  return runCliCaptured(['moi', 'solve', ...argv], { cwd: dir, commands: [moiSolveCommand] });
 }
 
 async function errorOf(json: unknown): Promise<string> {

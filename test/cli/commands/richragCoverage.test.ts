@@ -5,11 +5,10 @@
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commands } from '../../../src-main/cli/commands/index';
 import { richragCoverageCommand } from '../../../src-main/cli/commands/richragCoverage';
-import { runCli } from '../../../src-main/cli/main';
+import { runCliCaptured } from '../../support/cli';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'fairground-richrag-coverage-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,15 +33,8 @@ function file(json: unknown): string {
 }
 
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
   // The command list is passed explicitly so a broken neighbour in index.ts cannot fail these tests.
-  const code = await runCli(['richrag', 'coverage', ...argv], { stdout, stderr, stdin: new PassThrough(), cwd: dir, env: {} }, [richragCoverageCommand]);
-  return { code, stdout: out, stderr: err };
+  return runCliCaptured(['richrag', 'coverage', ...argv], { cwd: dir, commands: [richragCoverageCommand] });
 }
 
 interface Output {

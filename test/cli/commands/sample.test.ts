@@ -1,9 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src-main/cli/main';
+import { runCliCaptured } from '../../support/cli';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'fairground-sample-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -15,14 +14,7 @@ function file(text: string, name = `f${fileNo++}.txt`): string {
 }
 
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runCli(argv, { stdout, stderr, stdin: new PassThrough(), cwd: dir, env: {} });
-  return { code, stdout: out, stderr: err };
+  return runCliCaptured(argv, { cwd: dir });
 }
 
 // q1: six candidates with scores 6..1 (d1 best); q2: three candidates (fewer than k = 4).

@@ -1,10 +1,9 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { statsCompareCommand } from '../../../src-main/cli/commands/statsCompare';
-import { runCli } from '../../../src-main/cli/main';
+import { runCliCaptured } from '../../support/cli';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'fairground-stats-compare-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -17,14 +16,7 @@ function file(text: string): string {
 }
 
 async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runCli(['stats', 'compare', ...argv], { stdout, stderr, stdin: new PassThrough(), cwd: dir, env: {} }, [statsCompareCommand]);
-  return { code, stdout: out, stderr: err };
+  return runCliCaptured(['stats', 'compare', ...argv], { cwd: dir, commands: [statsCompareCommand] });
 }
 
 async function json(argv: string[]): Promise<Record<string, unknown>> {

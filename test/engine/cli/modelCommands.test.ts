@@ -1,11 +1,10 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../../../src-main/cli/main';
 import { kv, writeGguf } from '../../../src-main/engine/gguf/ggufWriter';
 import { tinyGgufSpec } from '../../../src-main/engine/gguf/tinyModel';
+import { runCliCaptured } from '../../support/cli';
 
 let dir: string;
 let greedyText: string;
@@ -15,14 +14,8 @@ beforeAll(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 async function cli(...argv: string[]) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d) => (out += d));
-  stderr.on('data', (d) => (err += d));
-  const code = await runCli(argv, { stdout, stderr, stdin: new PassThrough(), cwd: dir, env: {} });
-  return { code, out, err };
+  const r = await runCliCaptured(argv, { cwd: dir });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 describe('fairground model', () => {
