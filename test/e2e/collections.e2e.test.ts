@@ -85,7 +85,11 @@ describe('collections in Chromium (browser mode)', () => {
     expect(await docs.count()).toBe(3);
     expect(await page.locator('[data-doc-id="c1"]').textContent()).toContain('It rained "all" day.');
     expect(await page.getByTestId('pager-range').textContent()).toBe('1–3 of 3 documents');
-    expect(await page.getByTestId('search-slot').count()).toBe(1);
+    // The search panel in the corpus browser: a hit opens the whole document.
+    await page.getByTestId('search-query').fill('fog');
+    await page.getByTestId('search-run').click();
+    await page.getByTestId('search-hit').first().click();
+    expect(await page.getByTestId('opened-document').textContent()).toContain('Morning fog lifted by noon.');
     await page.getByTestId('provider-filter').selectOption('weather-desk');
     await expect.poll(() => docs.count()).toBe(2);
     await screenshot(page, 'collections-documents');
