@@ -3,7 +3,7 @@
  * browser mode and CLI use, serves the renderer over app://, wires IPC, and hardens every window.
  * Nothing outside src-main/app imports electron.
  */
-import { BrowserWindow, Menu, app, ipcMain, nativeTheme, net, protocol, shell, type WebContents } from 'electron';
+import { BrowserWindow, Menu, app, ipcMain, nativeTheme, net, protocol, shell, utilityProcess, type WebContents } from 'electron';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,6 +16,8 @@ import { APP_CSP, APP_INDEX_URL, APP_SCHEME, mimeType, resolveAppUrl } from './a
 import { registerIpc } from './ipcBridge';
 import { menuTemplate } from './menuTemplate';
 import { guardContents } from './navigationGuard';
+import { setWorkerSpawner } from '../engine/local/workerChild';
+import { utilityProcessSpawner } from './utilityWorker';
 import { mainWindowOptions } from './windowOptions';
 
 const here = dirname(fileURLToPath(import.meta.url)); // dist/main/app
@@ -24,6 +26,8 @@ const rendererRoot = join(appRoot, 'dist', 'renderer');
 const preloadPath = join(here, 'preload.cjs');
 // The local engine's worker is emitted once, beside cli.js (see scripts/build.mjs).
 process.env.FAIRGROUND_ENGINE_WORKER ??= join(here, '..', 'worker', 'workerMain.js');
+// Local models run in Electron utility processes (crash-isolated), not child_process forks.
+setWorkerSpawner(utilityProcessSpawner((modulePath, args, options) => utilityProcess.fork(modulePath, args, options)));
 
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 app.enableSandbox();

@@ -8,9 +8,9 @@
  * The process keeps the parent's event loop alive only while calls are in flight, so a forgotten
  * engine never stops a CLI from exiting.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { EngineError } from '../types';
 import type { ParentMessage, WorkerMessage, WorkerOp, WorkerOps, WorkerProgress } from './protocol';
+import { spawnWorker, type WorkerChild } from './workerChild';
 import type { WorkerLaunch } from './workerLaunch';
 
 export interface WorkerExit {
@@ -36,7 +36,7 @@ interface Pending {
 const STDERR_KEEP = 8192;
 
 export class WorkerProcess {
-  private readonly child: ChildProcess;
+  private readonly child: WorkerChild;
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
   private stderr = '';
@@ -48,17 +48,11 @@ export class WorkerProcess {
     launch: WorkerLaunch,
     private readonly hooks: { onExit?(exit: WorkerExit): void; onLog?(level: string, message: string): void } = {},
   ) {
-    this.child = fork(launch.modulePath, [], {
-      execArgv: launch.execArgv,
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      serialization: 'json',
-    });
-    const keep = (chunk: Buffer): void => {
+    this.child = spawnWorker(launch);
+    this.child.onOutput((chunk) => {
       this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_KEEP);
-    };
-    this.child.stderr?.on('data', keep);
-    this.child.stdout?.on('data', keep);
-    this.child.on('message', (m: WorkerMessage) => this.onMessage(m));
+    });
+    this.child.onMessage((m) => this.onMessage(m));
     this.exited = new Promise<WorkerExit>((resolve) => {
       const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
         if (this.exitInfo) return;
@@ -67,8 +61,8 @@ export class WorkerProcess {
         this.hooks.onExit?.(this.exitInfo);
         resolve(this.exitInfo);
       };
-      this.child.on('exit', finish);
-      this.child.on('error', (err) => {
+      this.child.onExit(finish);
+      this.child.onError((err) => {
         this.stderr += `\n${err.message}`;
         finish(null, null);
       });
@@ -109,20 +103,20 @@ export class WorkerProcess {
     if (this.exitInfo) return;
     this.closing = true;
     this.post({ type: 'shutdown' });
-    const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
+    const timer = setTimeout(() => this.child.kill(), graceMs);
     await this.exited;
     clearTimeout(timer);
   }
 
   kill(): void {
-    if (!this.exitInfo) this.child.kill('SIGKILL');
+    if (!this.exitInfo) this.child.kill();
   }
 
   private post(message: ParentMessage): void {
     if (this.exitInfo || !this.child.connected) return;
     // A send that races the worker's death is reported through 'exit'; nothing to do here.
     this.child.send(message, (err) => {
-      if (err && this.child.connected) this.hooks.onLog?.('error', `engine IPC send failed: ${err.message}`);
+      if (this.child.connected) this.hooks.onLog?.('error', `engine IPC send failed: ${err.message}`);
     });
   }
 
@@ -153,12 +147,7 @@ export class WorkerProcess {
   }
 
   private updateRef(): void {
-    const busy = this.pending.size > 0 && !this.exitInfo;
-    const handles = [this.child, this.child.channel, this.child.stdout, this.child.stderr] as ({ ref?(): void; unref?(): void } | null | undefined)[];
-    for (const h of handles) {
-      if (busy) h?.ref?.();
-      else h?.unref?.();
-    }
+    this.child.setRef(this.pending.size > 0 && !this.exitInfo);
   }
 }
 

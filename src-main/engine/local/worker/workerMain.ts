@@ -8,13 +8,25 @@ import { EngineError, type EngineErrorCode } from '../../types';
 import type { ParentMessage, WorkerMessage, WorkerOp, WorkerOps } from '../protocol';
 import { ModelHost } from './modelHost';
 
-if (!process.send) {
+/** Electron's utilityProcess talks over `process.parentPort`; child_process.fork over process.send. */
+interface ParentPort {
+  postMessage(message: unknown): void;
+  on(event: 'message', listener: (e: { data: unknown }) => void): void;
+}
+const parentPort = (process as unknown as { parentPort?: ParentPort }).parentPort;
+
+if (!process.send && !parentPort) {
   process.stderr.write('the Fairground engine worker must be started by LocalEngine (it needs an IPC channel)\n');
   process.exit(2);
 }
 
 const send = (m: WorkerMessage): void => {
-  process.send?.(m);
+  if (parentPort) parentPort.postMessage(m);
+  else process.send?.(m);
+};
+const onParentMessage = (listener: (msg: ParentMessage) => void): void => {
+  if (parentPort) parentPort.on('message', (e) => listener(e.data as ParentMessage));
+  else process.on('message', (msg: ParentMessage) => listener(msg));
 };
 const controllers = new Map<number, AbortController>();
 const inFlight = new Set<Promise<void>>();
@@ -79,7 +91,7 @@ async function shutdown(): Promise<void> {
   }
 }
 
-process.on('message', (msg: ParentMessage) => {
+onParentMessage((msg) => {
   switch (msg.type) {
     case 'call': {
       const call = handleCall(msg);
