@@ -56,3 +56,16 @@ describe('fairground sample: a docno the output cannot hold', () => {
     expect(r.stderr).toBe("fairground sample: nbsp.trec:2: docno: contains a Unicode space, which the written run cannot keep: 'd\u00a02'\n");
   });
 });
+
+/**
+ * A quoted CSV header field may span lines; the mapping error listed the header's columns verbatim,
+ * so `fairground collection import` printed a two-line error.
+ */
+describe('collection import: a mapping error over a multi-line CSV header', () => {
+  it('is one line', async () => {
+    writeFileSync(join(dir, 'header.csv'), 'id,"long\nname"\n1,x\n');
+    const r = await cli(['collection', 'import', '--kind', 'corpus', '--name', 'c', '-w', 'w.fairground', '--id-column', 'doc', 'header.csv'], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`fairground collection import: ${join(dir, 'header.csv')}:1: idColumn: the mapping names column 'doc', but the columns are 'id', 'long\\nname'\n`);
+  });
+});

@@ -101,7 +101,9 @@ export function resolveMapping(columns: readonly string[] | undefined, role: Rol
     for (const key of ['idColumn', 'textColumn', 'titleColumn', 'answersColumn', 'taskColumn', 'metricColumn', 'subaspectsColumn', 'candidatesColumn'] as const) {
       const col = m[key];
       if (col !== undefined && !columns.includes(col)) {
-        throw new DataError(`the mapping names column '${col}', but the columns are ${columns.map((c) => `'${c}'`).join(', ')}`, { file, line, field: key });
+        // A quoted CSV header may hold line breaks; the message stays on one line.
+        const names = columns.map((c) => `'${c.replace(/\r?\n/g, '\\n')}'`).join(', ');
+        throw new DataError(`the mapping names column '${col}', but the columns are ${names}`, { file, line, field: key });
       }
     }
   }
