@@ -121,3 +121,8 @@ export interface AddCounts {
 export function emptyCounts(): AddCounts {
   return { added: 0, unchanged: 0, kept: 0, unknownQueries: 0, unknownDocuments: 0 };
 }
+
+/** An id quoted for a one-line message: control characters (a line break in a JSON id) escaped. */
+export function quoteId(id: string): string {
+  return `'${id.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))}'`;
+}

@@ -12,6 +12,7 @@ import { canonicalJson, parseJsonColumn } from './canonicalJson';
 import { computeContentHash } from './collectionHash';
 import {
   emptyCounts,
+  quoteId,
   type AddCounts,
   type CollectionCounts,
   type CollectionRow,
@@ -215,7 +216,7 @@ export class CollectionsRepo {
         continue;
       }
       const differs = old.text !== d.text ? 'text' : old.title !== d.title ? 'title' : old.attrs !== d.attrs ? 'attrs' : undefined;
-      if (differs) throw conflict(`document '${d.docId}' is already in the collection with a different ${differs}`, d, differs);
+      if (differs) throw conflict(`document ${quoteId(d.docId)} is already in the collection with a different ${differs}`, d, differs);
       counts.unchanged++;
     }
     return counts;
@@ -243,7 +244,7 @@ export class CollectionsRepo {
         ['attrs', old.attrs, q.attrs],
       ];
       const differs = fields.find(([, a, b]) => a !== b)?.[0];
-      if (differs) throw conflict(`query '${q.queryId}' is already in the collection with different ${differs}`, q, differs);
+      if (differs) throw conflict(`query ${quoteId(q.queryId)} is already in the collection with different ${differs}`, q, differs);
       counts.unchanged++;
     }
     return counts;
@@ -272,7 +273,7 @@ export class CollectionsRepo {
         continue;
       }
       const differs = old.label !== j.label ? 'label' : old.provenance !== j.provenance ? 'provenance' : undefined;
-      if (differs) throw conflict(`query '${j.queryId}' already has a ${j.kind} judgment of '${docId}' with a different ${differs} (${old.label} → ${j.label})`, j, differs);
+      if (differs) throw conflict(`query ${quoteId(j.queryId)} already has a ${j.kind} judgment of ${quoteId(docId)} with a different ${differs} (${old.label} → ${j.label})`, j, differs);
       counts.unchanged++;
     }
     return counts;

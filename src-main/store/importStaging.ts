@@ -9,7 +9,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import { DataError } from '../core/errors';
-import type { DocumentInput, DocumentText, JudgmentInput, JudgmentText, QueryInput, QueryText } from './collectionTypes';
+import { quoteId, type DocumentInput, type DocumentText, type JudgmentInput, type JudgmentText, type QueryInput, type QueryText } from './collectionTypes';
 import { documentText, judgmentText, queryText } from './collectionsRepo';
 
 let sequence = 0;
@@ -40,7 +40,7 @@ export class ImportStaging {
       for (const d of batch) {
         const r = documentText(d);
         if (ins.run(r.docId, r.title, r.text, r.attrs, r.file ?? null, r.line ?? null).changes === 0) {
-          throw duplicate(`document id '${r.docId}'`, first.get(r.docId) as Located, r, 'id');
+          throw duplicate(`document id ${quoteId(r.docId)}`, first.get(r.docId) as Located, r, 'id');
         }
       }
     })();
@@ -53,7 +53,7 @@ export class ImportStaging {
       for (const q of batch) {
         const r = queryText(q);
         if (ins.run(r.queryId, r.text, r.answers, r.task, r.metric, r.subaspects, r.candidates, r.attrs, r.file ?? null, r.line ?? null).changes === 0) {
-          throw duplicate(`query id '${r.queryId}'`, first.get(r.queryId) as Located, r, 'id');
+          throw duplicate(`query id ${quoteId(r.queryId)}`, first.get(r.queryId) as Located, r, 'id');
         }
       }
     })();
@@ -66,7 +66,7 @@ export class ImportStaging {
       for (const j of batch) {
         const r = judgmentText(j);
         if (ins.run(r.queryId, r.docId, r.kind, r.label, r.provenance, r.file ?? null, r.line ?? null).changes === 0) {
-          throw duplicate(`${r.kind} judgment of '${r.docId}' for query '${r.queryId}'`, first.get(r.queryId, r.docId, r.kind) as Located, r, 'docno');
+          throw duplicate(`${r.kind} judgment of ${quoteId(r.docId)} for query ${quoteId(r.queryId)}`, first.get(r.queryId, r.docId, r.kind) as Located, r, 'docno');
         }
       }
     })();

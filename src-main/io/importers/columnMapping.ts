@@ -4,7 +4,7 @@
  * (`suggestMapping`), the same guess the import dialog shows as its default.
  */
 import { DataError } from '../../core/errors';
-import type { DocumentRecord, JsonObject, QueryRecord, Subaspect } from './records';
+import { quoteId, type DocumentRecord, type JsonObject, type QueryRecord, type Subaspect } from './records';
 
 export type TableFormat = 'jsonl' | 'json' | 'csv' | 'tsv';
 
@@ -190,7 +190,7 @@ function readCandidates(raw: unknown, field: string, where: Where): string[] | n
   const seen = new Set<string>();
   return value.map((v, i) => {
     const id = readId(v, `${field}[${i}]`, where);
-    if (seen.has(id)) throw new DataError(`document '${id}' is listed twice`, { ...where, field: `${field}[${i}]` });
+    if (seen.has(id)) throw new DataError(`document ${quoteId(id)} is listed twice`, { ...where, field: `${field}[${i}]` });
     seen.add(id);
     return id;
   });

@@ -23,7 +23,7 @@ import { Batcher } from './batcher';
 import { describe, readId } from './columnMapping';
 import { parseElement, streamJsonElements } from './jsonElements';
 import { lampTaskByName, lampTaskByPrompt, lampTaskLabel, type LampTask } from './lampTasks';
-import { stableStringify, type DocumentRecord, type ImportSink, type JsonObject, type QueryRecord, type SourceStats } from './records';
+import { quoteId, stableStringify, type DocumentRecord, type ImportSink, type JsonObject, type QueryRecord, type SourceStats } from './records';
 import type { LineCounter, TextSource } from './source';
 import type { NumberedLine } from '../lines';
 
@@ -105,7 +105,7 @@ export async function importLamp(sources: readonly TextSource[], opts: LampOptio
       const before = inProfile.get(pid);
       if (before !== undefined) {
         if (before === key) continue;
-        throw new DataError(`profile item '${pid}' appears twice in this profile with different content`, { ...where, field: `${field}.id` });
+        throw new DataError(`profile item ${quoteId(pid)} appears twice in this profile with different content`, { ...where, field: `${field}.id` });
       }
       inProfile.set(pid, key);
       let docId = pid;
@@ -138,7 +138,7 @@ export async function importLamp(sources: readonly TextSource[], opts: LampOptio
   await queries.flush();
   if (rows === 0) throw new DataError('no questions in the file', { file });
   for (const [id, g] of golds) {
-    if (!g.used) throw new DataError(`gold output for '${id}', but no question has that id`, { file: outputs!.name, line: g.line, field: 'golds.id' });
+    if (!g.used) throw new DataError(`gold output for ${quoteId(id)}, but no question has that id`, { file: outputs!.name, line: g.line, field: 'golds.id' });
   }
   stats.unshift({ name: file, role: 'lamp-questions', rows });
   return stats;
@@ -200,7 +200,7 @@ async function readOutputs(source: TextSource, counter: LineCounter, golds: Map<
         const id = readId((value as JsonObject).id, `golds[${i}].id`, where);
         const output = (value as JsonObject).output;
         if (typeof output !== 'string') throw new DataError(output === undefined ? 'missing' : `expected a string, got ${describe(output)}`, { ...where, field: `golds[${i}].output` });
-        if (golds.has(id)) throw new DataError(`duplicate gold output for '${id}' (first on line ${golds.get(id)!.line})`, { ...where, field: `golds[${i}].id` });
+        if (golds.has(id)) throw new DataError(`duplicate gold output for ${quoteId(id)} (first on line ${golds.get(id)!.line})`, { ...where, field: `golds[${i}].id` });
         golds.set(id, { output, line: g.line, used: false });
         i++;
       }

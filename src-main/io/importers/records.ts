@@ -85,3 +85,8 @@ function sortKeys(value: unknown): unknown {
   }
   return value;
 }
+
+/** An id quoted for a one-line message: control characters (a line break in a JSON id) escaped. */
+export function quoteId(id: string): string {
+  return `'${id.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))}'`;
+}

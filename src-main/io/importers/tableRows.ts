@@ -8,7 +8,7 @@ import type { ColumnMapping, TableFormat } from './columnMapping';
 import { describe } from './columnMapping';
 import { readDelimitedRecords } from './delimited';
 import { jsonSyntaxError, parseElement, streamJsonElements } from './jsonElements';
-import type { JsonObject } from './records';
+import { quoteId, type JsonObject } from './records';
 import type { LineCounter, TextSource } from './source';
 
 export interface TableRow {
@@ -98,7 +98,7 @@ function checkHeader(columns: string[], file: string, line: number): void {
   const seen = new Set<string>();
   columns.forEach((c, i) => {
     if (c === '') throw new DataError(`column ${i + 1} of the header has no name`, { file, line, field: 'header' });
-    if (seen.has(c)) throw new DataError(`column '${c}' appears twice in the header`, { file, line, field: 'header' });
+    if (seen.has(c)) throw new DataError(`column ${quoteId(c)} appears twice in the header`, { file, line, field: 'header' });
     seen.add(c);
   });
 }
