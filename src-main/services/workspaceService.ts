@@ -53,7 +53,12 @@ export class WorkspaceService {
       // Yield to the event loop so cancellation and other requests get through.
       await new Promise((r) => setImmediate(r));
       const name = tables[i]!;
-      if (/^[A-Za-z0-9_]+$/.test(name)) db.prepare(`SELECT count(*) FROM "${name}"`).get();
+      // A damaged table is a finding of the check, not a failure of it.
+      try {
+        if (/^[A-Za-z0-9_]+$/.test(name)) db.prepare(`SELECT count(*) FROM "${name}"`).get();
+      } catch (err) {
+        problems.push(`table ${name} cannot be read: ${(err as Error).message}`);
+      }
       ctx.progress(i + 2, total, `scanned ${name}`);
     }
     ctx.progress(total, total, problems.length ? `${problems.length} problem(s)` : 'workspace is healthy');

@@ -1,7 +1,7 @@
 /**
  * Cases the fuzz tests found, kept as plain tests so they fail without their fix.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -67,5 +67,26 @@ describe('collection import: a mapping error over a multi-line CSV header', () =
     const r = await cli(['collection', 'import', '--kind', 'corpus', '--name', 'c', '-w', 'w.fairground', '--id-column', 'doc', 'header.csv'], dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`fairground collection import: ${join(dir, 'header.csv')}:1: idColumn: the mapping names column 'doc', but the columns are 'id', 'long\\nname'\n`);
+  });
+});
+
+/**
+ * `workspace check` on a workspace with a damaged page: integrity_check found the damage, then the
+ * per-table scan hit it and threw, so the check ended as "fairground workspace check: database disk
+ * image is malformed" instead of listing the problems.
+ */
+describe('workspace check on a damaged workspace', () => {
+  it('lists the problems (exit 1) instead of failing', async () => {
+    const FIX = join(process.cwd(), 'test', 'fixtures', 'collections');
+    expect((await cli(['collection', 'import', '--kind', 'corpus', '--name', 'c', '-w', 'good.fairground', join(FIX, 'corpus.jsonl')], dir)).code).toBe(0);
+    const bytes = readFileSync(join(dir, 'good.fairground'));
+    const pageSize = bytes.readUInt16BE(16);
+    bytes.fill(0, 2 * pageSize, 3 * pageSize);
+    writeFileSync(join(dir, 'damaged.fairground'), bytes);
+    const r = await cli(['workspace', 'check', '-w', 'damaged.fairground'], dir);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^problem: /);
+    expect(r.stdout).toMatch(/cannot be read: database disk image is malformed/);
   });
 });
