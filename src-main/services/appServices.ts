@@ -6,6 +6,7 @@ import { openWorkspace, type OpenOptions, type Workspace } from '../store/worksp
 import { CollectionsService } from './collectionsService';
 import { EventBus } from './eventBus';
 import { JobRunner } from './jobRunner';
+import { LabelingService } from './labeling/labelingService';
 import { ModelService } from './modelService';
 import { localEngineOpener, RetrievalService } from './retrievalService';
 import { SettingsService } from './settingsService';
@@ -20,6 +21,7 @@ export interface AppServices {
   readonly models: ModelService;
   readonly collections: CollectionsService;
   readonly retrieval: RetrievalService;
+  readonly labeling: LabelingService;
   readonly transport: 'electron' | 'http';
   close(): Promise<void>;
 }
@@ -43,6 +45,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
   const collections = new CollectionsService(workspace.db, jobs);
   // Embedding models: a library name or a GGUF path; llama.cpp threads follow the setting (0 = physical cores).
   const retrieval = new RetrievalService(workspace.db, jobs, { openEngine: localEngineOpener(workspace.db, () => ({ threads: settings.get().threads })) });
+  const labeling = new LabelingService(workspace.db, jobs, models, collections.repo);
   let closed = false;
   return {
     workspace,
@@ -53,6 +56,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
     models,
     collections,
     retrieval,
+    labeling,
     transport: options.transport,
     async close() {
       if (closed) return;

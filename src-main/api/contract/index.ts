@@ -7,6 +7,7 @@ import { appContract } from './app';
 import { collectionsContract } from './collections';
 import { evaluationContract } from './evaluation';
 import { Job, jobsContract } from './jobs';
+import { labelingContract } from './labeling';
 import { modelsContract } from './models';
 import { retrievalContract } from './retrieval';
 import type { MethodDef } from './define';
@@ -18,6 +19,7 @@ export * from './jobs';
 export * from './evaluation';
 export * from './models';
 export * from './retrieval';
+export * from './labeling';
 
 export const contract = {
   ...appContract,
@@ -26,6 +28,7 @@ export const contract = {
   ...evaluationContract,
   ...modelsContract,
   ...retrievalContract,
+  ...labelingContract,
 } satisfies Record<string, MethodDef>;
 
 export type Contract = typeof contract;

@@ -5,6 +5,7 @@ import { appHandlers } from './app';
 import { collectionHandlers } from './collections';
 import { evaluationHandlers } from './evaluation';
 import { jobHandlers } from './jobs';
+import { labelingHandlers } from './labeling';
 import { modelHandlers } from './models';
 import { retrievalHandlers } from './retrieval';
 
@@ -16,6 +17,7 @@ export function createHandlers(s: AppServices): Handlers {
     ...evaluationHandlers(),
     ...modelHandlers(s),
     ...retrievalHandlers(s),
+    ...labelingHandlers(s),
   };
 }
 

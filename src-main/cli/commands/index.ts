@@ -8,6 +8,8 @@ import { evalExposureCommand } from './evalExposure';
 import { evalGfrc2Command } from './evalGfrc2';
 import { evalIrCommand } from './evalIr';
 import { evalTextCommand } from './evalText';
+import { labelExportCommand } from './labelExport';
+import { labelUtilityCommand } from './labelUtility';
 import { modelAddCommand, modelInfoCommand, modelListCommand, modelRemoveCommand } from './modelLibrary';
 import { modelMakeTinyCommand } from './modelMakeTiny';
 import { modelTryCommand } from './modelTry';
@@ -28,6 +30,8 @@ export const commands: CliCommand[] = [
   evalGfrc2Command,
   evalIrCommand,
   evalTextCommand,
+  labelExportCommand,
+  labelUtilityCommand,
   modelAddCommand,
   modelInfoCommand,
   modelListCommand,

@@ -1,0 +1,266 @@
+/**
+ * Utility labeling (Fair RAG Sec. 3.1, App. B, Algorithm 1) as a resumable job, `labels.utility`:
+ *
+ *   for each query q with reference answers y and candidates d_1..d_n:
+ *     u_0 = μ(y, G(baseline prompt of q))           the "no documents" template
+ *     u_j = μ(y, G(augmented prompt of q with d_j)) one document at a time
+ *     δ_j = u_j − u_0,  label_j = 1 if δ_j > 0 else 0
+ *
+ * G is the chosen generator with greedy decoding through `ModelService.engineFor`, whose call
+ * cache makes the job idempotent: a resumed or repeated run gets every finished call back from the
+ * cache and rewrites nothing that is already stored. Progress counts LLM calls (total known up
+ * front); cancellation is checked between calls (and aborts the call in flight, which is not
+ * cached). Each query's labels are written in one transaction once its calls are done.
+ *
+ * Filtering (Fair RAG keeps queries with ≥ 2 useful items, fair-rag.md §5): nothing is deleted
+ * and nothing is stored as a flag. Whether a query is kept is read from its stored labels with
+ * `minUseful` whenever it is needed (summary, exports, the job report), so a manual override that
+ * changes a label changes the filtering with it.
+ */
+import type { Database } from 'better-sqlite3';
+import type { Job } from '../../api/contract/jobs';
+import type { LabelExportFormat, LabelPreview, UtilityLabelReport, UtilityLabelRequest, UtilitySummary } from '../../api/contract/labeling';
+import { ApiFailure } from '../../api/router';
+import type { CachedEngine } from '../../engine/callCache';
+import type { GenerateRequest } from '../../engine/types';
+import { RetrievalRepo } from '../../store/retrievalRepo';
+import type { CollectionsRepo } from '../../store/collectionsRepo';
+import type { DocumentRow, JsonObject } from '../../store/collectionTypes';
+import { JobCancelledError, type JobContext, type JobRunner } from '../jobRunner';
+import type { ModelService } from '../modelService';
+import { exportUtilityLabels, measuredProvenance, type LabelExport } from './labelExports';
+import { buildLabelPlan, renderQueryPrompts, type LabelPlan, type PlannedQuery } from './labelPlan';
+import { emptyWriteCounts, queriesInOrder, upsertLlmUtilityLabels, usefulCounts, utilityJudgments, type LlmLabel } from './utilityJudgments';
+
+export const UTILITY_JOB_KIND = 'labels.utility';
+
+/** What the job needs of a JobContext (the CLI and tests can pass their own). */
+export type LabelingContext = Pick<JobContext, 'signal' | 'progress' | 'throwIfCancelled'>;
+
+export class LabelingService {
+  private readonly retrieval: RetrievalRepo;
+
+  constructor(
+    private readonly db: Database,
+    private readonly jobs: JobRunner,
+    private readonly models: ModelService,
+    private readonly collections: CollectionsRepo,
+  ) {
+    this.retrieval = new RetrievalRepo(db);
+    jobs.registerKind<UtilityLabelRequest>(UTILITY_JOB_KIND, {
+      title: (p) => `Utility labels: ${this.collections.get(p.collectionId)?.name ?? `collection ${p.collectionId}`} with ${this.generatorName(p)}`,
+      run: (p, ctx) => this.run(p, ctx),
+    });
+  }
+
+  /** Check the request (collection, generator, templates, metric, at least one query) and start the job. */
+  start(req: UtilityLabelRequest): Job {
+    this.models.describe(req.generator);
+    this.requireWork(this.plan(req));
+    return this.jobs.startKind(UTILITY_JOB_KIND, req);
+  }
+
+  /** The prompts of one query (default: the first to label) and the size of the whole request. */
+  preview(req: UtilityLabelRequest & { previewQueryId?: string | undefined }): LabelPreview {
+    const plan = this.plan(req);
+    const pq = req.previewQueryId !== undefined ? plan.queries.find((q) => q.query.queryId === req.previewQueryId) : plan.queries[0];
+    if (!pq) {
+      const skipped = plan.skipped.find((s) => s.queryId === req.previewQueryId);
+      if (skipped) throw new ApiFailure('invalid-data', `query '${skipped.queryId}' would be skipped: ${skipped.reason}`, 'previewQueryId');
+      this.requireWork(plan);
+      throw new ApiFailure('not-found', `query '${req.previewQueryId}' is not among the queries to label`, 'previewQueryId');
+    }
+    const first = this.documents(req.collectionId, pq.query.queryId, pq.candidateIds.slice(0, 1));
+    const prompts = renderQueryPrompts(pq, first, plan.budgets);
+    return {
+      queryId: pq.query.queryId,
+      task: pq.query.task,
+      metric: pq.metric.label,
+      templateName: pq.templates.name,
+      templates: { augmented: pq.templates.augmented.source, baseline: pq.templates.baseline.source },
+      baselinePrompt: prompts.baseline,
+      augmentedPrompt: prompts.augmented[0] ?? null,
+      augmentedDocId: first[0]?.docId ?? null,
+      plan: { queries: plan.queries.length, skipped: plan.skipped.length, calls: plan.calls },
+    };
+  }
+
+  /** Algorithm 1 over the planned queries; idempotent (see the module comment). */
+  async run(req: UtilityLabelRequest, ctx: LabelingContext): Promise<UtilityLabelReport> {
+    const plan = this.plan(req);
+    const engine = this.models.engineFor(req.generator);
+    const generator = this.models.describe(req.generator) as JsonObject;
+    const counts = emptyWriteCounts();
+    const calls = { total: plan.calls, cached: 0, generated: 0 };
+    const runSettings = {
+      maxTokens: req.maxTokens,
+      chat: req.chat,
+      ...(req.stop ? { stop: req.stop } : {}),
+      truncation: req.truncation.unit === 'none' ? null : req.truncation,
+      rule: 'delta > 0',
+    };
+    let done = 0;
+    ctx.progress(0, plan.calls, `${plan.queries.length} queries, ${plan.calls} LLM calls`);
+    const generate = async (pq: PlannedQuery, docId: string | null, prompt: string): Promise<string> => {
+      ctx.throwIfCancelled();
+      const hitsBefore = engine.stats().hits;
+      const text = await this.generate(engine, req, prompt, ctx.signal, pq.query.queryId, docId);
+      if (engine.stats().hits > hitsBefore) calls.cached++;
+      else calls.generated++;
+      done++;
+      ctx.progress(done, plan.calls, `query ${pq.query.queryId} (${plan.queries.indexOf(pq) + 1}/${plan.queries.length})`);
+      return text;
+    };
+    try {
+      for (const pq of plan.queries) {
+        const { query } = pq;
+        const docs = this.documents(req.collectionId, query.queryId, pq.candidateIds);
+        const prompts = renderQueryPrompts(pq, docs, plan.budgets);
+        const baselineOutput = await generate(pq, null, prompts.baseline);
+        const baseline = pq.metric.utility(baselineOutput, query.answers);
+        const labels: LlmLabel[] = [];
+        for (const [i, doc] of docs.entries()) {
+          const output = await generate(pq, doc.docId, prompts.augmented[i]!);
+          const utility = pq.metric.utility(output, query.answers);
+          const delta = utility - baseline;
+          labels.push({
+            docId: doc.docId,
+            label: delta > 0 ? 1 : 0,
+            provenance: { generator, template: pq.templates.provenance, ...pq.metric.provenance, baseline, utility, delta, output, baselineOutput, ...runSettings },
+          });
+        }
+        this.collections.inTransaction(() => upsertLlmUtilityLabels(this.db, req.collectionId, query.queryId, labels, counts));
+      }
+    } finally {
+      // Always, not only when this run wrote: a run killed between its last write and this line
+      // leaves a stale hash that the resumed (write-free) run must still fix.
+      this.collections.refreshContentHash(req.collectionId);
+    }
+    const useful = usefulCounts(this.db, req.collectionId, plan.queries.map((q) => q.query.queryId));
+    const kept = [...useful.values()].filter((n) => n >= req.minUseful).length;
+    return {
+      collectionId: req.collectionId,
+      queries: plan.queries.length,
+      skipped: plan.skipped,
+      calls,
+      judgments: counts,
+      minUseful: req.minUseful,
+      kept,
+      dropped: plan.queries.length - kept,
+      contentHash: this.collections.get(req.collectionId)!.contentHash,
+    };
+  }
+
+  summary(collectionId: number, minUseful: number): UtilitySummary {
+    this.requireCollection(collectionId);
+    const byQuery = new Map<string, ReturnType<typeof utilityJudgments>>();
+    for (const j of utilityJudgments(this.db, collectionId)) {
+      const list = byQuery.get(j.queryId) ?? [];
+      list.push(j);
+      byQuery.set(j.queryId, list);
+    }
+    const queries: UtilitySummary['queries'] = [];
+    for (const q of this.queryOrder(collectionId)) {
+      const list = byQuery.get(q.queryId);
+      if (!list) continue;
+      const useful = list.filter((j) => j.label > 0).length;
+      const sources = { import: 0, llm: 0, manual: 0 };
+      for (const j of list) sources[j.source]++;
+      // The first label with a measurement names baseline, metric and generator (all labels of a query share them).
+      const prov = list.map(measuredProvenance).find((p) => p !== undefined) ?? list[0]!.provenance;
+      queries.push({
+        queryId: q.queryId,
+        task: q.task,
+        n: list.length,
+        useful,
+        baseline: typeof prov.baseline === 'number' ? prov.baseline : null,
+        metric: typeof prov.metric === 'string' ? (typeof prov.metricImpl === 'string' ? `${prov.metric} (${prov.metricImpl})` : prov.metric) : null,
+        generator: generatorLabel(prov.generator),
+        sources,
+        kept: useful >= minUseful,
+      });
+    }
+    const kept = queries.filter((q) => q.kept).length;
+    return {
+      minUseful,
+      queries,
+      totals: {
+        queries: this.queryOrder(collectionId).length,
+        labelled: queries.length,
+        kept,
+        dropped: queries.length - kept,
+        judgments: queries.reduce((s, q) => s + q.n, 0),
+        useful: queries.reduce((s, q) => s + q.useful, 0),
+      },
+    };
+  }
+
+  export(collectionId: number, format: LabelExportFormat, minUseful: number): LabelExport {
+    const c = this.requireCollection(collectionId);
+    return exportUtilityLabels(format, { collectionName: c.name, queries: this.queryOrder(collectionId), judgments: utilityJudgments(this.db, collectionId), minUseful });
+  }
+
+  // ---- internals ---------------------------------------------------------------------------
+
+  private plan(req: UtilityLabelRequest): LabelPlan {
+    return buildLabelPlan({ collections: this.collections, retrieval: this.retrieval }, req);
+  }
+
+  private requireWork(plan: LabelPlan): void {
+    if (plan.queries.length > 0) return;
+    const reasons = [...new Set(plan.skipped.map((s) => s.reason))];
+    throw new ApiFailure('invalid-data', plan.skipped.length ? `nothing to label: every query is skipped (${reasons.join('; ')})` : 'nothing to label: no queries match');
+  }
+
+  private async generate(engine: CachedEngine, req: UtilityLabelRequest, prompt: string, signal: AbortSignal, queryId: string, docId: string | null): Promise<string> {
+    const request: GenerateRequest = {
+      ...(req.chat ? { messages: [{ role: 'user' as const, content: prompt }] } : { prompt }),
+      maxTokens: req.maxTokens,
+      sampling: { temperature: 0 },
+      ...(req.stop ? { stop: req.stop } : {}),
+    };
+    let result;
+    try {
+      result = await engine.generate(request, signal);
+    } catch (err) {
+      if (signal.aborted) throw new JobCancelledError();
+      const where = docId === null ? `query '${queryId}' (baseline)` : `query '${queryId}', document '${docId}'`;
+      throw new Error(`${where}: ${(err as Error).message}`, { cause: err });
+    }
+    if (result.finishReason === 'aborted') throw new JobCancelledError();
+    return result.text;
+  }
+
+  /** The documents of `ids`, in order (the plan checked they exist). */
+  private documents(collectionId: number, queryId: string, ids: readonly string[]): DocumentRow[] {
+    return ids.map((id) => {
+      const d = this.collections.getDocument(collectionId, id);
+      if (!d) throw new ApiFailure('invalid-data', `query '${queryId}': candidate '${id}' is no longer in the collection`);
+      return d;
+    });
+  }
+
+  private queryOrder(collectionId: number) {
+    return queriesInOrder(this.db, collectionId);
+  }
+
+  private requireCollection(collectionId: number) {
+    const c = this.collections.get(collectionId);
+    if (!c) throw new ApiFailure('not-found', `no collection with id ${collectionId}`, 'collectionId');
+    return c;
+  }
+
+  private generatorName(p: UtilityLabelRequest): string {
+    try {
+      return String(this.models.describe(p.generator).name);
+    } catch {
+      return p.generator.kind === 'local' ? `model ${p.generator.modelId}` : `server ${p.generator.endpointId}`;
+    }
+  }
+}
+
+function generatorLabel(g: unknown): string | null {
+  if (typeof g === 'string') return g;
+  if (g && typeof g === 'object' && typeof (g as { name?: unknown }).name === 'string') return (g as { name: string }).name;
+  return null;
+}
