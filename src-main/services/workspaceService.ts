@@ -40,14 +40,23 @@ export class WorkspaceService {
     const total = tables.length + 2;
     ctx.progress(0, total, 'checking file structure');
     const problems: string[] = [];
-    const rows = db.pragma(full ? 'integrity_check' : 'quick_check') as { integrity_check?: string; quick_check?: string }[];
-    for (const r of rows) {
-      const v = r.integrity_check ?? r.quick_check;
-      if (v && v !== 'ok') problems.push(v);
+    // The pragmas themselves throw on some damage (a virtual table that cannot connect): report it.
+    try {
+      const rows = db.pragma(full ? 'integrity_check' : 'quick_check') as { integrity_check?: string; quick_check?: string }[];
+      for (const r of rows) {
+        const v = r.integrity_check ?? r.quick_check;
+        if (v && v !== 'ok') problems.push(v);
+      }
+    } catch (err) {
+      problems.push(`the integrity check stopped: ${(err as Error).message}`);
     }
     ctx.progress(1, total, 'checking foreign keys');
-    const fk = db.pragma('foreign_key_check') as { table: string; rowid: number; parent: string }[];
-    for (const f of fk) problems.push(`${f.table} row ${f.rowid} points to a missing ${f.parent}`);
+    try {
+      const fk = db.pragma('foreign_key_check') as { table: string; rowid: number; parent: string }[];
+      for (const f of fk) problems.push(`${f.table} row ${f.rowid} points to a missing ${f.parent}`);
+    } catch (err) {
+      problems.push(`the foreign key check stopped: ${(err as Error).message}`);
+    }
     for (let i = 0; i < tables.length; i++) {
       ctx.throwIfCancelled();
       // Yield to the event loop so cancellation and other requests get through.

@@ -4,6 +4,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataError } from '../../src-main/core/errors';
 import { parseGfrcInput } from '../../src-main/io/gfrc/readGfrcInput';
@@ -73,20 +74,36 @@ describe('collection import: a mapping error over a multi-line CSV header', () =
 /**
  * `workspace check` on a workspace with a damaged page: integrity_check found the damage, then the
  * per-table scan hit it and threw, so the check ended as "fairground workspace check: database disk
- * image is malformed" instead of listing the problems.
+ * image is malformed" instead of listing the problems. With the page of an FTS5 shadow table
+ * zeroed, the integrity_check pragma itself threw ("vtable constructor failed").
  */
 describe('workspace check on a damaged workspace', () => {
-  it('lists the problems (exit 1) instead of failing', async () => {
-    const FIX = join(process.cwd(), 'test', 'fixtures', 'collections');
-    expect((await cli(['collection', 'import', '--kind', 'corpus', '--name', 'c', '-w', 'good.fairground', join(FIX, 'corpus.jsonl')], dir)).code).toBe(0);
-    const bytes = readFileSync(join(dir, 'good.fairground'));
+  const FIX = join(process.cwd(), 'test', 'fixtures', 'collections');
+
+  /** A copy of a small workspace with the root page of `table` zeroed. */
+  async function damaged(table: string): Promise<string> {
+    const good = `good-${table}.fairground`;
+    expect((await cli(['collection', 'import', '--kind', 'corpus', '--name', 'c', '-w', good, join(FIX, 'corpus.jsonl')], dir)).code).toBe(0);
+    const db = new Database(join(dir, good), { readonly: true });
+    const { rootpage } = db.prepare(`SELECT rootpage FROM sqlite_master WHERE name = ?`).get(table) as { rootpage: number };
+    db.close();
+    const bytes = readFileSync(join(dir, good));
     const pageSize = bytes.readUInt16BE(16);
-    bytes.fill(0, 2 * pageSize, 3 * pageSize);
-    writeFileSync(join(dir, 'damaged.fairground'), bytes);
-    const r = await cli(['workspace', 'check', '-w', 'damaged.fairground'], dir);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^problem: /);
-    expect(r.stdout).toMatch(/cannot be read: database disk image is malformed/);
-  });
+    bytes.fill(0, (rootpage - 1) * pageSize, rootpage * pageSize);
+    writeFileSync(join(dir, `damaged-${table}.fairground`), bytes);
+    return `damaged-${table}.fairground`;
+  }
+
+  for (const [table, finding] of [
+    ['documents', /cannot be read: database disk image is malformed/],
+    ['documents_fts_config', /the integrity check stopped: vtable constructor failed: documents_fts/],
+  ] as const) {
+    it(`lists the problems (exit 1) instead of failing: ${table}`, async () => {
+      const r = await cli(['workspace', 'check', '-w', await damaged(table)], dir);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/^problem: /);
+      expect(r.stdout).toMatch(finding);
+    });
+  }
 });
