@@ -10,6 +10,35 @@ import { isAppUrl } from './appProtocol';
 
 export const CALL_CHANNEL = 'fairground:call';
 export const EVENT_CHANNEL = 'fairground:event';
+export const PICK_FILE_CHANNEL = 'fairground:pickFile';
+
+/** What the renderer may ask of the native file dialog: a title and extension filters. */
+export interface PickFileRequest {
+  title?: string;
+  filters?: { name: string; extensions: string[] }[];
+}
+
+function parsePickFileRequest(raw: unknown): PickFileRequest | null {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== 'object') return null;
+  const r = raw as Record<string, unknown>;
+  const out: PickFileRequest = {};
+  if (r.title !== undefined) {
+    if (typeof r.title !== 'string' || r.title.length > 200) return null;
+    out.title = r.title;
+  }
+  if (r.filters !== undefined) {
+    if (!Array.isArray(r.filters) || r.filters.length > 10) return null;
+    const filters: { name: string; extensions: string[] }[] = [];
+    for (const f of r.filters as unknown[]) {
+      const ff = f as { name?: unknown; extensions?: unknown };
+      if (typeof ff?.name !== 'string' || !Array.isArray(ff.extensions) || !ff.extensions.every((e) => typeof e === 'string' && /^[A-Za-z0-9*]{1,16}$/.test(e))) return null;
+      filters.push({ name: ff.name.slice(0, 100), extensions: ff.extensions as string[] });
+    }
+    out.filters = filters;
+  }
+  return out;
+}
 
 export interface SenderFrameLike {
   url: string;
@@ -45,6 +74,8 @@ export function registerIpc(options: {
   events: EventBus;
   isOurContents: (sender: unknown) => boolean;
   targets: () => PushTarget[];
+  /** The native open dialog; returns the chosen path or null when cancelled. */
+  pickFile?: (sender: unknown, request: PickFileRequest) => Promise<string | null>;
 }): () => void {
   const { ipcMain, router, events } = options;
   ipcMain.handle(CALL_CHANNEL, async (event, method, input): Promise<Envelope<unknown>> => {
@@ -54,11 +85,21 @@ export function registerIpc(options: {
     if (typeof method !== 'string') return { ok: false, error: { code: 'validation', message: 'method must be a string' } };
     return router.call(method, input);
   });
+  if (options.pickFile) {
+    const pick = options.pickFile;
+    ipcMain.handle(PICK_FILE_CHANNEL, async (event, raw) => {
+      if (!isTrustedSender(event, options.isOurContents)) return { ok: false, error: { code: 'forbidden', message: 'IPC from an unexpected sender was refused' } };
+      const request = parsePickFileRequest(raw);
+      if (!request) return { ok: false, error: { code: 'validation', message: 'bad file dialog request' } };
+      return { ok: true, data: await pick(event.sender, request) };
+    });
+  }
   const unsubscribe = events.subscribe((event) => {
     for (const t of options.targets()) if (!t.isDestroyed()) t.send(EVENT_CHANNEL, event);
   });
   return () => {
     unsubscribe();
     ipcMain.removeHandler(CALL_CHANNEL);
+    if (options.pickFile) ipcMain.removeHandler(PICK_FILE_CHANNEL);
   };
 }

@@ -3,7 +3,7 @@
  * browser mode and CLI use, serves the renderer over app://, wires IPC, and hardens every window.
  * Nothing outside src-main/app imports electron.
  */
-import { BrowserWindow, Menu, app, ipcMain, nativeTheme, net, protocol, shell, utilityProcess, type WebContents } from 'electron';
+import { BrowserWindow, Menu, app, dialog, ipcMain, nativeTheme, net, protocol, shell, utilityProcess, type WebContents } from 'electron';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -67,7 +67,19 @@ async function start(): Promise<void> {
   if (!process.argv.includes('--no-demo')) await ensureDemo(services, (m) => console.log(m));
   const router = createApiRouter(services, (err) => console.error('internal error', err));
   const ours = (sender: unknown) => [...windows].some((w) => w.webContents === (sender as WebContents));
-  registerIpc({ ipcMain, router, events: services.events, isOurContents: ours, targets: () => [...windows].map((w) => w.webContents) });
+  registerIpc({
+    ipcMain,
+    router,
+    events: services.events,
+    isOurContents: ours,
+    targets: () => [...windows].map((w) => w.webContents),
+    pickFile: async (sender, request) => {
+      const win = BrowserWindow.fromWebContents(sender as WebContents);
+      const options = { properties: ['openFile' as const], ...(request.title ? { title: request.title } : {}), ...(request.filters ? { filters: request.filters } : {}) };
+      const result = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
+      return result.canceled ? null : (result.filePaths[0] ?? null);
+    },
+  });
 
   Menu.setApplicationMenu(
     Menu.buildFromTemplate(

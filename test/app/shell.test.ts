@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiRouter } from '../../src-main/api/handlers/index';
 import { APP_INDEX_URL, resolveAppUrl } from '../../src-main/app/appProtocol';
-import { CALL_CHANNEL, EVENT_CHANNEL, registerIpc, type IpcMainLike, type InvokeEventLike } from '../../src-main/app/ipcBridge';
+import { CALL_CHANNEL, EVENT_CHANNEL, PICK_FILE_CHANNEL, registerIpc, type IpcMainLike, type InvokeEventLike } from '../../src-main/app/ipcBridge';
 import { guardContents, isAllowedExternalUrl } from '../../src-main/app/navigationGuard';
 import { mainWindowOptions } from '../../src-main/app/windowOptions';
 import { createAppServices, type AppServices } from '../../src-main/services/appServices';
@@ -165,5 +165,36 @@ describe('IPC bridge', () => {
     expect(pushed.length).toBeGreaterThanOrEqual(2);
     expect(pushed.every((p) => (p as unknown[])[0] === EVENT_CHANNEL)).toBe(true);
     expect((pushed.at(-1) as [string, { payload: { status: string } }])[1].payload.status).toBe('succeeded');
+  });
+});
+
+describe('native file dialog over IPC', () => {
+  it('answers our window with the chosen path and refuses other senders and malformed requests', async () => {
+    const handlers = new Map<string, (e: InvokeEventLike, ...args: unknown[]) => Promise<unknown>>();
+    const ipcMain: IpcMainLike = { handle: (c, l) => void handlers.set(c, l), removeHandler: (c) => void handlers.delete(c) };
+    const ourSender = { id: 1 };
+    const asked: unknown[] = [];
+    const dir = mkdtempSync(join(tmpdir(), 'fg-pick-'));
+    const services = createAppServices(join(dir, 'w.fairground'), { transport: 'electron' });
+    try {
+      registerIpc({
+        ipcMain,
+        router: createApiRouter(services),
+        events: services.events,
+        isOurContents: (s) => s === ourSender,
+        targets: () => [],
+        pickFile: async (_sender, request) => (asked.push(request), '/home/ada/models/q.gguf'),
+      });
+      const pick = handlers.get(PICK_FILE_CHANNEL)!;
+      const ours = { sender: ourSender, senderFrame: { url: APP_INDEX_URL, parent: null } };
+      expect(await pick(ours, { title: 'Choose a GGUF model', filters: [{ name: 'GGUF', extensions: ['gguf'] }] })).toEqual({ ok: true, data: '/home/ada/models/q.gguf' });
+      expect(asked).toEqual([{ title: 'Choose a GGUF model', filters: [{ name: 'GGUF', extensions: ['gguf'] }] }]);
+      expect(await pick({ sender: { id: 2 }, senderFrame: { url: APP_INDEX_URL, parent: null } }, {})).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+      expect(await pick(ours, { filters: [{ name: 'x', extensions: ['../../etc'] }] })).toMatchObject({ ok: false, error: { code: 'validation' } });
+      expect(asked).toHaveLength(1);
+    } finally {
+      await services.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

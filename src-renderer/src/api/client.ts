@@ -10,6 +10,7 @@ import type { ApiClient, ApiEvent, ApiInput, ApiMethod, ApiOutput, ApiErrorBody,
 export interface PreloadBridge {
   call(method: string, input: unknown): Promise<Envelope<unknown>>;
   onEvent(listener: (event: ApiEvent) => void): () => void;
+  pickFile?(request: { title?: string; filters?: { name: string; extensions: string[] }[] }): Promise<Envelope<string | null>>;
 }
 
 declare global {
@@ -111,3 +112,8 @@ function httpClient(): ApiClient {
 
 export const api: ApiClient = window.fairground ? ipcClient(window.fairground) : httpClient();
 export const transport: 'electron' | 'http' = window.fairground ? 'electron' : 'http';
+
+/** The native open-file dialog (desktop app only); undefined in browser mode, where paths are typed. */
+export const pickFile: ((title: string, filters?: { name: string; extensions: string[] }[]) => Promise<string | null>) | undefined = window.fairground?.pickFile
+  ? async (title, filters) => unwrap<string | null>('pickFile', await window.fairground!.pickFile!({ title, ...(filters ? { filters } : {}) }))
+  : undefined;
