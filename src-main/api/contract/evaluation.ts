@@ -60,7 +60,7 @@ export const IrEvaluation = z.object({
   comparisons: z.array(BaselineComparison),
   settings: z.object({ test: z.string(), correction: z.enum(['holm', 'bonferroni', 'none']), alpha: z.number(), permutations: z.number().nullable(), seed: z.number().nullable() }),
   /** sha256 of each input, for the manifest. */
-  inputs: z.array(z.object({ name: z.string(), role: z.enum(['run', 'qrels']), sha256: z.string() })),
+  inputs: z.array(z.object({ name: z.string(), role: z.enum(['run', 'qrels']), sha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex digits') })),
   notes: z.array(z.string()),
 });
 export type IrEvaluation = z.infer<typeof IrEvaluation>;
