@@ -138,6 +138,8 @@ export class LabelingService {
     }
     const useful = usefulCounts(this.db, req.collectionId, plan.queries.map((q) => q.query.queryId));
     const kept = [...useful.values()].filter((n) => n >= req.minUseful).length;
+    const dropped = plan.queries.length - kept;
+    ctx.progress(done, plan.calls, `labelled ${plan.queries.length} queries (${calls.generated} calls generated, ${calls.cached} cached): ${kept} kept, ${dropped} with fewer than ${req.minUseful} useful dropped${plan.skipped.length ? `, ${plan.skipped.length} skipped` : ''}`);
     return {
       collectionId: req.collectionId,
       queries: plan.queries.length,
@@ -146,7 +148,7 @@ export class LabelingService {
       judgments: counts,
       minUseful: req.minUseful,
       kept,
-      dropped: plan.queries.length - kept,
+      dropped,
       contentHash: this.collections.get(req.collectionId)!.contentHash,
     };
   }
