@@ -30,7 +30,7 @@ export function addLabelCollection(services: AppServices, name = COLLECTION, ans
   repo.addQueries(c.id, [
     ...qs,
     { queryId: 'lamp3', text: 'What is the score of the following review on a scale of 1 to 5? review: good work', answers: ['4'], task: 'LaMP-3', metric: 'mae', candidates: ['d1', 'd2'] },
-    { queryId: 'nocand', text: 'no candidates here', answers: ['x'], task: 'toy', metric: 'rouge1' },
+    { queryId: 'nocand', text: 'fair exposure of documents', answers: ['x'], task: 'toy', metric: 'rouge1' },
     { queryId: 'noanswer', text: 'no answer here', answers: [], task: 'toy', metric: 'rouge1', candidates: ['d1'] },
   ]);
   return c.id;

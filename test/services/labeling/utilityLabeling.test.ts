@@ -4,17 +4,19 @@
  * no engine call, manual overrides that survive, imported labels kept beside the new ones,
  * summaries, exports, and request errors through the API.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UtilityLabelReport, UtilityLabelRequest } from '../../../src-main/api/contract/labeling';
 import { UtilityLabelRequest as RequestSchema } from '../../../src-main/api/contract/labeling';
+import { RunSpec } from '../../../src-main/api/contract/retrieval';
 import { createApiRouter } from '../../../src-main/api/handlers/index';
 import { textMetric } from '../../../src-main/core/text/textMetrics';
 import { writeTinyGguf } from '../../../src-main/engine/gguf/tinyModel';
 import { createAppServices, type AppServices } from '../../../src-main/services/appServices';
 import type { JudgmentRow } from '../../../src-main/store/collectionTypes';
+import { FakeOpenAiServer } from '../../support/fakeOpenAiServer';
 import { addLabelCollection } from './fixture';
 
 let dir: string;
@@ -197,5 +199,49 @@ describe('utility labeling with a tiny model', () => {
     expect(summary).toMatchObject({ ok: true, data: { minUseful: 2, totals: { labelled: 4 } } });
     const exported = await router.call('labels.export', { collectionId, format: 'fairrag-mapping', minUseful: 0 });
     expect(exported).toMatchObject({ ok: true, data: { fileName: 'tiny-lab_relevance_mapping.tsv', rows: 14, queries: 4 } });
+  });
+
+  it('takes the candidates of a query without any from a stored retrieval run', async () => {
+    const run = await services.retrieval.createRun(RunSpec.parse({ collectionId, method: 'bm25', k: 5, name: 'bm25' }), { signal: new AbortController().signal, progress: () => {} });
+    const top = services.retrieval.getRun(run.id, { queryId: 'nocand', perQuery: 2 }).queries[0]!.hits.map((h) => h.docId);
+    expect(top).toHaveLength(2);
+    const req = request({ collectionId, queryIds: ['nocand'], candidateRun: { runId: run.id, topN: 2 } });
+    expect(services.labeling.preview(req)).toMatchObject({ queryId: 'nocand', augmentedDocId: top[0], plan: { queries: 1, calls: 3 } });
+    const report = await label(req);
+    expect(report.calls.total).toBe(3);
+    expect(services.collections.repo.judgmentsOf(collectionId, 'nocand').map((j) => j.docId).sort()).toEqual([...top].sort());
+  });
+
+  it('labels with an OpenAI-compatible server through chat messages', async () => {
+    const server = await FakeOpenAiServer.start({ models: ['lab-model'] });
+    try {
+      const remote = services.models.addRemote({ name: 'lab', baseUrl: server.baseUrl, model: 'lab-model', serverKind: 'openai', maxConcurrency: 2 });
+      const c = addLabelCollection(services, 'remote-lab', {}, 1, 2);
+      const report = await label(request({ collectionId: c, generator: { kind: 'remote', endpointId: remote.id }, chat: true, queryIds: ['q1'] }));
+      expect(report.calls).toEqual({ total: 3, cached: 0, generated: 3 });
+      expect(server.requestsTo('/v1/chat/completions')).toHaveLength(3);
+      const j = services.collections.repo.judgmentsOf(c, 'q1')[0]!;
+      expect(j.provenance).toMatchObject({ generator: { kind: 'remote', name: 'lab', model: 'lab-model' }, chat: true });
+    } finally {
+      await server.close();
+    }
+  });
+  it('round-trips imported LaMP-2 labels through the Fair-RAG mapping export and relabels with the LaMP-2 prompt', async () => {
+    const fix = (f: string) => join(process.cwd(), 'test', 'fixtures', 'collections', f);
+    await services.collections.importFiles({ collectionName: 'lamp2', kind: 'lamp', files: [fix('lamp2_questions.json'), fix('lamp2_outputs.json')] });
+    await services.collections.importFiles({ collectionName: 'lamp2', kind: 'fairrag-mapping', files: [fix('lamp2_relevance_mapping.tsv'), fix('lamp2_delta.tsv')] });
+    const c = services.collections.byName('lamp2')!.id;
+    // u2's p2 differs from u1's p2, so the importer stored it as 'u2/p2'; the export writes 'p2' again.
+    expect(services.collections.repo.getQuery(c, 'u2')!.candidates).toEqual(['p1', 'u2/p2', 'p3']);
+    const mapping = services.labeling.export(c, 'fairrag-mapping', 0);
+    expect(mapping.content).toBe(readFileSync(fix('lamp2_relevance_mapping.tsv'), 'utf8'));
+
+    const p = services.labeling.preview({ ...request({ collectionId: c }), previewQueryId: 'u2' });
+    expect(p).toMatchObject({ templateName: 'fair-rag/LaMP-2', metric: 'accuracy', augmentedDocId: 'p1', plan: { queries: 2, calls: 7 } });
+    expect(p.augmentedPrompt).toBe(`the tag for the movie: A dog learns to skateboard. is comedy. ${services.collections.repo.getQuery(c, 'u2')!.text}`);
+    const report = await label(request({ collectionId: c }));
+    expect(report.judgments).toMatchObject({ replacedImport: 5, written: 0 });
+    const relabelled = services.labeling.export(c, 'fairrag-mapping', 0);
+    expect(relabelled.content.split('\n').map((l) => l.split('\t').slice(0, 2).join('\t'))).toEqual(mapping.content.split('\n').map((l) => l.split('\t').slice(0, 2).join('\t')));
   });
 });
