@@ -244,4 +244,22 @@ describe('utility labeling with a tiny model', () => {
     const relabelled = services.labeling.export(c, 'fairrag-mapping', 0);
     expect(relabelled.content.split('\n').map((l) => l.split('\t').slice(0, 2).join('\t'))).toEqual(mapping.content.split('\n').map((l) => l.split('\t').slice(0, 2).join('\t')));
   });
+  it('stops between calls when cancelled and resumes under the same id without redoing finished calls', async () => {
+    // maxTokens 10 makes these calls new to the cache.
+    const req = request({ collectionId, maxTokens: 10, queryIds: ['q1', 'q2', 'q3'] });
+    let job = services.labeling.start(req);
+    const off = services.events.subscribe((e) => {
+      if (e.event === 'job.updated' && e.payload.id === job.id && e.payload.progress >= 3 && e.payload.status === 'running') services.jobs.cancel(job.id);
+    });
+    job = await services.jobs.wait(job.id);
+    off();
+    expect(job).toMatchObject({ status: 'cancelled', resumable: true });
+    expect(job.progress).toBeLessThan(15);
+    const cached = cacheRows();
+    const resumed = await services.jobs.wait(services.jobs.resume(job.id).id);
+    expect(resumed).toMatchObject({ id: job.id, status: 'succeeded', progress: 15 });
+    const report = resumed.result as UtilityLabelReport;
+    expect(report.calls.cached).toBeGreaterThanOrEqual(3);
+    expect(cacheRows()).toBe(cached + report.calls.generated);
+  });
 });
