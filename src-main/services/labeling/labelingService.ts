@@ -101,27 +101,36 @@ export class LabelingService {
     };
     let done = 0;
     ctx.progress(0, plan.calls, `${plan.queries.length} queries, ${plan.calls} LLM calls`);
-    const generate = async (pq: PlannedQuery, docId: string | null, prompt: string): Promise<string> => {
+    const generate = async (pq: PlannedQuery, position: number, docId: string | null, prompt: string): Promise<string> => {
       ctx.throwIfCancelled();
+      // Cached vs generated is read from the engine's hit counter: a second job on the same engine at
+      // the same moment can blur this split in the report (never the labels).
       const hitsBefore = engine.stats().hits;
       const text = await this.generate(engine, req, prompt, ctx.signal, pq.query.queryId, docId);
       if (engine.stats().hits > hitsBefore) calls.cached++;
       else calls.generated++;
       done++;
-      ctx.progress(done, plan.calls, `query ${pq.query.queryId} (${plan.queries.indexOf(pq) + 1}/${plan.queries.length})`);
+      ctx.progress(done, plan.calls, `query ${pq.query.queryId} (${position}/${plan.queries.length})`);
       return text;
     };
     try {
-      for (const pq of plan.queries) {
+      for (const [qi, pq] of plan.queries.entries()) {
         const { query } = pq;
+        const utilityOf = (output: string) => {
+          try {
+            return pq.metric.utility(output, query.answers);
+          } catch (err) {
+            throw new ApiFailure('invalid-data', `query '${query.queryId}': ${(err as Error).message}`);
+          }
+        };
         const docs = this.documents(req.collectionId, query.queryId, pq.candidateIds);
         const prompts = renderQueryPrompts(pq, docs, plan.budgets);
-        const baselineOutput = await generate(pq, null, prompts.baseline);
-        const baseline = pq.metric.utility(baselineOutput, query.answers);
+        const baselineOutput = await generate(pq, qi + 1, null, prompts.baseline);
+        const baseline = utilityOf(baselineOutput);
         const labels: LlmLabel[] = [];
         for (const [i, doc] of docs.entries()) {
-          const output = await generate(pq, doc.docId, prompts.augmented[i]!);
-          const utility = pq.metric.utility(output, query.answers);
+          const output = await generate(pq, qi + 1, doc.docId, prompts.augmented[i]!);
+          const utility = utilityOf(output);
           const delta = utility - baseline;
           labels.push({
             docId: doc.docId,
@@ -162,7 +171,8 @@ export class LabelingService {
       byQuery.set(j.queryId, list);
     }
     const queries: UtilitySummary['queries'] = [];
-    for (const q of this.queryOrder(collectionId)) {
+    const order = queriesInOrder(this.db, collectionId);
+    for (const q of order) {
       const list = byQuery.get(q.queryId);
       if (!list) continue;
       const useful = list.filter((j) => j.label > 0).length;
@@ -187,7 +197,7 @@ export class LabelingService {
       minUseful,
       queries,
       totals: {
-        queries: this.queryOrder(collectionId).length,
+        queries: order.length,
         labelled: queries.length,
         kept,
         dropped: queries.length - kept,
@@ -199,7 +209,7 @@ export class LabelingService {
 
   export(collectionId: number, format: LabelExportFormat, minUseful: number): LabelExport {
     const c = this.requireCollection(collectionId);
-    return exportUtilityLabels(format, { collectionName: c.name, queries: this.queryOrder(collectionId), judgments: utilityJudgments(this.db, collectionId), minUseful });
+    return exportUtilityLabels(format, { collectionName: c.name, queries: queriesInOrder(this.db, collectionId), judgments: utilityJudgments(this.db, collectionId), minUseful });
   }
 
   // ---- internals ---------------------------------------------------------------------------
@@ -240,10 +250,6 @@ export class LabelingService {
       if (!d) throw new ApiFailure('invalid-data', `query '${queryId}': candidate '${id}' is no longer in the collection`);
       return d;
     });
-  }
-
-  private queryOrder(collectionId: number) {
-    return queriesInOrder(this.db, collectionId);
   }
 
   private requireCollection(collectionId: number) {
