@@ -5,6 +5,7 @@
 import { openWorkspace, type OpenOptions, type Workspace } from '../store/workspace';
 import { CollectionsService } from './collectionsService';
 import { EventBus } from './eventBus';
+import { ExperimentService } from './experimentService';
 import { JobRunner } from './jobRunner';
 import { LabelingService } from './labeling/labelingService';
 import { ModelService } from './modelService';
@@ -22,6 +23,7 @@ export interface AppServices {
   readonly collections: CollectionsService;
   readonly retrieval: RetrievalService;
   readonly labeling: LabelingService;
+  readonly experiments: ExperimentService;
   readonly transport: 'electron' | 'http';
   close(): Promise<void>;
 }
@@ -46,6 +48,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
   // Embedding models: a library name or a GGUF path; llama.cpp threads follow the setting (0 = physical cores).
   const retrieval = new RetrievalService(workspace.db, jobs, { openEngine: localEngineOpener(workspace.db, () => ({ threads: settings.get().threads })) });
   const labeling = new LabelingService(workspace.db, jobs, models, collections.repo);
+  const experiments = new ExperimentService(workspace.db, jobs, models, collections.repo);
   let closed = false;
   return {
     workspace,
@@ -57,6 +60,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
     collections,
     retrieval,
     labeling,
+    experiments,
     transport: options.transport,
     async close() {
       if (closed) return;

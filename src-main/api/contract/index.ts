@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { appContract } from './app';
 import { collectionsContract } from './collections';
 import { evaluationContract } from './evaluation';
+import { experimentsContract } from './experiments';
 import { Job, jobsContract } from './jobs';
 import { labelingContract } from './labeling';
 import { modelsContract } from './models';
@@ -20,6 +21,7 @@ export * from './evaluation';
 export * from './models';
 export * from './retrieval';
 export * from './labeling';
+export * from './experiments';
 
 export const contract = {
   ...appContract,
@@ -29,6 +31,7 @@ export const contract = {
   ...modelsContract,
   ...retrievalContract,
   ...labelingContract,
+  ...experimentsContract,
 } satisfies Record<string, MethodDef>;
 
 export type Contract = typeof contract;

@@ -4,6 +4,7 @@ import { createRouter, type Handlers, type Router } from '../router';
 import { appHandlers } from './app';
 import { collectionHandlers } from './collections';
 import { evaluationHandlers } from './evaluation';
+import { experimentHandlers } from './experiments';
 import { jobHandlers } from './jobs';
 import { labelingHandlers } from './labeling';
 import { modelHandlers } from './models';
@@ -18,6 +19,7 @@ export function createHandlers(s: AppServices): Handlers {
     ...modelHandlers(s),
     ...retrievalHandlers(s),
     ...labelingHandlers(s),
+    ...experimentHandlers(s),
   };
 }
 

@@ -8,6 +8,7 @@ import { evalExposureCommand } from './evalExposure';
 import { evalGfrc2Command } from './evalGfrc2';
 import { evalIrCommand } from './evalIr';
 import { evalTextCommand } from './evalText';
+import { experimentExport, experimentList, experimentShow } from './experiment';
 import { labelExportCommand } from './labelExport';
 import { labelUtilityCommand } from './labelUtility';
 import { modelAddCommand, modelInfoCommand, modelListCommand, modelRemoveCommand } from './modelLibrary';
@@ -17,6 +18,7 @@ import { moiSolveCommand } from './moiSolve';
 import { retrieveCommand } from './retrieve';
 import { retrieveSearchCommand } from './retrieveSearch';
 import { richragCoverageCommand } from './richragCoverage';
+import { runCommand } from './run';
 import { sampleCommand } from './sample';
 import { serve } from './serve';
 import { statsCompareCommand } from './statsCompare';
@@ -30,6 +32,9 @@ export const commands: CliCommand[] = [
   evalGfrc2Command,
   evalIrCommand,
   evalTextCommand,
+  experimentExport,
+  experimentList,
+  experimentShow,
   labelExportCommand,
   labelUtilityCommand,
   modelAddCommand,
@@ -42,6 +47,7 @@ export const commands: CliCommand[] = [
   retrieveCommand,
   retrieveSearchCommand,
   richragCoverageCommand,
+  runCommand,
   sampleCommand,
   serve,
   statsCompareCommand,

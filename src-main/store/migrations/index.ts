@@ -8,6 +8,7 @@ import { migration0002 } from './0002_engine';
 import { migration0003 } from './0003_collections';
 import { migration0004 } from './0004_retrieval';
 import { migration0005 } from './0005_remote_endpoints';
+import { migration0006 } from './0006_experiments';
 
 export const migrations: readonly Migration[] = [
   migration0001,
@@ -15,4 +16,5 @@ export const migrations: readonly Migration[] = [
   migration0003,
   migration0004,
   migration0005,
+  migration0006,
 ];

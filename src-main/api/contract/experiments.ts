@@ -1,0 +1,485 @@
+/**
+ * Experiments: versioned specs, runs (executed as resumable jobs), their metrics, drill-down rows
+ * and exports. The spec of each kind is a zod schema here, so the renderer can build forms from it
+ * and validate before sending; the service validates again (and reports field paths).
+ *
+ * Kinds: `fair-rag` (Kim & Diaz, Towards Fair RAG). A run of a kind writes generic `run_items`
+ * (migration 0006); `runs.metrics` returns the kind's tables and figure data as plain data.
+ */
+import { z } from 'zod';
+import { method } from './define';
+import { Job } from './jobs';
+import { GeneratorRef } from './models';
+
+const Id = z.number().int().min(1);
+const Name = z.string().trim().min(1).max(200);
+
+// ---- Fair RAG spec -----------------------------------------------------------------------------
+
+/** Names of core/text/textMetrics.ts (kept equal by a test; the contract may import only zod). */
+export const UtilityMetricName = z.enum(['rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'f1', 'em', 'accuracy', 'mae', 'rmse']);
+
+/** A generator: a model-library id or server id, or a name resolved in the workspace at run time. */
+export const GeneratorSelector = z.union([
+  GeneratorRef,
+  z.object({ model: z.string().trim().min(1).max(200) }).strict(),
+  z.object({ remote: z.string().trim().min(1).max(200) }).strict(),
+]);
+export type GeneratorSelector = z.infer<typeof GeneratorSelector>;
+
+/** Used in condition names and TREC run tags, so no whitespace and no '/'. */
+const RetrieverName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, ".", "_" or "-" only');
+
+const Bm25Params = z
+  .object({
+    k1: z.number().min(0).max(100).default(1.5),
+    b: z.number().min(0).max(1).default(0.75),
+    idf: z.enum(['robertson', 'lucene', 'rank_bm25']).default('rank_bm25'),
+    epsilon: z.number().min(-100).max(100).default(0.25),
+    /** whitespace: Python str.split(), case kept (Fair-RAG's rank_bm25 input); words: lower-cased letter/digit runs. */
+    tokenizer: z.enum(['whitespace', 'words']).default('whitespace'),
+  })
+  .strict();
+
+export const FairRagRetriever = z.discriminatedUnion('method', [
+  /** In-memory Okapi BM25 over the query's candidates (statistics of the candidate set, as Fair-RAG). */
+  z.object({ name: RetrieverName, method: z.literal('bm25'), params: Bm25Params.prefault({}) }).strict(),
+  /** Cosine/dot similarity of embeddings from an embedding model of the library (calls cached). */
+  z
+    .object({
+      name: RetrieverName,
+      method: z.literal('dense'),
+      params: z.object({ model: z.string().trim().min(1).max(200), metric: z.enum(['cosine', 'dot']).default('cosine') }).strict(),
+    })
+    .strict(),
+  /** Reciprocal rank fusion of other retrievers of this spec (by name). */
+  z
+    .object({
+      name: RetrieverName,
+      method: z.literal('rrf'),
+      params: z
+        .object({
+          fuse: z.array(RetrieverName).min(2).max(16),
+          k: z.number().min(0).max(10_000).default(60),
+          rankBase: z.union([z.literal(0), z.literal(1)]).default(1),
+        })
+        .strict(),
+    })
+    .strict(),
+  /** Scores of a stored retrieval run; candidates the run did not retrieve tie with its lowest score. */
+  z.object({ name: RetrieverName, method: z.literal('run'), params: z.object({ runId: Id }).strict() }).strict(),
+]);
+export type FairRagRetriever = z.infer<typeof FairRagRetriever>;
+
+export const FairRagSpec = z
+  .object({
+    kind: z.literal('fair-rag'),
+    name: Name,
+    description: z.string().max(10_000).optional(),
+    /** Collection name. */
+    collection: Name,
+    /** Query ids, or 'all'. */
+    queries: z.union([z.literal('all'), z.array(z.string().min(1)).min(1)]).default('all'),
+    /** Keep only queries of these tasks. */
+    tasks: z.array(z.string().min(1)).min(1).optional(),
+    /** Keep only queries with at least this many useful candidates (Fair RAG keeps m ≥ 2). */
+    minUseful: z.number().int().min(0).max(10_000).default(0),
+    /** text: the query text as stored; lamp: the part Fair-RAG retrieves with (after "description:", "review:", "article:", else the first ":"). */
+    retrievalQuery: z.enum(['text', 'lamp']).default('text'),
+    retrievers: z.array(FairRagRetriever).min(1).max(16),
+    generator: GeneratorSelector,
+    decoding: z
+      .object({
+        maxTokens: z.number().int().min(1).max(4096).default(32),
+        /** 0 = greedy (Fair RAG: deterministic decoding); > 0 samples with seeds.generation. */
+        temperature: z.number().min(0).max(5).default(0),
+        /** Send the prompt as one chat message (model chat template) instead of plain text. */
+        chat: z.boolean().default(false),
+        stop: z.array(z.string().min(1)).max(8).optional(),
+      })
+      .strict()
+      .prefault({}),
+    /** {{query}}, {{#documents}}{{index}} {{title}} {{text}} {{attrs.KEY}}{{/documents}}; default: the Fair-RAG template. */
+    promptTemplate: z.string().min(1).max(100_000).optional(),
+    /** Length budget while rendering (core/prompts): query cut to queryMax, prompt to total, each document to its share (Fair-RAG: 256/512 tokens). */
+    promptBudget: z
+      .object({
+        unit: z.enum(['words', 'chars']).default('words'),
+        queryMax: z.number().int().min(1).max(1_000_000).optional(),
+        total: z.number().int().min(1).max(1_000_000).optional(),
+      })
+      .strict()
+      .optional(),
+    k: z.number().int().min(1).max(100).default(5),
+    /** N: sampled rankings per query × retriever × α. */
+    samples: z.number().int().min(1).max(10_000).default(100),
+    alphas: z.array(z.number().min(0).max(1000)).min(1).max(32).default([1, 2, 4, 8]),
+    /** The oracle stochastic retriever (useful items first, shuffled): part of u_max. */
+    oracle: z.boolean().default(true),
+    /** The deterministic top-k of each retriever (Table 2's baseline). */
+    deterministic: z.boolean().default(true),
+    /** Score normalisation before PL sampling: paper [1, 2] or the released code's negative-score shift. */
+    normalization: z.enum(['paper', 'code']).default('paper'),
+    /** EE-R target: paper Eq. 6, or the code's 0 for non-useful items. */
+    target: z.enum(['paper', 'code']).default('paper'),
+    /** Per-sample utility; default: the query's own metric (ROUGE via pltrdy, as Fair-RAG). */
+    utilityMetric: z
+      .object({
+        name: UtilityMetricName.optional(),
+        impl: z.enum(['rouge-score', 'pltrdy']).optional(),
+        stem: z.boolean().optional(),
+        /** Lower-is-better metrics are mapped u → worst − u (default: 4 for mae, 16 for rmse, LaMP-3's 1..5 scale). */
+        worst: z.number().optional(),
+      })
+      .strict()
+      .optional(),
+    /** Document attribute that names the provider for per-provider exposure (falls back to `group`). */
+    providerAttribute: z.string().min(1).max(100).default('provider'),
+    attribution: z
+      .object({
+        judge: z.enum(['none', 'nli-llm', 'citation']).default('none'),
+        /** nli-llm: the judge model (default: the generator). */
+        generator: GeneratorSelector.optional(),
+        /** nli-llm: without it the constrained answer decides; with it, P(entails) ≥ threshold from log-probabilities. */
+        threshold: z.number().min(0).max(1).optional(),
+        /** nli-llm: {{premise}} (the document) and {{hypothesis}} (the output); citation: the instruction appended to the prompt. */
+        template: z.string().min(1).max(20_000).optional(),
+        /** nli-llm answer format: JSON {"entails": bool} or a yes/no grammar. */
+        format: z.enum(['json', 'yes-no']).default('json'),
+        maxTokens: z.number().int().min(1).max(256).default(32),
+      })
+      .strict()
+      .prefault({}),
+    seeds: z
+      .object({
+        sampling: z.number().int().min(0).max(0xffffffff).default(42),
+        generation: z.number().int().min(0).max(0xffffffff).default(0),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .superRefine((spec, ctx) => {
+    const names = new Map<string, number>();
+    spec.retrievers.forEach((r, i) => {
+      if (names.has(r.name)) ctx.addIssue({ code: 'custom', path: ['retrievers', i, 'name'], message: `retriever name '${r.name}' is used twice` });
+      names.set(r.name, i);
+    });
+    spec.retrievers.forEach((r, i) => {
+      if (r.method !== 'rrf') return;
+      r.params.fuse.forEach((f, j) => {
+        const target = names.get(f);
+        if (target === undefined) ctx.addIssue({ code: 'custom', path: ['retrievers', i, 'params', 'fuse', j], message: `no retriever named '${f}' in this spec` });
+        else if (target === i) ctx.addIssue({ code: 'custom', path: ['retrievers', i, 'params', 'fuse', j], message: 'a retriever cannot fuse itself' });
+        else if (spec.retrievers[target]!.method === 'rrf') {
+          ctx.addIssue({ code: 'custom', path: ['retrievers', i, 'params', 'fuse', j], message: `'${f}' is itself a fusion; fuse base retrievers only` });
+        }
+      });
+    });
+    const seen = new Set<number>();
+    spec.alphas.forEach((a, i) => {
+      if (seen.has(a)) ctx.addIssue({ code: 'custom', path: ['alphas', i], message: `alpha ${a} is listed twice` });
+      seen.add(a);
+    });
+    if (spec.attribution.judge !== 'nli-llm') {
+      for (const key of ['generator', 'threshold'] as const) {
+        if (spec.attribution[key] !== undefined) ctx.addIssue({ code: 'custom', path: ['attribution', key], message: `only used with judge 'nli-llm'` });
+      }
+    }
+  });
+export type FairRagSpec = z.infer<typeof FairRagSpec>;
+export type FairRagSpecInput = z.input<typeof FairRagSpec>;
+
+// ---- experiments and runs ----------------------------------------------------------------------
+
+/** Any kind's spec as sent: validated by the kind's schema in the service. */
+export const SpecInput = z.looseObject({ kind: z.string().min(1), name: z.string() });
+
+export const SpecIssue = z.object({ path: z.string(), message: z.string() });
+
+export const ExperimentInfo = z.object({
+  id: z.number().int(),
+  kind: z.string(),
+  name: z.string(),
+  version: z.number().int(),
+  spec: z.record(z.string(), z.unknown()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  runs: z.number().int(),
+  lastRunId: z.number().int().nullable(),
+});
+
+export const RunStatus = z.enum(['pending', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted']);
+
+export const RunStats = z
+  .object({
+    queries: z.number().int(),
+    skippedQueries: z.array(z.object({ queryId: z.string(), reason: z.string() })),
+    /** Sampled rankings (one generation each in a naive pipeline). */
+    naiveGenerations: z.number().int(),
+    /** Distinct prompts: the generations actually needed. */
+    distinctGenerations: z.number().int(),
+    /** Of those, answered by the call cache / computed by the engine (this run's sessions). */
+    generationsFromCache: z.number().int(),
+    generationsComputed: z.number().int(),
+    naiveJudgments: z.number().int(),
+    distinctJudgments: z.number().int(),
+    judgmentsFromCache: z.number().int(),
+    judgmentsComputed: z.number().int(),
+    /** Embedding calls of dense retrievers (cached too). */
+    embeddingCalls: z.number().int(),
+    elapsedMs: z.number(),
+  })
+  .partial()
+  .loose();
+
+export const RunInfo = z.object({
+  id: z.number().int(),
+  experimentId: z.number().int(),
+  experimentName: z.string(),
+  kind: z.string(),
+  specVersion: z.number().int(),
+  status: RunStatus,
+  jobId: z.string().nullable(),
+  error: z.string().nullable(),
+  stats: RunStats,
+  createdAt: z.string(),
+  finishedAt: z.string().nullable(),
+  /** Arms found in the run's items (e.g. `bm25/alpha=2`, `bm25/deterministic`, `oracle`). */
+  conditions: z.array(z.string()),
+});
+
+// ---- Fair RAG metrics (plain data for tables and plots) ----------------------------------------
+
+const Num = z.number();
+const NumOrNull = z.number().nullable();
+
+export const FairRagQueryMetrics = z.object({
+  queryId: z.string(),
+  /** null for the oracle (shared by every retriever). */
+  retriever: z.string().nullable(),
+  condition: z.string(),
+  policy: z.enum(['pl', 'deterministic', 'oracle']),
+  alpha: NumOrNull,
+  n: z.number().int(),
+  m: z.number().int(),
+  samples: z.number().int(),
+  distinctRankings: z.number().int(),
+  eeD: Num,
+  eeR: Num,
+  eeL: Num,
+  eeDNorm: Num,
+  eeRNorm: Num,
+  eeLNorm: Num,
+  /** EU on the higher-is-better scale (lower-is-better metrics converted). */
+  eu: Num,
+  /** EU in the metric's own units. */
+  euRaw: Num,
+  uMax: NumOrNull,
+  euNorm: NumOrNull,
+  ear: NumOrNull,
+  eaeD: NumOrNull,
+  eaeDNorm: NumOrNull,
+});
+
+export const MeanWithCi = z.object({ mean: Num, lower: NumOrNull, upper: NumOrNull, n: z.number().int() });
+
+export const FairRagAggregate = z.object({
+  retriever: z.string().nullable(),
+  condition: z.string(),
+  policy: z.enum(['pl', 'deterministic', 'oracle']),
+  alpha: NumOrNull,
+  queries: z.number().int(),
+  /** Mean over queries with its 95% t-interval (null bounds with fewer than 2 queries). */
+  measures: z.record(z.string(), MeanWithCi),
+});
+
+export const ProviderExposure = z.object({
+  retriever: z.string().nullable(),
+  condition: z.string(),
+  providers: z.array(
+    z.object({
+      provider: z.string(),
+      /** Candidate slots of this provider summed over queries. */
+      documents: z.number().int(),
+      /** Σ over queries and the provider's documents of ε_d (retrieved exposure). */
+      retrieved: Num,
+      retrievedShare: Num,
+      /** Σ of ε^a_d (attributed exposure); null without attribution. */
+      attributed: NumOrNull,
+      attributedShare: NumOrNull,
+    }),
+  ),
+});
+
+export const TradeoffFit = z.object({
+  retriever: z.string(),
+  /** Quality measure on the y axis (eeRNorm, euNorm, eu, ear). */
+  measure: z.string(),
+  points: z.number().int(),
+  slope: NumOrNull,
+  intercept: NumOrNull,
+  /** Trapezoid area under y(EE-D̄) over the points sorted by EE-D̄ (equal x averaged), between xMin and xMax. */
+  auc: NumOrNull,
+  xMin: NumOrNull,
+  xMax: NumOrNull,
+});
+
+export const Table2Cell = z.object({
+  lower: Num,
+  upper: Num,
+  runs: z.number().int(),
+  meanUtility: NumOrNull,
+  /** mean utility of the runs in the interval − the baseline's mean utility. */
+  difference: NumOrNull,
+  pValue: NumOrNull,
+  significant: z.boolean(),
+});
+
+export const Table2Row = z.object({
+  retriever: z.string(),
+  generator: z.string(),
+  baseline: NumOrNull,
+  baselineQueries: z.number().int(),
+  cells: z.array(Table2Cell),
+  /** Runs with EE-D̄ ≥ 1 (outside [0.8, 1.0) as the paper writes the last interval). */
+  excludedAtOne: z.number().int(),
+});
+
+export const Fig3Retriever = z.object({
+  retriever: z.string(),
+  queryIds: z.array(z.string()),
+  alphas: z.array(
+    z.object({
+      alpha: Num,
+      /** EE-D̄ per query, aligned with queryIds. */
+      values: z.array(Num),
+      mean: Num,
+      median: Num,
+      q1: Num,
+      q3: Num,
+      min: Num,
+      max: Num,
+    }),
+  ),
+  /** Paired t-tests of EE-D̄ between every two α (per query), with Holm-adjusted p-values. */
+  tests: z.array(
+    z.object({ alphaA: Num, alphaB: Num, n: z.number().int(), meanDifference: Num, t: NumOrNull, df: Num, pValue: Num, pHolm: Num, degenerate: z.string().nullable() }),
+  ),
+});
+
+export const FairRagMetrics = z.object({
+  kind: z.literal('fair-rag'),
+  runId: z.number().int(),
+  k: z.number().int(),
+  samples: z.number().int(),
+  target: z.enum(['paper', 'code']),
+  generator: z.string(),
+  perQuery: z.array(FairRagQueryMetrics),
+  aggregates: z.array(FairRagAggregate),
+  providerExposure: z.array(ProviderExposure),
+  table1: z.array(TradeoffFit),
+  table2: z.object({
+    intervals: z.array(z.tuple([Num, Num])),
+    test: z.string(),
+    alpha: Num,
+    utility: z.string(),
+    rows: z.array(Table2Row),
+  }),
+  fig3: z.array(Fig3Retriever),
+  warnings: z.array(z.string()),
+  /** Items not yet computed (a run in progress or interrupted): metrics cover the finished ones. */
+  incomplete: z.boolean(),
+});
+export type FairRagMetrics = z.infer<typeof FairRagMetrics>;
+
+/** What `runs.*` return for kinds other than fair-rag (their own `<kind>.*` methods have exact schemas). */
+const OtherKindResult = z.looseObject({ kind: z.string().refine((k) => k !== 'fair-rag', 'validated by the fair-rag schema') });
+
+export const RunItemRow = z.object({
+  key: z.string(),
+  queryId: z.string(),
+  condition: z.string(),
+  sample: z.number().int().nullable(),
+  retriever: z.string().nullable(),
+  alpha: NumOrNull,
+  ranking: z.array(z.object({ docId: z.string(), useful: z.boolean(), provider: z.string().nullable() })),
+  prompt: z.string().nullable(),
+  output: z.string().nullable(),
+  utility: NumOrNull,
+  /** AR(π) when attribution was judged. */
+  attributionRate: NumOrNull,
+  attribution: z.array(z.object({ docId: z.string(), entails: z.boolean(), raw: z.string().nullable() })).nullable(),
+});
+
+export const FairRagItemsPage = z.object({ kind: z.literal('fair-rag'), total: z.number().int(), items: z.array(RunItemRow) });
+export type FairRagItemsPage = z.infer<typeof FairRagItemsPage>;
+
+export const ExportFormat = z.enum(['per-query-csv', 'per-sample-csv', 'trec-run', 'qrels', 'attribution', 'latex-table2', 'metrics-json', 'manifest']);
+export type ExportFormat = z.infer<typeof ExportFormat>;
+
+export const experimentsContract = {
+  'experiments.kinds': method(z.object({}).strict(), z.array(z.object({ kind: z.string(), title: z.string() })), 'The experiment kinds this version can run.'),
+  'experiments.list': method(z.object({}).strict(), z.array(ExperimentInfo), 'Experiments, most recently edited first.'),
+  'experiments.get': method(
+    z.object({ id: Id }).strict(),
+    ExperimentInfo.extend({ versions: z.array(z.object({ version: z.number().int(), spec: z.record(z.string(), z.unknown()), createdAt: z.string() })) }),
+    'One experiment with its spec history.',
+  ),
+  'experiments.create': method(z.object({ spec: SpecInput }).strict(), ExperimentInfo, 'Create an experiment from a spec (validated; defaults filled in).'),
+  'experiments.update': method(
+    z.object({ id: Id, spec: SpecInput }).strict(),
+    ExperimentInfo.extend({ changed: z.boolean() }),
+    'Replace the spec; a different spec becomes a new version (older versions are kept).',
+  ),
+  'experiments.delete': method(z.object({ id: Id }).strict(), z.object({ deleted: z.boolean() }), 'Delete an experiment with its runs and results.'),
+  'experiments.validateSpec': method(
+    z.object({ spec: z.unknown() }).strict(),
+    z.object({ ok: z.boolean(), issues: z.array(SpecIssue), spec: z.record(z.string(), z.unknown()).nullable() }),
+    'Validate a spec: every issue with its field path, or the spec with defaults filled in.',
+  ),
+  'experiments.previewPrompt': method(
+    z.object({ spec: SpecInput, queryId: z.string().min(1), retriever: z.string().optional() }).strict(),
+    z.object({ queryId: z.string(), retriever: z.string(), ranking: z.array(z.string()), prompt: z.string() }),
+    "The prompt a spec gives for a real query (the retriever's deterministic top k).",
+  ),
+  'experiments.run': method(z.object({ id: Id }).strict(), Job, 'Start a run of the current spec (a resumable job).'),
+  'runs.list': method(z.object({ experimentId: Id.optional() }).strict(), z.array(RunInfo), 'Runs, newest first.'),
+  'runs.get': method(
+    z.object({ runId: Id }).strict(),
+    RunInfo.extend({ spec: z.record(z.string(), z.unknown()), manifest: z.record(z.string(), z.unknown()).nullable() }),
+    'One run with the exact spec it ran and its manifest.',
+  ),
+  'runs.delete': method(z.object({ runId: Id }).strict(), z.object({ deleted: z.boolean() }), 'Delete a run and its results.'),
+  'runs.metrics': method(
+    z.object({ runId: Id }).strict(),
+    z.union([FairRagMetrics, OtherKindResult]),
+    "Metrics of a run as its kind computes them (fair-rag: per query, aggregates with 95% CIs, provider exposure, Table 1, Table 2, Fig. 3 data; other kinds: see their own '<kind>.metrics').",
+  ),
+  'runs.items': method(
+    z
+      .object({
+        runId: Id,
+        queryId: z.string().optional(),
+        condition: z.string().optional(),
+        offset: z.number().int().min(0).default(0),
+        limit: z.number().int().min(1).max(1000).default(50),
+      })
+      .strict(),
+    z.union([
+      FairRagItemsPage,
+      z.looseObject({ kind: z.string().refine((k) => k !== 'fair-rag'), total: z.number().int(), items: z.array(z.unknown()) }),
+    ]),
+    'Drill-down rows of a run (fair-rag: one row per sampled ranking with its prompt, output, utility and attribution judgments).',
+  ),
+  'runs.export': method(
+    /** format: fair-rag's are ExportFormat; other kinds name their own (an unknown one is an invalid-data error on `format`). */
+    z.object({ runId: Id, format: z.union([ExportFormat, z.string().regex(/^[a-z0-9][a-z0-9-]*$/).max(64)]), condition: z.string().optional() }).strict(),
+    z.object({ file: z.object({ name: z.string(), mediaType: z.string(), text: z.string() }), manifest: z.record(z.string(), z.unknown()) }),
+    'An export file (CSV, stochastic TREC run, utility qrels, attribution labels, LaTeX Table 2, JSON) and its reproducibility manifest.',
+  ),
+};

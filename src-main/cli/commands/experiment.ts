@@ -1,0 +1,121 @@
+/** `fairground experiment list|show|export`: experiments and their runs from the command line. */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ExportFormat } from '../../api/contract/experiments';
+import { writeManifestBeside } from '../../io/manifest/writeManifest';
+import type { ReproducibilityManifest } from '../../io/manifest/manifest';
+import { parseCliArgs } from '../args';
+import { CliError, type CliCommand } from '../command';
+import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceOption';
+import { describeStats, runIdArg, summaryTable, withExperimentServices } from './experimentServices';
+
+export const experimentList: CliCommand = {
+  path: ['experiment', 'list'],
+  summary: 'List experiments and their runs',
+  help: `Usage: fairground experiment list [--workspace PATH] [--json]
+
+${WORKSPACE_HELP}
+      --json             print JSON`,
+  async run(argv, io) {
+    const { values } = parseCliArgs(argv, { ...workspaceOptionSpec, json: { type: 'boolean' } });
+    return withExperimentServices(io, values.workspace, async (s) => {
+      const experiments = s.experiments.list();
+      const runs = s.experiments.listRuns();
+      if (values.json) {
+        io.stdout.write(`${JSON.stringify({ experiments: experiments.map(({ spec: _spec, ...e }) => e), runs })}\n`);
+        return 0;
+      }
+      if (experiments.length === 0) io.stdout.write('no experiments (run one with `fairground run SPEC`)\n');
+      for (const e of experiments) {
+        io.stdout.write(`${e.id}\t${e.name}\t${e.kind}\tspec v${e.version}\t${e.runs} run(s)\n`);
+        for (const r of runs.filter((x) => x.experimentId === e.id)) {
+          io.stdout.write(`  run ${r.id}\tv${r.specVersion}\t${r.status}\t${r.createdAt}${r.error ? `\t${r.error}` : ''}\n`);
+        }
+      }
+      return 0;
+    });
+  },
+};
+
+export const experimentShow: CliCommand = {
+  path: ['experiment', 'show'],
+  summary: 'Show a run: its status, call counters and a summary of its metrics',
+  help: `Usage: fairground experiment show RUN [--workspace PATH] [--json]
+
+RUN is a run id (see 'fairground experiment list').
+${WORKSPACE_HELP}
+      --json             print everything runs.metrics returns, as JSON`,
+  async run(argv, io) {
+    const { values, positionals } = parseCliArgs(argv, { ...workspaceOptionSpec, json: { type: 'boolean' } }, true);
+    if (positionals.length !== 1) throw new CliError('expected one run id');
+    const runId = runIdArg(positionals[0]);
+    return withExperimentServices(io, values.workspace, async (s) => {
+      const run = s.experiments.getRun(runId);
+      const metrics = s.experiments.metrics(runId);
+      if (values.json) {
+        io.stdout.write(`${JSON.stringify({ run: { ...run, manifest: undefined }, metrics })}\n`);
+        return 0;
+      }
+      const incomplete = (metrics as { incomplete?: boolean }).incomplete === true;
+      io.stdout.write(`run ${run.id} of experiment '${run.experimentName}' (${run.kind}, spec version ${run.specVersion}): ${run.status}${incomplete ? ' (metrics incomplete)' : ''}\n`);
+      if (run.error) io.stdout.write(`error: ${run.error}\n`);
+      io.stdout.write(describeStats(run.stats));
+      io.stdout.write(summaryTable(metrics));
+      for (const w of (metrics as { warnings?: string[] }).warnings ?? []) io.stdout.write(`note: ${w}\n`);
+      return 0;
+    });
+  },
+};
+
+export const experimentExport: CliCommand = {
+  path: ['experiment', 'export'],
+  summary: 'Export a run: CSV, stochastic TREC run, qrels, attribution labels, LaTeX Table 2, manifest',
+  help: `Usage: fairground experiment export RUN --format FORMAT [--condition C] [--output FILE] [--workspace PATH]
+
+Formats:
+  per-query-csv    one row per query x arm with every metric
+  per-sample-csv   one row per sampled ranking (ranking, output, utility, attribution)
+  trec-run         one arm as a stochastic TREC run (sample id in column 2); needs --condition
+  qrels            the run's utility labels as TREC qrels (every candidate, rel 1/0)
+  attribution      one arm's judgments 'qid sample docno 0|1'; needs --condition
+  latex-table2     Table 2 (utility vs the deterministic baseline per disparity interval)
+  metrics-json     all metrics as JSON
+  manifest         the reproducibility manifest
+
+  --condition C    the arm, e.g. bm25/alpha=2, bm25/deterministic, oracle
+  --output FILE    write the file there and its manifest beside it (FILE.manifest.json);
+                   default: the file to stdout
+${WORKSPACE_HELP}
+
+Example (check the exposure numbers independently):
+  fairground experiment export 3 --format trec-run --condition bm25/alpha=2 -o a2.trec
+  fairground experiment export 3 --format qrels -o utility.qrels
+  fairground eval exposure --run a2.trec --qrels utility.qrels -k 5`,
+  async run(argv, io) {
+    const { values, positionals } = parseCliArgs(
+      argv,
+      { ...workspaceOptionSpec, format: { type: 'string' }, condition: { type: 'string' }, output: { type: 'string', short: 'o' } },
+      true,
+    );
+    if (positionals.length !== 1) throw new CliError('expected one run id');
+    const runId = runIdArg(positionals[0]);
+    const format = values.format;
+    if (format === undefined || format === '') throw new CliError(`missing required option --format (fair-rag: ${ExportFormat.options.join(', ')})`);
+    return withExperimentServices(io, values.workspace, async (s) => {
+      const { file, manifest } = await s.experiments.export(runId, format, values.condition);
+      if (values.output === undefined) {
+        io.stdout.write(file.text);
+        return 0;
+      }
+      const path = resolve(io.cwd, values.output);
+      try {
+        writeFileSync(path, file.text);
+      } catch (err) {
+        throw new CliError(`cannot write ${values.output} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      }
+      const manifestPath = format === 'manifest' ? null : await writeManifestBeside(path, manifest as unknown as ReproducibilityManifest);
+      io.stderr.write(`wrote ${values.output}${manifestPath ? ` and ${manifestPath}` : ''}\n`);
+      return 0;
+    });
+  },
+};

@@ -1,0 +1,114 @@
+/**
+ * `fairground run SPEC`: run an experiment spec (JSON or YAML) headless. The spec is validated first
+ * (errors name the file and the field path); the experiment of that name is created or gets the
+ * spec as a new version; then the newest unfinished run of that version is resumed (its finished
+ * items are kept, finished LLM calls come from the cache) or a new run starts. Progress goes to
+ * stderr; stdout gets the run id and a summary table.
+ */
+import { resolve } from 'node:path';
+import type { Job } from '../../api/contract/jobs';
+import { defaultExperimentRegistry } from '../../experiments/kinds';
+import { readSpecFile, requireValidSpec } from '../../experiments/specFile';
+import type { AppServices } from '../../services/appServices';
+import { DEMO_COLLECTION_NAME } from '../../services/collectionsDemo';
+import { DEMO_MODEL_NAME, ensureDemo } from '../../services/demoSetup';
+import { numberOption, parseCliArgs } from '../args';
+import { CliError, type CliCommand, type CliIo } from '../command';
+import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceOption';
+import { describeStats, summaryTable, withExperimentServices, type ExperimentCliServices } from './experimentServices';
+
+const HELP = `Usage: fairground run SPEC [--workspace PATH] [options]
+
+Runs an experiment spec (a .json or .yaml file; see resources/demo/experiments/fair-rag.json).
+The experiment named in the spec is created, or gets this spec as a new version. The newest
+unfinished run of that version is resumed (finished results are kept and finished LLM calls
+come from the workspace's call cache), otherwise a new run starts. Progress goes to stderr; the
+run id and a summary table go to stdout. Ctrl-C cancels; run the same command again to resume.
+
+A spec that names the demo collection ('${DEMO_COLLECTION_NAME}') or the demo model
+('${DEMO_MODEL_NAME}') sets them up in the workspace when they are missing.
+
+Options:
+${WORKSPACE_HELP}
+      --new              start a new run even if an unfinished one exists
+      --threads N        llama.cpp threads (stored as the workspace setting; 0 = physical cores)
+      --json             print {runId, status, stats, aggregates} as JSON instead of the table
+
+Example:
+  fairground run resources/demo/experiments/fair-rag.json --workspace /tmp/demo.fairground
+`;
+
+export const runCommand: CliCommand = {
+  path: ['run'],
+  summary: 'Run an experiment spec (JSON/YAML) headless, resuming an unfinished run',
+  help: HELP,
+  async run(argv, io) {
+    const { values, positionals } = parseCliArgs(argv, { ...workspaceOptionSpec, new: { type: 'boolean' }, threads: { type: 'string' }, json: { type: 'boolean' } }, true);
+    if (positionals.length !== 1) throw new CliError('expected one spec file');
+    const given = positionals[0]!;
+    const raw = readSpecFile(resolve(io.cwd, given), given);
+    const { spec } = requireValidSpec(defaultExperimentRegistry(), raw, given);
+    const threads = numberOption(values.threads, 'threads', { integer: true, min: 0 });
+
+    return withExperimentServices(io, values.workspace, async (s) => {
+      if (threads !== undefined) s.settings.update({ threads });
+      await ensureDemoIfNamed(s, spec, io);
+      const { experiment, created, changed } = s.experiments.upsert(raw);
+      const { run, resumed } = s.experiments.runToContinue(experiment.id, values.new ?? false);
+      io.stderr.write(
+        `${created ? 'created' : changed ? `updated (spec version ${experiment.version})` : 'using'} experiment '${experiment.name}' (id ${experiment.id}); ${resumed ? 'resuming' : 'starting'} run ${run.id}\n`,
+      );
+      const job = await runJob(s, io, s.experiments.launch(run));
+      if (job.status !== 'succeeded') throw new CliError(job.status === 'failed' ? `run ${run.id} failed: ${job.error ?? 'unknown error'}` : `run ${run.id} was ${job.status}; run the same command again to resume`, 1);
+      const metrics = s.experiments.metrics(run.id);
+      const info = s.experiments.getRun(run.id);
+      if (values.json) {
+        io.stdout.write(`${JSON.stringify({ runId: run.id, experimentId: experiment.id, status: info.status, stats: info.stats, aggregates: (metrics as { aggregates?: unknown }).aggregates ?? null })}\n`);
+      } else {
+        io.stdout.write(`run ${run.id} of experiment '${experiment.name}' (spec version ${info.specVersion}): ${info.status}\n`);
+        io.stdout.write(describeStats(info.stats));
+        io.stdout.write(summaryTable(metrics));
+        for (const w of ((metrics as { warnings?: string[] }).warnings ?? []).slice(0, 5)) io.stdout.write(`note: ${w}\n`);
+      }
+      return 0;
+    });
+  },
+};
+
+async function ensureDemoIfNamed(s: ExperimentCliServices, spec: Record<string, unknown>, io: CliIo): Promise<void> {
+  const generator = spec.generator as { model?: string } | undefined;
+  const wantsCollection = spec.collection === DEMO_COLLECTION_NAME && !s.collections.byName(DEMO_COLLECTION_NAME);
+  const wantsModel = generator?.model === DEMO_MODEL_NAME && !s.models.models.getByName(DEMO_MODEL_NAME);
+  if (!wantsCollection && !wantsModel) return;
+  // ensureDemo uses the workspace, the model library and the collections only.
+  const demo = await ensureDemo({ workspace: s.workspace, models: s.models, collections: s.collections } as unknown as AppServices, (m) => io.stderr.write(`${m}\n`));
+  if (wantsModel && demo.model === 'skipped') throw new CliError(`the spec names the demo model '${DEMO_MODEL_NAME}', which this workspace does not have (its library already holds other models)`);
+}
+
+/** Waits for the job, printing progress on stderr (at most once a second) and cancelling on Ctrl-C. */
+async function runJob(s: ExperimentCliServices, io: CliIo, job: Job): Promise<Job> {
+  let last = 0;
+  const off = s.events.subscribe((e) => {
+    if (e.event !== 'job.updated' || e.payload.id !== job.id) return;
+    const j = e.payload;
+    const now = Date.now();
+    const complete = j.total !== null && j.progress >= j.total;
+    if (now - last < 1000 && !complete) return;
+    last = now;
+    const of = j.total ? ` / ${j.total}` : '';
+    const pct = j.total ? ` (${Math.floor((100 * j.progress) / j.total)}%)` : '';
+    const eta = j.etaSeconds !== null ? `, ETA ${j.etaSeconds} s` : '';
+    io.stderr.write(`[${j.progress}${of} LLM calls${pct}${eta}] ${j.message ?? ''}\n`);
+  });
+  const onSigint = () => {
+    io.stderr.write('cancelling (finished results are kept; run again to resume)…\n');
+    s.jobs.cancel(job.id);
+  };
+  process.once('SIGINT', onSigint);
+  try {
+    return await s.jobs.wait(job.id);
+  } finally {
+    process.off('SIGINT', onSigint);
+    off();
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * Aggregates of the per-query metrics of each arm (mean over queries with a 95% t-interval,
+ * core/stats) and per-provider exposure: for each arm, Σ over queries of the retrieved exposure ε_d
+ * (Eq. 5) and of the attributed exposure ε^a_d (Eq. 10) of each provider's documents, with shares of
+ * the arm's total. Providers come from the candidate snapshot (document attrs, spec.providerAttribute,
+ * falling back to `group`); documents without one are grouped as "(none)".
+ */
+import { meanConfidenceInterval } from '../../core/stats/confidenceInterval';
+import type { FairRagRunData } from './items';
+import type { ArmDetail, QueryArmMetrics } from './queryMetrics';
+
+export const AGGREGATED_MEASURES = ['eeD', 'eeR', 'eeL', 'eeDNorm', 'eeRNorm', 'eeLNorm', 'eu', 'euRaw', 'euNorm', 'ear', 'eaeD', 'eaeDNorm'] as const;
+
+export interface MeanWithCi {
+  mean: number;
+  lower: number | null;
+  upper: number | null;
+  n: number;
+}
+
+export interface ArmAggregate {
+  retriever: string | null;
+  condition: string;
+  policy: QueryArmMetrics['policy'];
+  alpha: number | null;
+  queries: number;
+  measures: Record<string, MeanWithCi>;
+}
+
+export function meanWithCi(values: readonly number[]): MeanWithCi | null {
+  if (values.length === 0) return null;
+  if (values.length === 1) return { mean: values[0]!, lower: null, upper: null, n: 1 };
+  const ci = meanConfidenceInterval(values, 0.95);
+  return { mean: ci.mean, lower: ci.lower, upper: ci.upper, n: values.length };
+}
+
+/** Arms in first-seen order of `arms`. */
+function groupByCondition(arms: readonly ArmDetail[]): Map<string, ArmDetail[]> {
+  const out = new Map<string, ArmDetail[]>();
+  for (const a of arms) {
+    let list = out.get(a.metrics.condition);
+    if (!list) out.set(a.metrics.condition, (list = []));
+    list.push(a);
+  }
+  return out;
+}
+
+export function aggregateArms(arms: readonly ArmDetail[]): ArmAggregate[] {
+  return [...groupByCondition(arms)].map(([condition, list]) => {
+    const first = list[0]!.metrics;
+    const measures: Record<string, MeanWithCi> = {};
+    for (const m of AGGREGATED_MEASURES) {
+      const values = list.map((a) => a.metrics[m]).filter((v): v is number => v !== null);
+      const s = meanWithCi(values);
+      if (s) measures[m] = s;
+    }
+    return { retriever: first.retriever, condition, policy: first.policy, alpha: first.alpha, queries: list.length, measures };
+  });
+}
+
+export interface ProviderRow {
+  provider: string;
+  documents: number;
+  retrieved: number;
+  retrievedShare: number;
+  attributed: number | null;
+  attributedShare: number | null;
+}
+
+export function providerExposure(arms: readonly ArmDetail[], data: FairRagRunData): { retriever: string | null; condition: string; providers: ProviderRow[] }[] {
+  return [...groupByCondition(arms)].map(([condition, list]) => {
+    const rows = new Map<string, { documents: number; retrieved: number; attributed: number }>();
+    let attributedKnown = true;
+    for (const a of list) {
+      const q = data.queries.get(a.metrics.queryId)!;
+      if (a.attributedExposure === null) attributedKnown = false;
+      q.candidates.forEach((c, i) => {
+        const key = c.provider ?? '(none)';
+        let row = rows.get(key);
+        if (!row) rows.set(key, (row = { documents: 0, retrieved: 0, attributed: 0 }));
+        row.documents++;
+        row.retrieved += a.exposure[i]!;
+        row.attributed += a.attributedExposure?.[i] ?? 0;
+      });
+    }
+    const totalRetrieved = [...rows.values()].reduce((s, r) => s + r.retrieved, 0);
+    const totalAttributed = [...rows.values()].reduce((s, r) => s + r.attributed, 0);
+    const providers = [...rows]
+      .map(([provider, r]) => ({
+        provider,
+        documents: r.documents,
+        retrieved: r.retrieved,
+        retrievedShare: totalRetrieved > 0 ? r.retrieved / totalRetrieved : 0,
+        attributed: attributedKnown ? r.attributed : null,
+        attributedShare: attributedKnown ? (totalAttributed > 0 ? r.attributed / totalAttributed : 0) : null,
+      }))
+      .sort((a, b) => b.retrieved - a.retrieved || (a.provider < b.provider ? -1 : 1));
+    return { retriever: list[0]!.metrics.retriever, condition, providers };
+  });
+}

@@ -1,0 +1,283 @@
+/**
+ * Executes a Fair RAG run: load the collection, score the candidates with every retriever, plan
+ * (sample, render, de-duplicate prompts), store the query and sample items, generate each distinct
+ * prompt once, score its utility, and judge attribution. Every engine call goes through the cached
+ * engine, and every result is upserted under a key that names its unit, so:
+ *
+ * - resume: running again skips items already stored (and a call finished just before a crash is
+ *   answered by the call cache), without duplicating any row;
+ * - a re-run with one more α computes only the new arm's new prompts (the other arms' rankings are
+ *   drawn from their own seeded streams and their prompts are in the cache).
+ *
+ * Progress counts distinct LLM calls (generations, then judgments once the outputs are known).
+ * Concurrency: a local model gets as many calls in flight as its parallel sequences (1 by default,
+ * which keeps the batch layout — and so greedy outputs — reproducible); a server its maxConcurrency.
+ */
+import type { FairRagSpec } from '../../api/contract/experiments';
+import type { GeneratorRef } from '../../api/contract/models';
+import type { CachedEngine } from '../../engine/callCache';
+import type { GenerateRequest } from '../../engine/types';
+import { documentText } from '../../retrieval/dense/embedDocuments';
+import type { RunItem } from '../../store/experimentsRepo';
+import type { ExecuteContext, ExperimentDeps } from '../registry';
+import { entailmentProbability, nliGenerateRequest, nliPrompt, nliScoreRequest, parseCitations, parseNliAnswer } from './attribution';
+import { loadFairRagData, type QueryData } from './data';
+import { judgmentKey, KEY_PREFIX, type GenerationPayload, type JudgmentPayload, type SamplePayload } from './items';
+import { planQuery, promptHash, type PlanQuery, type PlannedGeneration } from './plan';
+import { promptRenderer } from './prompt';
+import { scoreRetrievers, type RetrieverScores } from './retrievers';
+
+/** The generation request of a prompt under the spec's decoding settings. */
+export function generationRequest(spec: Pick<FairRagSpec, 'decoding' | 'seeds'>, prompt: string): GenerateRequest {
+  const d = spec.decoding;
+  return {
+    ...(d.chat ? { messages: [{ role: 'user' as const, content: prompt }] } : { prompt }),
+    maxTokens: d.maxTokens,
+    sampling: d.temperature === 0 ? { temperature: 0 } : { temperature: d.temperature, seed: spec.seeds.generation },
+    ...(d.stop ? { stop: d.stop } : {}),
+  };
+}
+
+export function toPlanQuery(q: QueryData, scores: RetrieverScores): PlanQuery {
+  const byRetriever: Record<string, number[]> = {};
+  for (const [name, byQuery] of scores) byRetriever[name] = byQuery.get(q.queryId)!;
+  return {
+    queryId: q.queryId,
+    text: q.text,
+    retrievalText: q.retrievalText,
+    task: q.task,
+    answers: q.answers,
+    candidates: q.candidates,
+    metric: q.scorer.metric,
+    lowerIsBetter: q.scorer.lowerIsBetter,
+    worst: q.scorer.worst,
+    scores: byRetriever,
+  };
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Runs `work` over `items` with at most `concurrency` in flight; stops at the first error. */
+async function pool<T>(items: readonly T[], concurrency: number, signal: AbortSignal, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failed: unknown;
+  const worker = async () => {
+    while (failed === undefined && next < items.length) {
+      signal.throwIfAborted();
+      const item = items[next++]!;
+      try {
+        await work(item);
+      } catch (err) {
+        failed ??= err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
+  if (failed !== undefined) throw failed;
+}
+
+function concurrencyOf(deps: ExperimentDeps, ref: GeneratorRef): number {
+  const d = deps.describeModel(ref) as { settings?: { sequences?: number; maxConcurrency?: number } };
+  const n = ref.kind === 'local' ? d.settings?.sequences : d.settings?.maxConcurrency;
+  return typeof n === 'number' && n >= 1 ? Math.min(n, 64) : ref.kind === 'local' ? 1 : 4;
+}
+
+export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<Record<string, unknown>> {
+  const { spec, deps, runId, signal } = ctx;
+  const started = performance.now();
+  const repo = deps.experiments;
+  const genRef = deps.resolveGenerator(spec.generator, 'generator');
+  const engine = deps.engineFor(genRef);
+  const judgeRef =
+    spec.attribution.judge === 'nli-llm' ? deps.resolveGenerator(spec.attribution.generator ?? spec.generator, spec.attribution.generator ? 'attribution.generator' : 'generator') : null;
+
+  ctx.progress(0, null, 'reading the collection');
+  const data = loadFairRagData(spec, deps.collections);
+  ctx.progress(0, null, `scoring the candidates of ${data.queries.length} queries`);
+  const { scores, embeddingCalls } = await scoreRetrievers(spec, data.queries, deps, signal);
+  const render = promptRenderer(spec);
+  const queries = data.queries.map((q) => ({ data: q, plan: toPlanQuery(q, scores) }));
+
+  // Pass 1: plan every query; store its query and sample items where missing; count the work.
+  const storedQueries = repo.existingKeys(runId, KEY_PREFIX.query);
+  const storedSamples = repo.existingKeys(runId, KEY_PREFIX.sample);
+  const storedGenerations = repo.existingKeys(runId, KEY_PREFIX.generation);
+  let naiveGenerations = 0;
+  let distinctGenerations = 0;
+  let done = 0;
+  const pending: number[] = [];
+  for (let i = 0; i < queries.length; i++) {
+    signal.throwIfAborted();
+    const plan = planQuery(spec, queries[i]!.plan, render);
+    naiveGenerations += plan.samples.length;
+    distinctGenerations += plan.generations.length;
+    const finished = plan.generations.filter((g) => storedGenerations.has(g.key)).length;
+    done += finished;
+    if (finished < plan.generations.length) pending.push(i);
+    const items: RunItem[] = [];
+    if (!storedQueries.has(plan.queryItem.key)) items.push({ key: plan.queryItem.key, queryId: plan.queryId, condition: '', sample: null, payload: plan.queryItem.payload });
+    for (const s of plan.samples) if (!storedSamples.has(s.key)) items.push({ key: s.key, queryId: s.queryId, condition: s.condition, sample: s.sample, payload: s.payload });
+    repo.upsertItems(runId, items);
+    ctx.progress(done, distinctGenerations, `planned ${i + 1} of ${queries.length} queries`);
+    await yieldToEventLoop();
+  }
+  const resumedGenerations = done;
+  ctx.progress(done, distinctGenerations, `${distinctGenerations} distinct prompts for ${naiveGenerations} sampled rankings`);
+
+  // Pass 2: one generation per distinct prompt.
+  const concurrency = concurrencyOf(deps, genRef);
+  for (const i of pending) {
+    const { data: q, plan: pq } = queries[i]!;
+    const todo = planQuery(spec, pq, render).generations.filter((g) => !storedGenerations.has(g.key));
+    await pool(todo, concurrency, signal, async (g) => {
+      const payload = await generate(spec, engine, deps, q, g, signal);
+      repo.upsertItems(runId, [{ key: g.key, queryId: q.queryId, condition: '', sample: null, payload }]);
+      done++;
+      ctx.progress(done, distinctGenerations, `generated ${done} of ${distinctGenerations} prompts`);
+    });
+  }
+
+  // Pass 3: NLI judgments of every (top-k document, output) pair.
+  let judgments = { naive: 0, distinct: 0 };
+  if (judgeRef) judgments = await judge(ctx, deps.engineFor(judgeRef), concurrencyOf(deps, judgeRef), queries.map((x) => x.data), distinctGenerations);
+
+  const counts = cacheCounts(repo, runId);
+  return {
+    queries: data.queries.length,
+    skippedQueries: data.skipped,
+    naiveGenerations,
+    distinctGenerations,
+    resumedGenerations,
+    generationsFromCache: counts.generations.cached,
+    generationsComputed: counts.generations.computed,
+    naiveJudgments: judgments.naive,
+    distinctJudgments: judgments.distinct,
+    judgmentsFromCache: counts.judgments.cached,
+    judgmentsComputed: counts.judgments.computed,
+    embeddingCalls,
+    elapsedMs: Math.round(performance.now() - started),
+  };
+}
+
+async function generate(spec: FairRagSpec, engine: CachedEngine, deps: ExperimentDeps, q: QueryData, g: PlannedGeneration, signal: AbortSignal): Promise<GenerationPayload> {
+  const request = generationRequest(spec, g.prompt);
+  const fromCache = await deps.isCached(engine, 'generate', request);
+  const result = await engine.generate(request, signal);
+  signal.throwIfAborted();
+  if (result.finishReason === 'aborted') throw new Error('the generation was aborted');
+  const { raw, utility } = q.scorer.score(result.text, q.answers);
+  return {
+    type: 'generation',
+    promptHash: g.promptHash,
+    prompt: g.prompt,
+    output: result.text,
+    outputHash: promptHash(result.text),
+    promptTokens: result.promptTokens,
+    completionTokens: result.completionTokens,
+    finishReason: result.finishReason,
+    utilityRaw: raw,
+    utility,
+    ...(spec.attribution.judge === 'citation' ? { citations: parseCitations(result.text, g.ranking.length) } : {}),
+    fromCache,
+  };
+}
+
+interface JudgmentUnit {
+  key: string;
+  queryId: string;
+  docId: string;
+  premise: string;
+  output: string;
+  outputHash: string;
+}
+
+async function judge(
+  ctx: ExecuteContext<FairRagSpec>,
+  engine: CachedEngine,
+  concurrency: number,
+  queries: readonly QueryData[],
+  generationsDone: number,
+): Promise<{ naive: number; distinct: number }> {
+  const { spec, deps, runId, signal } = ctx;
+  const repo = deps.experiments;
+  const attribution = spec.attribution;
+  const stored = repo.existingKeys(runId, KEY_PREFIX.judgment);
+  const units = new Map<string, JudgmentUnit>();
+  let naive = 0;
+  for (const q of queries) {
+    const docs = new Map(q.candidates.map((c) => [c.docId, c]));
+    const outputs = new Map<string, GenerationPayload>();
+    for (const it of repo.items(runId, { queryId: q.queryId, keyPrefix: KEY_PREFIX.generation })) {
+      const g = it.payload as GenerationPayload;
+      outputs.set(g.promptHash, g);
+    }
+    for (const it of repo.items(runId, { queryId: q.queryId, keyPrefix: KEY_PREFIX.sample })) {
+      const s = it.payload as SamplePayload;
+      const g = outputs.get(s.promptHash);
+      if (!g) throw new Error(`query '${q.queryId}': the generation of ${it.key} is missing`);
+      for (const docId of s.ranking.slice(0, spec.k)) {
+        naive++;
+        const key = judgmentKey(q.queryId, g.outputHash, docId);
+        if (units.has(key)) continue;
+        const doc = docs.get(docId)!;
+        units.set(key, { key, queryId: q.queryId, docId, premise: documentText(doc.title, doc.text), output: g.output, outputHash: g.outputHash });
+      }
+    }
+    await yieldToEventLoop();
+  }
+  const todo = [...units.values()].filter((u) => !stored.has(u.key));
+  const total = generationsDone + units.size;
+  let done = generationsDone + units.size - todo.length;
+  ctx.progress(done, total, `${units.size} distinct attribution judgments for ${naive} retrieved items`);
+  await pool(todo, concurrency, signal, async (u) => {
+    const payload = await judgeOne(attribution, engine, deps, u, signal);
+    repo.upsertItems(runId, [{ key: u.key, queryId: u.queryId, condition: '', sample: null, payload }]);
+    done++;
+    ctx.progress(done, total, `judged ${done - generationsDone} of ${units.size} attributions`);
+  });
+  return { naive, distinct: units.size };
+}
+
+async function judgeOne(attribution: FairRagSpec['attribution'], engine: CachedEngine, deps: ExperimentDeps, u: JudgmentUnit, signal: AbortSignal): Promise<JudgmentPayload> {
+  const base = { type: 'judgment' as const, docId: u.docId, outputHash: u.outputHash };
+  if (u.output.trim() === '') return { ...base, prompt: null, raw: null, entails: false, note: 'empty output: nothing to attribute (no call)', fromCache: false };
+  const prompt = nliPrompt(attribution, u.premise, u.output);
+  if (attribution.threshold !== undefined) {
+    const request = nliScoreRequest(attribution, prompt);
+    const fromCache = await deps.isCached(engine, 'score', request);
+    const r = await engine.score(request, signal);
+    const yes = r.scores[0]!.sum;
+    const no = r.scores[1]!.sum;
+    const p = entailmentProbability(yes, no);
+    return { ...base, prompt, raw: JSON.stringify({ logpEntails: yes, logpNotEntails: no }), entails: p >= attribution.threshold, pEntails: p, fromCache };
+  }
+  const request = nliGenerateRequest(attribution, prompt);
+  const fromCache = await deps.isCached(engine, 'generate', request);
+  const r = await engine.generate(request, signal);
+  signal.throwIfAborted();
+  if (r.finishReason === 'aborted') throw new Error('the judgment was aborted');
+  const parsed = parseNliAnswer(r.text, attribution.format);
+  return {
+    ...base,
+    prompt,
+    raw: r.text,
+    entails: parsed.entails ?? false,
+    ...(parsed.entails === null ? { note: `unparseable answer (finish: ${r.finishReason}); counted as not entailing` } : {}),
+    fromCache,
+  };
+}
+
+/** How many stored generations and judgments the cache answered vs the engine computed (from the items, so crash-safe). */
+export function cacheCounts(repo: ExperimentDeps['experiments'], runId: number): Record<'generations' | 'judgments', { cached: number; computed: number }> {
+  const count = (prefix: string) => {
+    const out = { cached: 0, computed: 0 };
+    for (const it of repo.items(runId, { keyPrefix: prefix })) {
+      const p = it.payload as { fromCache?: boolean; prompt?: string | null };
+      if (p.prompt === null) continue; // no call was made
+      if (p.fromCache) out.cached++;
+      else out.computed++;
+    }
+    return out;
+  };
+  return { generations: count(KEY_PREFIX.generation), judgments: count(KEY_PREFIX.judgment) };
+}

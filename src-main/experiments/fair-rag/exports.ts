@@ -1,0 +1,226 @@
+/**
+ * Export files of a Fair RAG run:
+ *
+ *   per-query-csv   one row per query × arm with every metric (RFC 4180 CSV, full precision, empty = n/a)
+ *   per-sample-csv  one row per sampled ranking: ranking, output, utility, AR and the judgments
+ *   trec-run        one arm (condition) as an expeval stochastic run: `qid Q<s> docno rank score tag`,
+ *                   the sample id in column 2, ranks 1..k, with an ir_metadata header; reading it
+ *                   with `fairground eval exposure` gives the run's own EE numbers
+ *   qrels           the run's utility labels as TREC qrels, every candidate listed (rel 1 useful, 0 not),
+ *                   which is what `eval exposure` needs to know n and m
+ *   attribution     one arm's judgments as `qid Q<s> docno 0|1` for every top-k item of every sample
+ *                   (`eval exposure --attribution`)
+ *   latex-table2    Table 2 (booktabs; * = significant at p < 0.05)
+ *   metrics-json    everything `runs.metrics` returns
+ */
+import type { FairRagMetrics, FairRagSpec } from '../../api/contract/experiments';
+import { DataError } from '../../core/errors';
+import { escapeLatex } from '../../io/latex/escape';
+import { formatQrels, formatRun } from '../../io/trec';
+import type { ExportedFile } from '../registry';
+import { generationKey, indexRunItems, judgmentKey, type FairRagRunData } from './items';
+import type { FairRagMetricsInput } from './metrics';
+
+export const sampleId = (sample: number): string => `Q${sample}`;
+
+export function csvField(value: string | number | boolean | null): string {
+  if (value === null) return '';
+  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+const csvLine = (fields: (string | number | boolean | null)[]) => fields.map(csvField).join(',') + '\r\n';
+
+export function perQueryCsv(metrics: FairRagMetrics): string {
+  const cols = [
+    ['query_id', 'queryId'],
+    ['retriever', 'retriever'],
+    ['condition', 'condition'],
+    ['policy', 'policy'],
+    ['alpha', 'alpha'],
+    ['n', 'n'],
+    ['m', 'm'],
+    ['samples', 'samples'],
+    ['distinct_rankings', 'distinctRankings'],
+    ['EE-D', 'eeD'],
+    ['EE-R', 'eeR'],
+    ['EE-L', 'eeL'],
+    ['EE-D_norm', 'eeDNorm'],
+    ['EE-R_norm', 'eeRNorm'],
+    ['EE-L_norm', 'eeLNorm'],
+    ['EU', 'eu'],
+    ['EU_raw', 'euRaw'],
+    ['u_max', 'uMax'],
+    ['EU_norm', 'euNorm'],
+    ['EAR', 'ear'],
+    ['EAE-D', 'eaeD'],
+    ['EAE-D_norm', 'eaeDNorm'],
+  ] as const;
+  let out = csvLine(cols.map(([h]) => h));
+  for (const row of metrics.perQuery) out += csvLine(cols.map(([, k]) => row[k]));
+  return out;
+}
+
+export function perSampleCsv(spec: FairRagSpec, data: FairRagRunData): string {
+  let out = csvLine(['query_id', 'condition', 'sample', 'retriever', 'alpha', 'ranking', 'prompt_hash', 'output', 'utility', 'utility_raw', 'AR', 'entails']);
+  for (const qid of [...data.samples.keys()].sort()) {
+    for (const [condition, samples] of data.samples.get(qid)!) {
+      for (const s of samples) {
+        const g = data.generations.get(generationKey(qid, s.promptHash));
+        const entails = g ? entailsOf(spec, data, qid, s.ranking, g) : null;
+        const ar = entails ? entails.filter(Boolean).length / spec.k : null;
+        out += csvLine([
+          qid,
+          condition,
+          s.sample,
+          s.retriever,
+          s.alpha,
+          s.ranking.join(' '),
+          s.promptHash,
+          g?.output ?? null,
+          g?.utility ?? null,
+          g?.utilityRaw ?? null,
+          ar,
+          entails ? entails.map((e) => (e ? 1 : 0)).join(' ') : null,
+        ]);
+      }
+    }
+  }
+  return out;
+}
+
+/** NLI(d, ŷ) for the top k of one sample; null without attribution or when not judged yet. */
+function entailsOf(spec: FairRagSpec, data: FairRagRunData, qid: string, ranking: readonly string[], g: { outputHash: string; citations?: number[] }): boolean[] | null {
+  const top = ranking.slice(0, spec.k);
+  if (spec.attribution.judge === 'none') return null;
+  if (spec.attribution.judge === 'citation') return top.map((_, pos) => (g.citations ?? []).includes(pos + 1));
+  const out: boolean[] = [];
+  for (const docId of top) {
+    const j = data.judgments.get(judgmentKey(qid, g.outputHash, docId));
+    if (!j) return null;
+    out.push(j.entails);
+  }
+  return out;
+}
+
+function requireCondition(data: FairRagRunData, condition: string | undefined): string {
+  if (condition === undefined) throw new DataError('this format exports one arm: give its condition (e.g. bm25/alpha=2)', { field: 'condition' });
+  const known = new Set<string>();
+  for (const byCondition of data.samples.values()) for (const c of byCondition.keys()) known.add(c);
+  if (!known.has(condition)) throw new DataError(`no condition '${condition}' in this run (it has ${[...known].sort().join(', ')})`, { field: 'condition' });
+  return condition;
+}
+
+export function runTag(experimentName: string, condition: string): string {
+  return `${experimentName}.${condition}`.replace(/[^A-Za-z0-9._=-]+/g, '_');
+}
+
+export function trecRun(spec: FairRagSpec, data: FairRagRunData, condition: string, tag: string): string {
+  const rows: { qid: string; iter: string; docno: string }[] = [];
+  let alpha: number | null = null;
+  for (const qid of [...data.samples.keys()].sort()) {
+    for (const s of data.samples.get(qid)!.get(condition) ?? []) {
+      alpha = s.alpha;
+      s.ranking.slice(0, spec.k).forEach((docno) => rows.push({ qid, iter: sampleId(s.sample), docno }));
+    }
+  }
+  return formatRun(rows, {
+    tag,
+    metadata: {
+      tag,
+      method: { experiment: 'fair-rag', condition, k: spec.k, samples: spec.samples, alpha, normalization: spec.normalization, 'sampling seed': spec.seeds.sampling },
+      implementation: { software: 'Fairground' },
+      data: { collection: spec.collection },
+    },
+  });
+}
+
+export function utilityQrels(data: FairRagRunData): string {
+  const rows: { qid: string; docno: string; rel: number }[] = [];
+  for (const qid of [...data.queries.keys()].sort()) for (const c of data.queries.get(qid)!.candidates) rows.push({ qid, docno: c.docId, rel: c.useful ? 1 : 0 });
+  return formatQrels(rows);
+}
+
+export function attributionLabels(spec: FairRagSpec, data: FairRagRunData, condition: string): string {
+  if (spec.attribution.judge === 'none') throw new DataError("this run judged no attribution (attribution.judge is 'none')", { field: 'format' });
+  let out = '';
+  for (const qid of [...data.samples.keys()].sort()) {
+    for (const s of data.samples.get(qid)!.get(condition) ?? []) {
+      const g = data.generations.get(generationKey(qid, s.promptHash));
+      const entails = g && entailsOf(spec, data, qid, s.ranking, g);
+      if (!entails) throw new DataError(`sample ${s.sample} of query '${qid}' is not judged yet`, { field: 'condition' });
+      s.ranking.slice(0, spec.k).forEach((docno, i) => (out += `${qid} ${sampleId(s.sample)} ${docno} ${entails[i] ? 1 : 0}\n`));
+    }
+  }
+  return out;
+}
+
+const fmt = (v: number, digits = 2) => {
+  const s = v.toFixed(digits);
+  return /^-0\.?0*$/.test(s) ? s.slice(1) : s;
+};
+
+/** Table 2 as a booktabs table: rows retriever+generator (baseline utility), columns the intervals. */
+export function table2Latex(metrics: FairRagMetrics): string {
+  const t = metrics.table2;
+  const lines: string[] = [];
+  lines.push('% Requires \\usepackage{booktabs} in the preamble.');
+  lines.push('\\begin{table}[ht]');
+  lines.push('\\centering');
+  lines.push(
+    `\\caption{Utility of fairer RAG models minus the utility of the deterministic baseline, per retrieval disparity interval of $\\overline{\\mathrm{EE\\text{-}D}}$. ` +
+      `$^{*}$: significant difference from the baseline (${escapeLatex(t.test)}, $p < ${t.alpha}$); --: no run in the interval.}`,
+  );
+  lines.push('\\label{tab:fair-rag-table2}');
+  lines.push(`\\begin{tabular}{l${'r'.repeat(t.intervals.length)}}`);
+  lines.push('\\toprule');
+  lines.push(`Model (baseline utility) & \\multicolumn{${t.intervals.length}}{c}{Disparity intervals} \\\\`);
+  lines.push(`\\cmidrule(lr){2-${t.intervals.length + 1}}`);
+  lines.push(` & ${t.intervals.map(([a, b]) => `[${a.toFixed(1)}, ${b.toFixed(1)})`).join(' & ')} \\\\`);
+  lines.push('\\midrule');
+  for (const row of t.rows) {
+    const name = `${escapeLatex(`${row.retriever}+${row.generator}`)} (${row.baseline === null ? '--' : fmt(row.baseline, 3)})`;
+    const cells = row.cells.map((c) => {
+      if (c.difference === null) return '--';
+      const v = `${c.difference > 0 ? '+' : ''}${fmt(c.difference)}`;
+      return c.significant ? `${v}$^{*}$` : `${v}\\hphantom{$^{*}$}`;
+    });
+    lines.push(`${name} & ${cells.join(' & ')} \\\\`);
+  }
+  lines.push('\\bottomrule');
+  lines.push('\\end{tabular}');
+  lines.push('\\end{table}');
+  return lines.join('\n') + '\n';
+}
+
+export function exportFairRag(
+  input: FairRagMetricsInput & { format: string; condition?: string | undefined; experimentName: string },
+  metrics: () => FairRagMetrics,
+): ExportedFile {
+  const { spec } = input;
+  const data = indexRunItems(input.items);
+  const base = `${input.experimentName}-run${input.runId}`.replace(/[^A-Za-z0-9._-]+/g, '_');
+  switch (input.format) {
+    case 'per-query-csv':
+      return { name: `${base}.per-query.csv`, mediaType: 'text/csv', text: perQueryCsv(metrics()) };
+    case 'per-sample-csv':
+      return { name: `${base}.per-sample.csv`, mediaType: 'text/csv', text: perSampleCsv(spec, data) };
+    case 'trec-run': {
+      const condition = requireCondition(data, input.condition);
+      const tag = runTag(input.experimentName, condition);
+      return { name: `${base}.${condition.replace(/[^A-Za-z0-9._=-]+/g, '_')}.trec`, mediaType: 'text/plain', text: trecRun(spec, data, condition, tag) };
+    }
+    case 'qrels':
+      return { name: `${base}.utility.qrels`, mediaType: 'text/plain', text: utilityQrels(data) };
+    case 'attribution': {
+      const condition = requireCondition(data, input.condition);
+      return { name: `${base}.${condition.replace(/[^A-Za-z0-9._=-]+/g, '_')}.attribution`, mediaType: 'text/plain', text: attributionLabels(spec, data, condition) };
+    }
+    case 'latex-table2':
+      return { name: `${base}.table2.tex`, mediaType: 'application/x-tex', text: table2Latex(metrics()) };
+    case 'metrics-json':
+      return { name: `${base}.metrics.json`, mediaType: 'application/json', text: `${JSON.stringify(metrics(), null, 2)}\n` };
+    default:
+      throw new DataError(`unknown export format '${input.format}'`, { field: 'format' });
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * The run items a Fair RAG run writes (generic `run_items` rows; migration 0006) and how they are
+ * read back. Keys are JSON arrays whose first element names the item type, so a type is a key
+ * prefix and every key is a pure function of the unit's identity:
+ *
+ *   ["q", qid]                          type 'query'      condition ''      sample NULL
+ *       the query as the run saw it: answers, metric, every candidate with its utility label and
+ *       provider (a snapshot: later label edits do not change the run) and each retriever's scores
+ *   ["s", qid, condition, sample]       type 'sample'     condition e.g. 'bm25/alpha=2'   sample 0..N-1
+ *       one sampled top-k ranking and the hash of the prompt it gives
+ *   ["g", qid, promptHash]              type 'generation' condition ''      sample NULL
+ *       one distinct prompt (shared by every sample that renders to it), the generator's output,
+ *       its utility, and (citation judge) the cited positions
+ *   ["j", qid, outputHash, docId]       type 'judgment'   condition ''      sample NULL
+ *       one NLI judgment: does document docId entail this output (shared by every sample whose
+ *       output and top k agree)
+ *
+ * Conditions: `<retriever>/alpha=<α>`, `<retriever>/deterministic`, `oracle` (retriever-independent).
+ */
+import type { RunItem } from '../../store/experimentsRepo';
+
+export const KEY_PREFIX = { query: '["q",', sample: '["s",', generation: '["g",', judgment: '["j",' } as const;
+
+export const queryKey = (qid: string): string => JSON.stringify(['q', qid]);
+export const sampleKey = (qid: string, condition: string, sample: number): string => JSON.stringify(['s', qid, condition, sample]);
+export const generationKey = (qid: string, promptHash: string): string => JSON.stringify(['g', qid, promptHash]);
+export const judgmentKey = (qid: string, outputHash: string, docId: string): string => JSON.stringify(['j', qid, outputHash, docId]);
+
+export const ORACLE = 'oracle';
+export const alphaCondition = (retriever: string, alpha: number): string => `${retriever}/alpha=${alpha}`;
+export const deterministicCondition = (retriever: string): string => `${retriever}/deterministic`;
+
+export type Policy = 'pl' | 'deterministic' | 'oracle';
+
+export interface CandidateSnapshot {
+  docId: string;
+  useful: boolean;
+  provider: string | null;
+}
+
+export interface QueryPayload {
+  type: 'query';
+  text: string;
+  retrievalText: string;
+  answers: string[];
+  task: string | null;
+  /** The utility metric used for this query (spec override or the query's own). */
+  metric: string;
+  lowerIsBetter: boolean;
+  /** Lower-is-better only: u → worst − u. */
+  worst: number | null;
+  candidates: CandidateSnapshot[];
+  /** Retriever name → scores aligned with `candidates`. */
+  scores: Record<string, number[]>;
+}
+
+export interface SamplePayload {
+  type: 'sample';
+  retriever: string | null;
+  alpha: number | null;
+  policy: Policy;
+  ranking: string[];
+  promptHash: string;
+}
+
+export interface GenerationPayload {
+  type: 'generation';
+  promptHash: string;
+  prompt: string;
+  output: string;
+  outputHash: string;
+  promptTokens: number;
+  completionTokens: number;
+  finishReason: string;
+  /** The metric's own value. */
+  utilityRaw: number;
+  /** Higher-is-better value (= utilityRaw unless the metric is lower-is-better). */
+  utility: number;
+  /** Citation judge: 1-based positions cited as [n] in the output (within the ranking). */
+  citations?: number[];
+  /** Whether the call cache answered (false: the engine computed it during this run). */
+  fromCache: boolean;
+}
+
+export interface JudgmentPayload {
+  type: 'judgment';
+  docId: string;
+  outputHash: string;
+  /** The judge prompt (null when no call was needed, e.g. an empty output). */
+  prompt: string | null;
+  /** The judge's raw answer (text, or the two log-probabilities with a threshold). */
+  raw: string | null;
+  entails: boolean;
+  /** With a threshold: P(entails) from the two continuations' log-probabilities. */
+  pEntails?: number;
+  note?: string;
+  fromCache: boolean;
+}
+
+export interface SampleRecord extends SamplePayload {
+  queryId: string;
+  condition: string;
+  sample: number;
+}
+
+/** A run's items, typed and indexed. */
+export interface FairRagRunData {
+  queries: Map<string, QueryPayload>;
+  /** qid → condition → samples in sample order. */
+  samples: Map<string, Map<string, SampleRecord[]>>;
+  /** generationKey → payload. */
+  generations: Map<string, GenerationPayload>;
+  /** judgmentKey → payload. */
+  judgments: Map<string, JudgmentPayload>;
+}
+
+export function indexRunItems(items: readonly RunItem[]): FairRagRunData {
+  const data: FairRagRunData = { queries: new Map(), samples: new Map(), generations: new Map(), judgments: new Map() };
+  for (const it of items) {
+    const p = it.payload as { type?: string };
+    switch (p.type) {
+      case 'query':
+        data.queries.set(it.queryId, p as QueryPayload);
+        break;
+      case 'sample': {
+        let byCondition = data.samples.get(it.queryId);
+        if (!byCondition) data.samples.set(it.queryId, (byCondition = new Map()));
+        let list = byCondition.get(it.condition);
+        if (!list) byCondition.set(it.condition, (list = []));
+        list.push({ ...(p as SamplePayload), queryId: it.queryId, condition: it.condition, sample: it.sample ?? 0 });
+        break;
+      }
+      case 'generation':
+        data.generations.set(it.key, p as GenerationPayload);
+        break;
+      case 'judgment':
+        data.judgments.set(it.key, p as JudgmentPayload);
+        break;
+    }
+  }
+  for (const byCondition of data.samples.values()) for (const list of byCondition.values()) list.sort((a, b) => a.sample - b.sample);
+  return data;
+}

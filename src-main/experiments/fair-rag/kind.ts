@@ -1,0 +1,124 @@
+/**
+ * Fair RAG (Kim & Diaz, "Towards Fair RAG") as an experiment kind: spec schema (API contract),
+ * execution, metrics, drill-down, exports, manifest and prompt preview.
+ */
+import { createHash } from 'node:crypto';
+import { FairRagSpec } from '../../api/contract/experiments';
+import { DataError } from '../../core/errors';
+import { deterministicTopK } from '../../core/sampling/deterministicTopK';
+import type { ModelRecord } from '../../io/manifest/manifest';
+import type { ExperimentDeps, ExperimentKind, ManifestParts } from '../registry';
+import { DEFAULT_NLI_TEMPLATE } from './attribution';
+import { loadFairRagData } from './data';
+import { executeFairRag, generationRequest } from './execute';
+import { exportFairRag, utilityQrels } from './exports';
+import { indexRunItems, KEY_PREFIX } from './items';
+import { fairRagItems } from './itemsView';
+import { fairRagMetrics } from './metrics';
+import { promptRenderer, templateFor } from './prompt';
+import { scoreRetrievers } from './retrievers';
+
+export const FAIR_RAG_MEASURES = ['EE-D', 'EE-R', 'EE-L', 'EE-D_norm', 'EE-R_norm', 'EE-L_norm', 'EU', 'EU_norm', 'EAR', 'EAE-D', 'EAE-D_norm'];
+
+export const fairRagKind: ExperimentKind<FairRagSpec> = {
+  kind: 'fair-rag',
+  title: 'Fair RAG: fairness of stochastic retrieval for RAG (Kim & Diaz)',
+  schema: FairRagSpec,
+  jobTitle: (spec) => `Fair RAG: ${spec.name}`,
+  execute: executeFairRag,
+  metrics: fairRagMetrics,
+  items: fairRagItems,
+  exportFile: (input) => exportFairRag(input, () => fairRagMetrics(input)),
+  manifest: fairRagManifest,
+  previewPrompt,
+};
+
+async function previewPrompt(spec: FairRagSpec, deps: ExperimentDeps, queryId: string, retriever?: string) {
+  const r = retriever === undefined ? spec.retrievers[0]! : spec.retrievers.find((x) => x.name === retriever);
+  if (!r) throw new DataError(`no retriever named '${retriever}' in the spec`, { field: 'retriever' });
+  const data = loadFairRagData({ ...spec, queries: [queryId], tasks: undefined, minUseful: 0 }, deps.collections);
+  const q = data.queries[0];
+  if (!q) throw new DataError(`query '${queryId}' cannot be used: ${data.skipped[0]?.reason ?? 'unknown reason'}`, { field: 'queryId' });
+  // Scores of the chosen retriever and of what it fuses.
+  const needed = new Set([r.name, ...(r.method === 'rrf' ? r.params.fuse : [])]);
+  const { scores } = await scoreRetrievers({ retrievers: spec.retrievers.filter((x) => needed.has(x.name)) }, [q], deps);
+  const s = scores.get(r.name)!.get(q.queryId)!;
+  const ranking = deterministicTopK(
+    q.candidates.map((c, i) => ({ id: c.docId, score: s[i]! })),
+    spec.k,
+  );
+  return { queryId: q.queryId, retriever: r.name, ranking, prompt: promptRenderer(spec)(q, ranking) };
+}
+
+async function fairRagManifest(runId: number, spec: FairRagSpec, deps: ExperimentDeps, stats: Record<string, unknown>): Promise<ManifestParts> {
+  const models: ModelRecord[] = [];
+  const described: Record<string, unknown>[] = [];
+  let versions: Record<string, string> = {};
+  const addModel = (role: string, ref: ReturnType<ExperimentDeps['resolveGenerator']>) => {
+    const d = deps.describeModel(ref);
+    described.push({ role, ...d });
+    if (d.kind === 'local' && typeof d.sha256 === 'string') {
+      models.push({ role, file: String(d.file), sha256: d.sha256, ...(typeof d.quantization === 'string' ? { quantization: d.quantization } : {}) });
+    }
+    return d;
+  };
+  const genRef = deps.resolveGenerator(spec.generator, 'generator');
+  const gen = addModel('generator', genRef);
+  try {
+    versions = (await deps.engineFor(genRef).identity()).versions;
+  } catch {
+    // The manifest is still written; it just says less about the runtime.
+  }
+  if (spec.attribution.judge === 'nli-llm') addModel('attribution judge', deps.resolveGenerator(spec.attribution.generator ?? spec.generator, 'attribution.generator'));
+  spec.retrievers.forEach((r, i) => {
+    if (r.method === 'dense') addModel(`embedding (${r.name})`, deps.resolveGenerator({ model: r.params.model }, `retrievers[${i}].params.model`));
+  });
+  const collection = deps.collections.byName(spec.collection);
+  const qrelsText = utilityQrels(indexRunItems(deps.experiments.items(runId, { keyPrefix: KEY_PREFIX.query })));
+  const settings = (gen.settings ?? {}) as Record<string, unknown>;
+  return {
+    run: { tag: spec.name, description: spec.description ?? `Fair RAG run ${runId}` },
+    ...(versions['llama.cpp'] ? { llamaCppBuild: versions['llama.cpp'] } : {}),
+    ...(typeof settings.gpu === 'string' || settings.gpu === false ? { gpuBackend: String(settings.gpu) } : {}),
+    models,
+    sampler: {
+      temperature: spec.decoding.temperature,
+      maxTokens: spec.decoding.maxTokens,
+      chat: spec.decoding.chat,
+      ...(spec.decoding.stop ? { stop: spec.decoding.stop } : {}),
+      ...(typeof settings.contextSize === 'number' ? { contextSize: settings.contextSize } : {}),
+      ...(typeof settings.batchSize === 'number' ? { batchSize: settings.batchSize } : {}),
+      ...(typeof settings.threads === 'number' ? { threads: settings.threads } : {}),
+    },
+    seeds: { plSampling: spec.seeds.sampling, generation: spec.seeds.generation },
+    parameters: {
+      k: spec.k,
+      samples: spec.samples,
+      alphas: spec.alphas,
+      oracle: spec.oracle,
+      deterministic: spec.deterministic,
+      normalization: spec.normalization,
+      target: spec.target,
+      retrievers: spec.retrievers,
+      retrievalQuery: spec.retrievalQuery,
+      queries: spec.queries,
+      tasks: spec.tasks ?? null,
+      minUseful: spec.minUseful,
+      utilityMetric: spec.utilityMetric ?? 'the query metric (ROUGE: pltrdy)',
+      promptTemplate: spec.promptTemplate ?? `default per task (core/prompts), e.g. ${JSON.stringify(templateFor(spec, null))}`,
+      promptBudget: spec.promptBudget ?? null,
+      attribution: { ...spec.attribution, ...(spec.attribution.judge === 'nli-llm' && !spec.attribution.template ? { template: DEFAULT_NLI_TEMPLATE } : {}) },
+      generationRequestExample: generationRequest(spec, '<prompt>'),
+    },
+    data: {
+      ...(collection ? { collection: { name: collection.name, sha256: collection.contentHash } } : {}),
+      qrels: { name: 'utility labels (snapshot stored with the run)', sha256: createHash('sha256').update(qrelsText, 'utf8').digest('hex') },
+    },
+    evaluation: {
+      measures: FAIR_RAG_MEASURES,
+      measureParameters: { userModel: 'step: MU(i) = 1[i ≤ k]', k: spec.k, target: spec.target, uMax: 'max over the α arms of the retriever and the oracle' },
+      significance: { test: "Table 2: unpaired Student's t vs the deterministic baseline; Fig. 3: paired t between α's (Holm-adjusted p also given)", correction: 'none', alpha: 0.05 },
+    },
+    extra: { runId, models: described, runtimeVersions: versions, stats },
+  };
+}

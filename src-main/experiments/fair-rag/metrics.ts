@@ -1,0 +1,56 @@
+/**
+ * All metrics of a Fair RAG run as plain data (pure: stored items + spec → tables and figure data):
+ * per query × arm, aggregates with 95% CIs, per-provider exposure, Table 1 (trade-off slope/AUC),
+ * Table 2 (utility vs the deterministic baseline per disparity interval) and Fig. 3 (EE-D̄ per α).
+ * The utility labels are those the run stored in its query items (a snapshot taken when it ran).
+ */
+import type { FairRagMetrics, FairRagSpec } from '../../api/contract/experiments';
+import type { RunItem } from '../../store/experimentsRepo';
+import { aggregateArms, providerExposure } from './aggregates';
+import { fig3 } from './fig3';
+import { indexRunItems } from './items';
+import { armsOf } from './plan';
+import { queryArmMetrics } from './queryMetrics';
+import { TABLE2_ALPHA, TABLE2_INTERVALS, table2 } from './table2';
+import { tradeoffTable } from './tradeoff';
+
+export interface FairRagMetricsInput {
+  runId: number;
+  spec: FairRagSpec;
+  items: readonly RunItem[];
+  finished: boolean;
+  /** Name of the generator for table rows. */
+  generatorName: string;
+  experimentName?: string;
+}
+
+export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
+  const { spec } = input;
+  const data = indexRunItems(input.items);
+  const order = armsOf(spec).map((a) => a.condition);
+  const { arms, incomplete, warnings } = queryArmMetrics(spec, data, order);
+  const perQuery = arms.map((a) => a.metrics);
+  const retrievers = spec.retrievers.map((r) => r.name);
+  return {
+    kind: 'fair-rag',
+    runId: input.runId,
+    k: spec.k,
+    samples: spec.samples,
+    target: spec.target,
+    generator: input.generatorName,
+    perQuery,
+    aggregates: aggregateArms(arms),
+    providerExposure: providerExposure(arms, data),
+    table1: tradeoffTable(perQuery, retrievers),
+    table2: {
+      intervals: TABLE2_INTERVALS.map(([a, b]) => [a, b] as [number, number]),
+      test: "unpaired Student's t-test (pooled variance, two-sided)",
+      alpha: TABLE2_ALPHA,
+      utility: 'EU per query × α arm (higher is better) minus the mean EU of the deterministic arm',
+      rows: table2(perQuery, retrievers, input.generatorName),
+    },
+    fig3: fig3(perQuery, retrievers, spec.alphas),
+    warnings,
+    incomplete: incomplete || !input.finished || data.queries.size === 0,
+  };
+}

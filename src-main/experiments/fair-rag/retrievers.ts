@@ -1,0 +1,105 @@
+/**
+ * The deterministic retrieval scores s ∈ ℝⁿ of every candidate of every query, per retriever of the
+ * spec (Fair RAG Sec. 3.2: the stochastic retriever samples from the scores of the *whole*
+ * candidate set, so every candidate gets a score, not just a top k).
+ *
+ *   bm25   in-memory Okapi BM25 over the candidate set (its own statistics), core/retrieval/bm25.ts;
+ *          a document is `title text` (retrieval/dense/embedDocuments.ts `documentText`)
+ *   dense  cosine or dot product of embeddings (query and candidates embedded in one call per
+ *          query through the call cache, so a resumed run embeds nothing again)
+ *   rrf    reciprocal rank fusion of other retrievers' rankings of the candidates (core/retrieval/rrf.ts)
+ *   run    a stored retrieval run's scores; candidates it did not retrieve tie with its lowest score
+ *          (all equal, i.e. uniform sampling, when the run has nothing for the query)
+ */
+import type { FairRagSpec } from '../../api/contract/experiments';
+import { DataError } from '../../core/errors';
+import { bm25Scores } from '../../core/retrieval/bm25';
+import { similarity } from '../../core/retrieval/exactKnn';
+import { topK } from '../../core/retrieval/ranking';
+import { reciprocalRankFusion } from '../../core/retrieval/rrf';
+import { FAIR_RAG_TOKENIZER } from '../../core/retrieval/tokenizer';
+import { documentText } from '../../retrieval/dense/embedDocuments';
+import type { ExperimentDeps } from '../registry';
+import type { QueryData } from './data';
+
+/** retriever name → query id → scores aligned with the query's candidates. */
+export type RetrieverScores = Map<string, Map<string, number[]>>;
+
+export interface ScoringResult {
+  scores: RetrieverScores;
+  embeddingCalls: number;
+}
+
+export async function scoreRetrievers(
+  spec: Pick<FairRagSpec, 'retrievers'>,
+  queries: readonly QueryData[],
+  deps: Pick<ExperimentDeps, 'resolveGenerator' | 'engineFor' | 'retrievalRuns'> | undefined,
+  signal?: AbortSignal,
+): Promise<ScoringResult> {
+  const scores: RetrieverScores = new Map();
+  let embeddingCalls = 0;
+  const ordered = spec.retrievers.map((r, i) => ({ r, i })).sort((a, b) => Number(a.r.method === 'rrf') - Number(b.r.method === 'rrf'));
+  for (const { r, i } of ordered) {
+    const byQuery = new Map<string, number[]>();
+    if (r.method === 'bm25') {
+      const tokenizer = r.params.tokenizer === 'whitespace' ? FAIR_RAG_TOKENIZER : { mode: 'words' as const };
+      const params = { k1: r.params.k1, b: r.params.b, idf: r.params.idf, epsilon: r.params.epsilon };
+      for (const q of queries) {
+        byQuery.set(
+          q.queryId,
+          bm25Scores(
+            q.retrievalText,
+            q.candidates.map((c) => documentText(c.title, c.text)),
+            { params, tokenizer },
+          ),
+        );
+      }
+    } else if (r.method === 'dense') {
+      if (!deps) throw new DataError('dense retrieval needs an embedding engine', { field: `retrievers[${i}]` });
+      const engine = deps.engineFor(deps.resolveGenerator({ model: r.params.model }, `retrievers[${i}].params.model`));
+      for (const q of queries) {
+        signal?.throwIfAborted();
+        const texts = [q.retrievalText, ...q.candidates.map((c) => documentText(c.title, c.text))];
+        const { vectors } = await engine.embed({ texts }, signal);
+        embeddingCalls++;
+        if (vectors.length !== texts.length) throw new Error(`the embedding model returned ${vectors.length} vectors for ${texts.length} texts`);
+        const [qv, ...dv] = vectors as [number[], ...number[][]];
+        byQuery.set(
+          q.queryId,
+          dv.map((v) => similarity(qv, v, r.params.metric)),
+        );
+      }
+    } else if (r.method === 'rrf') {
+      for (const q of queries) {
+        const lists = r.params.fuse.map((name) => rankingOf(q, scores.get(name)!.get(q.queryId)!));
+        const fused = new Map(reciprocalRankFusion(lists, { k: r.params.k, rankBase: r.params.rankBase }).map((h) => [h.id, h.score]));
+        byQuery.set(
+          q.queryId,
+          q.candidates.map((c) => fused.get(c.docId) ?? 0),
+        );
+      }
+    } else {
+      if (!deps) throw new DataError('a stored run needs the workspace', { field: `retrievers[${i}]` });
+      if (!deps.retrievalRuns.run(r.params.runId)) throw new DataError(`no retrieval run with id ${r.params.runId}`, { field: `retrievers[${i}].params.runId` });
+      for (const q of queries) byQuery.set(q.queryId, runScores(q, deps.retrievalRuns.results(r.params.runId, { queryId: q.queryId })));
+    }
+    scores.set(r.name, byQuery);
+  }
+  return { scores, embeddingCalls };
+}
+
+/** Candidate ids best first (score descending, ties by id): the retriever's ranking. */
+export function rankingOf(q: Pick<QueryData, 'candidates'>, scores: readonly number[]): string[] {
+  return topK(q.candidates.map((c, i) => ({ id: c.docId, score: scores[i]! }))).map((h) => h.id);
+}
+
+function runScores(q: QueryData, results: readonly { docId: string; score: number }[]): number[] {
+  const byDoc = new Map(results.map((r) => [r.docId, r.score]));
+  let min = Infinity;
+  for (const c of q.candidates) {
+    const s = byDoc.get(c.docId);
+    if (s !== undefined && s < min) min = s;
+  }
+  return q.candidates.map((c) => byDoc.get(c.docId) ?? (min === Infinity ? 0 : min));
+}
+

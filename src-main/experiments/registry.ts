@@ -1,0 +1,115 @@
+/**
+ * The experiment-kind registry. A kind (fair-rag now; moi, richrag, conversations later) is one
+ * object with:
+ *
+ *   schema            zod schema of its spec, with defaults (the API contract holds it, so the UI can use it)
+ *   title(spec)       a job title
+ *   execute(ctx)      compose the workspace's services (given as `ExperimentDeps`) into results:
+ *                     plan the work, call the engines (always through the call cache), upsert
+ *                     `run_items`; resumable — finished items are skipped, so running it again after
+ *                     a crash or a cancel finishes the run without redoing work
+ *   metrics(input)    pure: the kind's tables and figure data from the stored items (and the spec)
+ *   items(...)        drill-down rows for views
+ *   exportFile(...)   export files (CSV, TREC, LaTeX, ...) and what the manifest should record
+ *   previewPrompt     optional: render one prompt for a real query without running anything
+ *
+ * Planning is the kind's own pure function (`plan(spec, data)` in its folder), used by `execute`
+ * and by previews and tests. The service layer (services/experimentService.ts) owns persistence of
+ * experiments and runs, jobs, manifests and the API; a kind never touches transports.
+ */
+import type { Database } from 'better-sqlite3';
+import type { z } from 'zod';
+import type { GeneratorRef } from '../api/contract/models';
+import type { GeneratorSelector } from '../api/contract/experiments';
+import type { CachedEngine, CachedOp } from '../engine/callCache';
+import type { ManifestInput } from '../io/manifest/manifest';
+import type { CollectionsRepo } from '../store/collectionsRepo';
+import type { ExperimentsRepo, RunItem } from '../store/experimentsRepo';
+import type { RetrievalRepo } from '../store/retrievalRepo';
+
+/** What a kind may use of the workspace: repositories and engines, never transports. */
+export interface ExperimentDeps {
+  readonly db: Database;
+  readonly collections: CollectionsRepo;
+  readonly retrievalRuns: Pick<RetrievalRepo, 'run' | 'results'>;
+  readonly experiments: ExperimentsRepo;
+  /** A selector (ids or names) → a reference; an unknown name throws a DataError naming `field`. */
+  resolveGenerator(selector: GeneratorSelector, field: string): GeneratorRef;
+  /** The cached engine of a model (every call goes through the workspace's call cache). */
+  engineFor(ref: GeneratorRef): CachedEngine;
+  /** Whether the call cache already holds this call (for counters; the call itself is what reads it). */
+  isCached(engine: CachedEngine, op: CachedOp, request: unknown): Promise<boolean>;
+  /** Manifest description of a model: name, file, SHA-256, quantization, settings; never secrets. */
+  describeModel(ref: GeneratorRef): Record<string, unknown>;
+}
+
+/** Progress and cancellation, as a job provides them. */
+export interface WorkContext {
+  readonly signal: AbortSignal;
+  progress(done: number, total?: number | null, message?: string): void;
+}
+
+export interface ExecuteContext<S> extends WorkContext {
+  readonly runId: number;
+  readonly spec: S;
+  readonly deps: ExperimentDeps;
+}
+
+export interface MetricsInput<S> {
+  runId: number;
+  spec: S;
+  /** All items of the run. */
+  items: readonly RunItem[];
+  /** Whether the run finished (metrics of an unfinished run are marked incomplete). */
+  finished: boolean;
+  /** Display names for tables and file names. */
+  experimentName: string;
+  generatorName: string;
+}
+
+export interface ItemsQuery {
+  queryId?: string | undefined;
+  condition?: string | undefined;
+  offset: number;
+  limit: number;
+}
+
+export interface ExportedFile {
+  name: string;
+  mediaType: string;
+  text: string;
+}
+
+/** What the service needs to write a manifest for a run of this kind. */
+export type ManifestParts = Omit<ManifestInput, 'environment' | 'createdAt'>;
+
+export interface ExperimentKind<S = unknown> {
+  readonly kind: string;
+  readonly title: string;
+  readonly schema: z.ZodType<S>;
+  jobTitle(spec: S): string;
+  execute(ctx: ExecuteContext<S>): Promise<Record<string, unknown>>;
+  metrics(input: MetricsInput<S>): unknown;
+  items(runId: number, spec: S, repo: ExperimentsRepo, query: ItemsQuery): { total: number; items: unknown[] };
+  exportFile(input: MetricsInput<S> & { format: string; condition?: string | undefined }): ExportedFile;
+  manifest(runId: number, spec: S, deps: ExperimentDeps, stats: Record<string, unknown>): Promise<ManifestParts>;
+  previewPrompt?(spec: S, deps: ExperimentDeps, queryId: string, retriever?: string): Promise<{ queryId: string; retriever: string; ranking: string[]; prompt: string }>;
+}
+
+/** A registry of kinds by name. */
+export class ExperimentRegistry {
+  private readonly kinds = new Map<string, ExperimentKind>();
+
+  register<S>(kind: ExperimentKind<S>): void {
+    if (this.kinds.has(kind.kind)) throw new Error(`experiment kind '${kind.kind}' is registered twice`);
+    this.kinds.set(kind.kind, kind as unknown as ExperimentKind);
+  }
+
+  get(kind: string): ExperimentKind | undefined {
+    return this.kinds.get(kind);
+  }
+
+  list(): { kind: string; title: string }[] {
+    return [...this.kinds.values()].map((k) => ({ kind: k.kind, title: k.title }));
+  }
+}

@@ -1,0 +1,372 @@
+/**
+ * Experiments as use cases: versioned specs (create, edit = new version, delete), validation with
+ * field paths, prompt previews, runs executed as resumable jobs, and the read side views build on —
+ * metrics, drill-down rows and exports with reproducibility manifests. Kind-specific work is the
+ * kind's (src-main/experiments/); this service persists, schedules and wires the workspace's
+ * services into the kind through `ExperimentDeps`.
+ *
+ * Resuming: a run's job is registered by kind name ('experiments.run', params {runId}) so the job
+ * tray's Resume (or `fairground run` again) re-executes it; the kind skips stored items and the call
+ * cache answers any call that finished before a crash.
+ */
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Database } from 'better-sqlite3';
+import type { ApiOutput } from '../api/contract/index';
+import type { GeneratorSelector } from '../api/contract/experiments';
+import type { Job } from '../api/contract/jobs';
+import type { GeneratorRef } from '../api/contract/models';
+import { ApiFailure } from '../api/router';
+import { DataError } from '../core/errors';
+import { callCacheKey } from '../engine/callCache';
+import type { ExperimentDeps, ExperimentKind, ExperimentRegistry, MetricsInput, WorkContext } from '../experiments/registry';
+import { defaultExperimentRegistry } from '../experiments/kinds';
+import { validateSpec } from '../experiments/specFile';
+import { collectEnvironment, type EnvironmentInfo } from '../io/manifest/environment';
+import { buildManifest, type ReproducibilityManifest } from '../io/manifest/manifest';
+import { redactSecrets } from '../io/manifest/redactSecrets';
+import type { CollectionsRepo } from '../store/collectionsRepo';
+import { ExperimentNameTakenError, ExperimentsRepo, type ExperimentRow, type RunOwner, type RunRow } from '../store/experimentsRepo';
+import { RetrievalRepo } from '../store/retrievalRepo';
+import type { JobContext, JobRunner } from './jobRunner';
+import type { ModelService } from './modelService';
+
+export const RUN_JOB_KIND = 'experiments.run';
+
+export interface ExperimentServiceOptions {
+  registry?: ExperimentRegistry;
+  /** The environment recorded in manifests (tests pin it). */
+  environment?: () => EnvironmentInfo;
+}
+
+type ExperimentInfo = ApiOutput<'experiments.list'>[number];
+type RunInfo = ApiOutput<'runs.list'>[number];
+
+export class ExperimentService {
+  readonly repo: ExperimentsRepo;
+  readonly registry: ExperimentRegistry;
+  readonly deps: ExperimentDeps;
+  private readonly executing = new Set<number>();
+  private environment: EnvironmentInfo | undefined;
+
+  constructor(
+    db: Database,
+    private readonly jobs: JobRunner,
+    private readonly models: ModelService,
+    collections: CollectionsRepo,
+    private readonly options: ExperimentServiceOptions = {},
+  ) {
+    this.repo = new ExperimentsRepo(db);
+    this.registry = options.registry ?? defaultExperimentRegistry();
+    // Runs left running by a process that died (on this machine) can be resumed; runs in progress
+    // in another live process (the app and the CLI on one workspace) are left alone.
+    this.repo.markInterrupted((owner) => this.ownerGone(owner));
+    this.deps = {
+      db,
+      collections,
+      retrievalRuns: new RetrievalRepo(db),
+      experiments: this.repo,
+      resolveGenerator: (selector, field) => this.resolveGenerator(selector, field),
+      engineFor: (ref) => models.engineFor(ref),
+      isCached: async (engine, op, request) => models.cache.get(callCacheKey(await engine.identity(), op, request)) !== undefined,
+      describeModel: (ref) => models.describe(ref),
+    };
+    jobs.registerKind<{ runId: number }>(RUN_JOB_KIND, {
+      title: (p) => {
+        const run = this.repo.run(p.runId);
+        return run ? `${run.experimentName}: run ${run.id}` : `Experiment run ${p.runId}`;
+      },
+      run: (p, ctx) => this.executeRun(p.runId, ctx),
+    });
+  }
+
+  kinds(): { kind: string; title: string }[] {
+    return this.registry.list();
+  }
+
+  // ---- specs ---------------------------------------------------------------------------------
+
+  validateSpec(raw: unknown): ApiOutput<'experiments.validateSpec'> {
+    const v = validateSpec(this.registry, raw);
+    return v.ok ? { ok: true, issues: [], spec: v.spec } : { ok: false, issues: v.issues, spec: null };
+  }
+
+  /** The validated spec or an ApiFailure naming `spec.<path>`. */
+  private parse(raw: unknown): { kind: ExperimentKind; spec: Record<string, unknown> } {
+    const v = validateSpec(this.registry, raw);
+    if (v.ok) return v;
+    const first = v.issues[0]!;
+    const field = first.path ? `spec.${first.path}` : 'spec';
+    throw new ApiFailure('validation', `${field}: ${first.message}`, field);
+  }
+
+  // ---- experiments ---------------------------------------------------------------------------
+
+  list(): ExperimentInfo[] {
+    return this.repo.experiments().map((e) => info(e, e.runs, e.lastRunId));
+  }
+
+  get(id: number): ApiOutput<'experiments.get'> {
+    const e = this.requireExperiment(id);
+    const runs = this.repo.runs(id);
+    return {
+      ...info(e, runs.length, runs[0]?.id ?? null),
+      versions: this.repo.specVersions(id).map((v) => ({ version: v.version, spec: v.spec as Record<string, unknown>, createdAt: v.createdAt })),
+    };
+  }
+
+  create(raw: unknown): ExperimentInfo {
+    const { kind, spec } = this.parse(raw);
+    try {
+      return info(this.repo.createExperiment({ kind: kind.kind, name: String(spec.name), spec }), 0, null);
+    } catch (err) {
+      if (err instanceof ExperimentNameTakenError) throw new ApiFailure('conflict', err.message, 'spec.name');
+      throw err;
+    }
+  }
+
+  update(id: number, raw: unknown): ExperimentInfo & { changed: boolean } {
+    const e = this.requireExperiment(id);
+    const { kind, spec } = this.parse(raw);
+    if (kind.kind !== e.kind) throw new ApiFailure('validation', `spec.kind: this experiment is of kind '${e.kind}', not '${kind.kind}'`, 'spec.kind');
+    try {
+      const { experiment, changed } = this.repo.updateExperiment(id, { name: String(spec.name), spec });
+      const runs = this.repo.runs(id);
+      return { ...info(experiment, runs.length, runs[0]?.id ?? null), changed };
+    } catch (err) {
+      if (err instanceof ExperimentNameTakenError) throw new ApiFailure('conflict', err.message, 'spec.name');
+      throw err;
+    }
+  }
+
+  /** Create the experiment of a spec, or store the spec as its new version when the name exists. */
+  upsert(raw: unknown): { experiment: ExperimentInfo; created: boolean; changed: boolean } {
+    const { spec } = this.parse(raw);
+    const existing = this.repo.experimentByName(String(spec.name));
+    if (!existing) return { experiment: this.create(raw), created: true, changed: true };
+    const { changed, ...experiment } = this.update(existing.id, raw);
+    return { experiment, created: false, changed };
+  }
+
+  delete(id: number): { deleted: boolean } {
+    if (this.repo.runs(id).some((r) => this.executing.has(r.id))) throw new ApiFailure('conflict', 'a run of this experiment is in progress; cancel it first');
+    return { deleted: this.repo.deleteExperiment(id) };
+  }
+
+  async previewPrompt(raw: unknown, queryId: string, retriever?: string): Promise<ApiOutput<'experiments.previewPrompt'>> {
+    const { kind, spec } = this.parse(raw);
+    if (!kind.previewPrompt) throw new ApiFailure('validation', `experiments of kind '${kind.kind}' have no prompt preview`, 'spec.kind');
+    return kind.previewPrompt(spec, this.deps, queryId, retriever);
+  }
+
+  // ---- runs ----------------------------------------------------------------------------------
+
+  /** Start a new run of the experiment's current spec. */
+  startRun(experimentId: number): Job {
+    const e = this.requireExperiment(experimentId);
+    const run = this.repo.createRun({ experimentId: e.id, spec: e.spec, specVersion: e.version });
+    return this.launch(run);
+  }
+
+  /**
+   * The run `fairground run` should (re)start for an experiment: the newest unfinished run of the
+   * current spec version (interrupted, failed, cancelled or never started), else a new run.
+   */
+  runToContinue(experimentId: number, fresh = false): { run: RunRow; resumed: boolean } {
+    const e = this.requireExperiment(experimentId);
+    this.repo.markInterrupted((owner) => this.ownerGone(owner));
+    if (!fresh) {
+      const open = this.repo.runs(experimentId).find((r) => r.specVersion === e.version && r.status !== 'succeeded' && r.status !== 'running');
+      if (open) return { run: open, resumed: true };
+    }
+    return { run: this.repo.createRun({ experimentId: e.id, spec: e.spec, specVersion: e.version }), resumed: false };
+  }
+
+  /** Start (or resume under its old job id) the job that executes a stored run. */
+  launch(run: RunRow): Job {
+    if (this.executing.has(run.id) || this.repo.run(run.id)?.status === 'running') throw new ApiFailure('conflict', `run ${run.id} is already in progress`);
+    if (run.jobId) {
+      try {
+        const job = this.jobs.get(run.jobId);
+        // A job row still 'running' belongs to a process that died (the run itself is not running).
+        if (job.status !== 'succeeded') return this.jobs.resume(run.jobId);
+      } catch (err) {
+        if (!(err instanceof ApiFailure && err.code === 'not-found')) throw err;
+      }
+    }
+    const job = this.jobs.startKind(RUN_JOB_KIND, { runId: run.id });
+    this.repo.setRunJob(run.id, job.id);
+    return job;
+  }
+
+  /** Execute a run (the job body; also callable directly). Idempotent over finished items. */
+  async executeRun(runId: number, ctx: WorkContext & Partial<Pick<JobContext, 'jobId'>>): Promise<Record<string, unknown>> {
+    const run = this.requireRun(runId);
+    if (this.executing.has(runId)) throw new ApiFailure('conflict', `run ${runId} is already in progress`);
+    const kind = this.requireKind(run.kind);
+    const spec = kind.schema.parse(run.spec);
+    this.executing.add(runId);
+    this.repo.setRunStarted(runId, ctx.jobId ?? null, { pid: process.pid, host: hostname() });
+    try {
+      const stats = await kind.execute({ runId, spec, deps: this.deps, signal: ctx.signal, progress: (d, t, m) => ctx.progress(d, t, m) });
+      this.repo.setRunStats(runId, stats);
+      this.repo.setRunManifest(runId, await this.buildManifest(kind, run, spec, stats));
+      this.repo.setRunFinished(runId, 'succeeded');
+      return { runId, ...stats };
+    } catch (err) {
+      const cancelled = ctx.signal.aborted;
+      this.repo.setRunFinished(runId, cancelled ? 'cancelled' : 'failed', cancelled ? null : err instanceof Error ? err.message : String(err));
+      throw err;
+    } finally {
+      this.executing.delete(runId);
+    }
+  }
+
+  listRuns(experimentId?: number): RunInfo[] {
+    return this.repo.runs(experimentId).map((r) => this.runInfo(r));
+  }
+
+  getRun(runId: number): ApiOutput<'runs.get'> {
+    const r = this.requireRun(runId);
+    return { ...this.runInfo(r), spec: r.spec as Record<string, unknown>, manifest: r.manifest };
+  }
+
+  deleteRun(runId: number): { deleted: boolean } {
+    if (this.executing.has(runId)) throw new ApiFailure('conflict', `run ${runId} is in progress; cancel it first`);
+    return { deleted: this.repo.deleteRun(runId) };
+  }
+
+  metrics(runId: number): ApiOutput<'runs.metrics'> {
+    const { kind, input } = this.metricsInput(runId);
+    return kind.metrics(input) as ApiOutput<'runs.metrics'>;
+  }
+
+  items(runId: number, query: { queryId?: string | undefined; condition?: string | undefined; offset: number; limit: number }): ApiOutput<'runs.items'> {
+    const run = this.requireRun(runId);
+    const kind = this.requireKind(run.kind);
+    return { kind: kind.kind, ...kind.items(runId, kind.schema.parse(run.spec), this.repo, query) } as ApiOutput<'runs.items'>;
+  }
+
+  async export(runId: number, format: string, condition?: string): Promise<ApiOutput<'runs.export'>> {
+    const { kind, input, run } = this.metricsInput(runId);
+    let manifest = (run.manifest as ReproducibilityManifest | null) ?? (await this.buildManifest(kind, run, input.spec, run.stats));
+    const file =
+      format === 'manifest'
+        ? { name: `${input.experimentName}-run${runId}.manifest.json`.replace(/[^A-Za-z0-9._-]+/g, '_'), mediaType: 'application/json', text: `${JSON.stringify(manifest, null, 2)}\n` }
+        : kind.exportFile({ ...input, format, condition });
+    const bytes = Buffer.byteLength(file.text, 'utf8');
+    manifest = { ...manifest, export: { file: file.name, sha256: createHash('sha256').update(file.text, 'utf8').digest('hex'), bytes } };
+    return { file, manifest: redactSecrets(manifest) as unknown as Record<string, unknown> };
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  /** Whether the process that owns a running run is gone (same machine, pid no longer alive). */
+  private ownerGone(owner: RunOwner | null): boolean {
+    if (owner === null) return true;
+    if (owner.host !== hostname()) return false;
+    if (owner.pid === process.pid) return false;
+    try {
+      process.kill(owner.pid, 0);
+      return false;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'ESRCH';
+    }
+  }
+
+  private metricsInput(runId: number): { kind: ExperimentKind; run: RunRow; input: MetricsInput<Record<string, unknown>> } {
+    const run = this.requireRun(runId);
+    const kind = this.requireKind(run.kind);
+    const spec = kind.schema.parse(run.spec) as Record<string, unknown>;
+    return {
+      kind,
+      run,
+      input: {
+        runId,
+        spec,
+        items: this.repo.items(runId),
+        finished: run.status === 'succeeded',
+        experimentName: run.experimentName,
+        generatorName: this.generatorName(spec),
+      },
+    };
+  }
+
+  private generatorName(spec: Record<string, unknown>): string {
+    const selector = spec.generator as GeneratorSelector | undefined;
+    if (!selector) return 'generator';
+    if ('model' in selector) return selector.model;
+    if ('remote' in selector) return selector.remote;
+    try {
+      return String(this.models.describe(selector).name ?? 'generator');
+    } catch {
+      return 'generator';
+    }
+  }
+
+  private async buildManifest(kind: ExperimentKind, run: RunRow, spec: unknown, stats: Record<string, unknown>): Promise<ReproducibilityManifest> {
+    const parts = await kind.manifest(run.id, spec, this.deps, stats);
+    this.environment ??= this.options.environment?.() ?? collectEnvironment();
+    return buildManifest({
+      ...parts,
+      environment: this.environment,
+      run: { ...parts.run, command: `fairground experiment export ${run.id}` },
+      extra: { ...parts.extra, experiment: { id: run.experimentId, name: run.experimentName, kind: run.kind, specVersion: run.specVersion }, spec: run.spec },
+    });
+  }
+
+  private resolveGenerator(selector: GeneratorSelector, field: string): GeneratorRef {
+    if ('kind' in selector) {
+      if (selector.kind === 'local' && !this.models.models.get(selector.modelId)) throw new DataError(`no model with id ${selector.modelId} in the library`, { field });
+      if (selector.kind === 'remote' && !this.models.listRemotes().some((r) => r.id === selector.endpointId)) throw new DataError(`no server with id ${selector.endpointId}`, { field });
+      return selector;
+    }
+    if ('model' in selector) {
+      const m = this.models.models.getByName(selector.model);
+      if (!m) throw new DataError(`no model named '${selector.model}' in the library`, { field });
+      return { kind: 'local', modelId: m.id };
+    }
+    const r = this.models.listRemotes().find((x) => x.name === selector.remote);
+    if (!r) throw new DataError(`no server named '${selector.remote}'`, { field });
+    return { kind: 'remote', endpointId: r.id };
+  }
+
+  private runInfo(r: RunRow): RunInfo {
+    return {
+      id: r.id,
+      experimentId: r.experimentId,
+      experimentName: r.experimentName,
+      kind: r.kind,
+      specVersion: r.specVersion,
+      status: r.status,
+      jobId: r.jobId,
+      error: r.error,
+      stats: r.stats,
+      createdAt: r.createdAt,
+      finishedAt: r.finishedAt,
+      conditions: this.repo.conditions(r.id),
+    };
+  }
+
+  private requireExperiment(id: number): ExperimentRow {
+    const e = this.repo.experiment(id);
+    if (!e) throw new ApiFailure('not-found', `no experiment with id ${id}`);
+    return e;
+  }
+
+  private requireRun(id: number): RunRow {
+    const r = this.repo.run(id);
+    if (!r) throw new ApiFailure('not-found', `no run with id ${id}`);
+    return r;
+  }
+
+  private requireKind(kind: string): ExperimentKind {
+    const k = this.registry.get(kind);
+    if (!k) throw new ApiFailure('conflict', `this version of Fairground cannot run experiments of kind '${kind}'`);
+    return k;
+  }
+}
+
+function info(e: ExperimentRow, runs: number, lastRunId: number | null): ExperimentInfo {
+  return { id: e.id, kind: e.kind, name: e.name, version: e.version, spec: e.spec as Record<string, unknown>, createdAt: e.createdAt, updatedAt: e.updatedAt, runs, lastRunId };
+}
