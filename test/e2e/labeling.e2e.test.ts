@@ -63,6 +63,12 @@ describe('utility labeling in Chromium (browser mode)', () => {
     expect(await page.getByTestId('label-start').isDisabled()).toBe(true);
     await page.getByTestId('label-template').fill('');
     await page.getByTestId('label-plan').waitFor();
+    // The labels there are now (the demo's imported ones), with an export of the kept queries.
+    const current = page.getByTestId('label-summary');
+    await current.waitFor();
+    expect(await current.textContent()).toMatch(/Labelled now: 8 of 12 queries, \d+ of 36 documents useful;\s+\d+ queries kept \(≥ 2 useful\)/);
+    const [download] = await Promise.all([page.waitForEvent('download'), current.getByRole('button', { name: 'relevance mapping' }).click()]);
+    expect(download.suggestedFilename()).toBe('Fairground_demo_relevance_mapping.tsv');
     await screenshot(page, 'labeling-dialog');
 
     await page.getByTestId('label-start').click();
