@@ -57,6 +57,36 @@ export function toPlanQuery(q: QueryData, scores: RetrieverScores): PlanQuery {
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/**
+ * Batches item upserts into one transaction per `maxItems` items or `maxDelayMs` (each commit is
+ * an fsync under synchronous=FULL, which dominated runs answered from the cache). A crash loses at
+ * most the unflushed batch, whose calls the call cache still answers on resume.
+ */
+export class ItemWriter {
+  private pending: RunItem[] = [];
+  private since = 0;
+
+  constructor(
+    private readonly repo: ExperimentDeps['experiments'],
+    private readonly runId: number,
+    private readonly maxItems = 64,
+    private readonly maxDelayMs = 250,
+  ) {}
+
+  add(item: RunItem): void {
+    if (this.pending.length === 0) this.since = performance.now();
+    this.pending.push(item);
+    if (this.pending.length >= this.maxItems || performance.now() - this.since >= this.maxDelayMs) this.flush();
+  }
+
+  flush(): void {
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    this.repo.upsertItems(this.runId, batch);
+  }
+}
+
 /** Runs `work` over `items` with at most `concurrency` in flight; stops at the first error. */
 async function pool<T>(items: readonly T[], concurrency: number, signal: AbortSignal, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -126,15 +156,20 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
 
   // Pass 2: one generation per distinct prompt.
   const concurrency = concurrencyOf(deps, genRef);
-  for (const i of pending) {
-    const { data: q, plan: pq } = queries[i]!;
-    const todo = planQuery(spec, pq, render).generations.filter((g) => !storedGenerations.has(g.key));
-    await pool(todo, concurrency, signal, async (g) => {
-      const payload = await generate(spec, engine, deps, q, g, signal);
-      repo.upsertItems(runId, [{ key: g.key, queryId: q.queryId, condition: '', sample: null, payload }]);
-      done++;
-      ctx.progress(done, distinctGenerations, `generated ${done} of ${distinctGenerations} prompts`);
-    });
+  const writer = new ItemWriter(repo, runId);
+  try {
+    for (const i of pending) {
+      const { data: q, plan: pq } = queries[i]!;
+      const todo = planQuery(spec, pq, render).generations.filter((g) => !storedGenerations.has(g.key));
+      await pool(todo, concurrency, signal, async (g) => {
+        const payload = await generate(spec, engine, deps, q, g, signal);
+        writer.add({ key: g.key, queryId: q.queryId, condition: '', sample: null, payload });
+        done++;
+        ctx.progress(done, distinctGenerations, `generated ${done} of ${distinctGenerations} prompts`);
+      });
+    }
+  } finally {
+    writer.flush();
   }
 
   // Pass 3: NLI judgments of every (top-k document, output) pair.
@@ -229,12 +264,17 @@ async function judge(
   const total = generationsDone + units.size;
   let done = generationsDone + units.size - todo.length;
   ctx.progress(done, total, `${units.size} distinct attribution judgments for ${naive} retrieved items`);
-  await pool(todo, concurrency, signal, async (u) => {
-    const payload = await judgeOne(attribution, engine, deps, u, signal);
-    repo.upsertItems(runId, [{ key: u.key, queryId: u.queryId, condition: '', sample: null, payload }]);
-    done++;
-    ctx.progress(done, total, `judged ${done - generationsDone} of ${units.size} attributions`);
-  });
+  const writer = new ItemWriter(repo, runId);
+  try {
+    await pool(todo, concurrency, signal, async (u) => {
+      const payload = await judgeOne(attribution, engine, deps, u, signal);
+      writer.add({ key: u.key, queryId: u.queryId, condition: '', sample: null, payload });
+      done++;
+      ctx.progress(done, total, `judged ${done - generationsDone} of ${units.size} attributions`);
+    });
+  } finally {
+    writer.flush();
+  }
   return { naive, distinct: units.size };
 }
 
