@@ -4,6 +4,7 @@
  */
 import { openWorkspace, type OpenOptions, type Workspace } from '../store/workspace';
 import { CollectionsService } from './collectionsService';
+import { ConversationsService } from './conversations/conversationsService';
 import { EventBus } from './eventBus';
 import { ExperimentService } from './experimentService';
 import { JobRunner } from './jobRunner';
@@ -21,6 +22,7 @@ export interface AppServices {
   readonly workspaceService: WorkspaceService;
   readonly models: ModelService;
   readonly collections: CollectionsService;
+  readonly conversations: ConversationsService;
   readonly retrieval: RetrievalService;
   readonly labeling: LabelingService;
   readonly experiments: ExperimentService;
@@ -45,6 +47,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
   });
   const models = new ModelService(workspace.db, jobs, settings);
   const collections = new CollectionsService(workspace.db, jobs);
+  const conversations = new ConversationsService(workspace.db);
   // Embedding models: a library name or a GGUF path; llama.cpp threads follow the setting (0 = physical cores).
   const retrieval = new RetrievalService(workspace.db, jobs, { openEngine: localEngineOpener(workspace.db, () => ({ threads: settings.get().threads })) });
   const labeling = new LabelingService(workspace.db, jobs, models, collections.repo);
@@ -58,6 +61,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
     workspaceService,
     models,
     collections,
+    conversations,
     retrieval,
     labeling,
     experiments,

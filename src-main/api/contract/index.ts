@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { appContract } from './app';
 import { collectionsContract } from './collections';
+import { conversationsContract } from './conversations';
 import { evaluationContract } from './evaluation';
 import { experimentsContract } from './experiments';
 import { Job, jobsContract } from './jobs';
@@ -16,6 +17,7 @@ import type { MethodDef } from './define';
 export * from './define';
 export * from './app';
 export * from './collections';
+export * from './conversations';
 export * from './jobs';
 export * from './evaluation';
 export * from './models';
@@ -26,6 +28,7 @@ export * from './experiments';
 export const contract = {
   ...appContract,
   ...collectionsContract,
+  ...conversationsContract,
   ...jobsContract,
   ...evaluationContract,
   ...modelsContract,

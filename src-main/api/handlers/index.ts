@@ -3,6 +3,7 @@ import type { AppServices } from '../../services/appServices';
 import { createRouter, type Handlers, type Router } from '../router';
 import { appHandlers } from './app';
 import { collectionHandlers } from './collections';
+import { conversationHandlers } from './conversations';
 import { evaluationHandlers } from './evaluation';
 import { experimentHandlers } from './experiments';
 import { jobHandlers } from './jobs';
@@ -14,6 +15,7 @@ export function createHandlers(s: AppServices): Handlers {
   return {
     ...appHandlers(s),
     ...collectionHandlers(s),
+    ...conversationHandlers(s),
     ...jobHandlers(s),
     ...evaluationHandlers(),
     ...modelHandlers(s),

@@ -4,6 +4,7 @@
  */
 import type { CliCommand } from '../command';
 import { collectionImport, collectionInfo, collectionList } from './collection';
+import { conversationEvaluate, conversationExport, conversationImport } from './conversation';
 import { evalExposureCommand } from './evalExposure';
 import { evalGfrc2Command } from './evalGfrc2';
 import { evalIrCommand } from './evalIr';
@@ -28,6 +29,9 @@ export const commands: CliCommand[] = [
   collectionImport,
   collectionInfo,
   collectionList,
+  conversationEvaluate,
+  conversationExport,
+  conversationImport,
   evalExposureCommand,
   evalGfrc2Command,
   evalIrCommand,

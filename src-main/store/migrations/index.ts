@@ -9,6 +9,7 @@ import { migration0003 } from './0003_collections';
 import { migration0004 } from './0004_retrieval';
 import { migration0005 } from './0005_remote_endpoints';
 import { migration0006 } from './0006_experiments';
+import { migration0007 } from './0007_conversations';
 
 export const migrations: readonly Migration[] = [
   migration0001,
@@ -17,4 +18,5 @@ export const migrations: readonly Migration[] = [
   migration0004,
   migration0005,
   migration0006,
+  migration0007,
 ];

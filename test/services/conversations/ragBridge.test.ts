@@ -1,0 +1,82 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ConversationsService } from '../../../src-main/services/conversations/conversationsService';
+import { loadDemoConversations, DEMO_CONVERSATION_SET } from '../../../src-main/services/conversations/demo';
+import { conversationsFromAnswers, UNKNOWN_GROUP } from '../../../src-main/services/conversations/ragBridge';
+import { openWorkspace, type Workspace } from '../../../src-main/store/workspace';
+
+let ws: Workspace;
+let svc: ConversationsService;
+beforeEach(() => {
+  ws?.close();
+  ws = openWorkspace(':memory:');
+  svc = new ConversationsService(ws.db);
+});
+
+const answers = [
+  {
+    queryId: 'q1',
+    query: 'Is it going to rain in Lyon?',
+    answer: 'Showers are likely in Lyon this afternoon, says the regional desk.',
+    documents: [
+      { docId: 'd1', attrs: { provider: 'regional-desk' }, attributed: true },
+      { docId: 'd2', attrs: { provider: 'wire' }, attributed: false },
+    ],
+  },
+  { queryId: 'q2', query: 'Snow in Grenoble?', answer: 'No snow is expected.', documents: [{ docId: 'd3', attrs: {} }] },
+];
+
+describe('conversations from RAG answers', () => {
+  it('makes one conversation per query with a provider attribute set over the documents', () => {
+    const r = conversationsFromAnswers(svc, { setName: 'rag', run: 'bm25/alpha=2', answers });
+    expect(r).toMatchObject({ createdSet: true, conversations: 2, nuggets: 0, attributeSetsFrom: 'request', notes: [] });
+    expect(r.attributeSet).toEqual({ name: 'PROVIDER', kind: 'nominal', groups: [UNKNOWN_GROUP, 'regional-desk', 'wire'], target: [1 / 3, 1 / 3, 1 / 3], measure: 'jsd' });
+    const [c1] = svc.repo.listConversations(r.setId);
+    expect(c1).toMatchObject({ convId: 'bm25/alpha=2/q1', topic: 'q1', run: 'bm25/alpha=2', attrs: { rag: { documents: [{ docId: 'd1', group: 'regional-desk', attributed: true }, { docId: 'd2', group: 'wire', attributed: false }] } } });
+    const d = svc.getConversation(c1!.id);
+    expect(d.turns.map((t) => [t.role, t.text])).toEqual([
+      ['user', answers[0]!.query],
+      ['system', answers[0]!.answer],
+    ]);
+    // the annotator marks the provider the answer credits
+    const text = answers[0]!.answer;
+    const n = svc.createNugget({ conversationId: c1!.id, turn: 1, start: text.indexOf('Showers'), end: text.indexOf(','), level: 2, groups: { PROVIDER: 'regional-desk' } });
+    expect(n.groups).toEqual({ PROVIDER: [0, 1, 0] });
+  });
+
+  it('adds another run to the set, refusing providers its attribute set does not have', () => {
+    conversationsFromAnswers(svc, { setName: 'rag', run: 'A', answers });
+    const more = conversationsFromAnswers(svc, { setName: 'rag', run: 'B', answers: [answers[0]!] });
+    expect(more).toMatchObject({ createdSet: false, conversations: 1, attributeSetsFrom: 'existing' });
+    expect(svc.getSet(more.setId).counts).toMatchObject({ conversations: 3, runs: 2, topics: 2 });
+    expect(() => conversationsFromAnswers(svc, { setName: 'rag', run: 'C', answers: [{ ...answers[1]!, documents: [{ docId: 'x', attrs: { provider: 'blog' } }] }] })).toThrow(
+      "attribute set 'PROVIDER' of 'rag' has no group for 'blog'",
+    );
+  });
+
+  it('uses another attribute, and creates no attribute set from a single group', () => {
+    const r = conversationsFromAnswers(svc, { setName: 'one', run: 'A', attribute: 'lang', answers: [answers[1]!] });
+    expect(r.attributeSet).toBeNull();
+    expect(r.notes).toEqual(["the documents have 1 distinct 'lang' value(s); an attribute set needs 2, so none was created"]);
+  });
+});
+
+describe('demo conversations', () => {
+  it('loads 2 runs × 3 topics with nuggets once, and every conversation scores', () => {
+    const first = loadDemoConversations({ conversations: svc });
+    expect(first.changed).toBe(true);
+    expect(loadDemoConversations({ conversations: svc })).toEqual({ setId: first.setId, changed: false });
+    const set = svc.getSet(first.setId);
+    expect(set).toMatchObject({ name: DEMO_CONVERSATION_SET, L: 1000, lMax: 2, counts: { conversations: 6, runs: 2, topics: 3 } });
+    expect(set.attributeSets.map((a) => [a.name, a.kind, a.measure])).toEqual([
+      ['REGION', 'nominal', 'jsd'],
+      ['AGE', 'ordinal', 'rnod'],
+    ]);
+    const ev = svc.evaluateSet(first.setId);
+    expect(ev.notes).toEqual([]);
+    expect(ev.cells.every((c) => c.values !== null && c.values.GFRC2 > 0)).toBe(true);
+    // the balanced run spreads its nuggets over regions: higher EGF(REGION) than the baseline
+    const mean = (run: string, m: string) => ev.means.find((x) => x.run === run)!.values[m]!;
+    expect(mean('balanced', 'EGF(REGION)')).toBeGreaterThan(mean('baseline', 'EGF(REGION)'));
+    expect(mean('balanced', 'GFRC2')).toBeGreaterThan(mean('baseline', 'GFRC2'));
+  });
+});
