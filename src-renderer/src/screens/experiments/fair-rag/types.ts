@@ -1,0 +1,38 @@
+/** Fair RAG shapes the run views read, from the API contract. */
+import type { ApiOutput, FairRagItemsPage, FairRagMetrics as Metrics } from '$contract';
+
+/** runs.metrics of a fair-rag run (the method returns other kinds' results too: check `kind`). */
+export type FairRagMetrics = Metrics;
+export type QueryMetrics = FairRagMetrics['perQuery'][number];
+export type RunDetail = ApiOutput<'runs.get'>;
+export type DrillItem = FairRagItemsPage['items'][number];
+
+/** Open the drill-down of one query under one arm (condition). */
+export type OpenDrill = (queryId: string, condition: string) => void;
+
+export const MEASURE_LABELS: Record<string, string> = {
+  eeD: 'EE-D',
+  eeR: 'EE-R',
+  eeL: 'EE-L',
+  eeDNorm: 'EE-D̄',
+  eeRNorm: 'EE-R̄',
+  eeLNorm: 'EE-L̄',
+  eu: 'EU',
+  euRaw: 'EU (raw)',
+  euNorm: 'EU̅',
+  ear: 'EAR',
+  eaeD: 'EAE-D',
+  eaeDNorm: 'EAE-D̄',
+};
+
+export const fmt = (v: number | null | undefined, digits = 3): string => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits));
+
+export const fmtP = (p: number | null | undefined): string => {
+  if (p === null || p === undefined || !Number.isFinite(p)) return '–';
+  return p < 0.001 ? p.toExponential(1) : p.toFixed(3);
+};
+
+/** † p < 0.05, ‡ p < 0.01 (the markers of every table here). */
+export const sigMarker = (p: number | null | undefined): string => (p === null || p === undefined ? '' : p < 0.01 ? '‡' : p < 0.05 ? '†' : '');
+
+export const signed = (v: number | null, digits = 3): string => (v === null ? '–' : `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v).toFixed(digits)}`);
