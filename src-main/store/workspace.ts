@@ -211,6 +211,8 @@ function readHeaderState(path: string, nativeBinding: string | undefined): Heade
     return { userVersion, applicationId };
   } catch (err) {
     if (err instanceof WorkspaceError) throw err;
+    // A WAL workspace cannot even be read without a writable folder: say read-only, not corrupt.
+    if (/^SQLITE_(READONLY|CANTOPEN)/.test(String((err as { code?: unknown }).code))) assertWritable(path);
     const message = (err as Error).message;
     throw new WorkspaceError('corrupt', `${path} is not a readable Fairground workspace (${message}); it was not modified`);
   } finally {

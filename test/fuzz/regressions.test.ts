@@ -1,7 +1,8 @@
 /**
  * Cases the fuzz tests found, kept as plain tests so they fail without their fix.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -106,4 +107,32 @@ describe('workspace check on a damaged workspace', () => {
       expect(r.stdout).toMatch(finding);
     });
   }
+});
+
+/**
+ * A workspace the user may not write (a read-only file in a read-only folder) was reported as
+ * "not a readable Fairground workspace (attempt to write a readonly database)" — the 'corrupt'
+ * error — because reading a WAL database needs a writable folder; the 'read-only' error that
+ * names the cause was never reached. (As root permissions do not apply, so the command runs as
+ * nobody there.)
+ */
+describe('a read-only workspace', () => {
+  it.skipIf(process.platform === 'win32')('is named read-only, not corrupt', async () => {
+    const ro = mkdtempSync(join(tmpdir(), 'fg-ro-'));
+    const ws = join(ro, 'w.fairground');
+    try {
+      expect((await cli(['workspace', 'init', '-w', ws], ro)).code).toBe(0);
+      chmodSync(ws, 0o444);
+      chmodSync(ro, 0o555);
+      const argv = ['workspace', 'info', '-w', ws];
+      const r =
+        process.getuid?.() === 0
+          ? spawnSync(process.execPath, [join(process.cwd(), 'bin', 'fairground.js'), ...argv], { uid: 65534, gid: 65534, cwd: ro, encoding: 'utf8', timeout: 60_000 })
+          : await cli(argv, ro);
+      expect(r.stderr).toBe(`fairground workspace info: the workspace ${ws} is read-only (no write permission on the file or its folder)\n`);
+    } finally {
+      chmodSync(ro, 0o755);
+      rmSync(ro, { recursive: true, force: true });
+    }
+  });
 });
