@@ -16,7 +16,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generationKey, queryKey, sampleKey } from '../../src-main/experiments/fair-rag/items';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
+import { ExperimentsRepo } from '../../src-main/store/experimentsRepo';
 import { launchBrowser, screenshot } from '../support/browser';
 
 const FIXTURE = join(process.cwd(), 'test', 'fixtures', 'conversations', 'e2e.jsonl');
@@ -143,5 +145,29 @@ describe('Conversations → nugget annotation', () => {
     expect(manifest.data.collection.sha256).toMatch(/^[0-9a-f]{64}$/);
     await page.getByTestId('overlay-plot').and(page.locator('[data-ready="true"]')).waitFor();
     await screenshot(page, 'conversations-set');
+  });
+
+  it('creates conversations from a Fair RAG run, ready for annotation', async () => {
+    const repo = new ExperimentsRepo(app.services.workspace.db);
+    const exp = repo.createExperiment({ kind: 'fair-rag', name: 'tiny-rag', spec: {} });
+    const run = repo.createRun({ experimentId: exp.id, spec: {}, specVersion: 1 });
+    const candidates = [
+      { docId: 'd1', useful: true, provider: 'desk' },
+      { docId: 'd2', useful: false, provider: 'wire' },
+    ];
+    repo.upsertItems(run.id, [
+      { key: queryKey('q1'), queryId: 'q1', condition: '', sample: null, payload: { type: 'query', text: 'Rain in Lyon?', retrievalText: 'rain lyon', answers: [], task: null, metric: 'rougeL', lowerIsBetter: false, worst: null, candidates, scores: {} } },
+      { key: sampleKey('q1', 'oracle', 0), queryId: 'q1', condition: 'oracle', sample: 0, payload: { type: 'sample', retriever: null, alpha: null, policy: 'oracle', ranking: ['d1', 'd2'], promptHash: 'p1' } },
+      { key: generationKey('q1', 'p1'), queryId: 'q1', condition: '', sample: null, payload: { type: 'generation', promptHash: 'p1', prompt: 'x', output: 'Expect showers in Lyon after noon.', outputHash: 'o1', fromCache: false } },
+    ]);
+    await page.locator('nav a[data-screen="conversations"]').click();
+    await page.getByTestId('conversations-from-run-open').click();
+    const form = page.getByTestId('conversations-from-run');
+    await expect.poll(() => form.locator('select').first().inputValue()).toBe(String(run.id));
+    await form.locator('button[type="submit"]').click();
+    await page.getByTestId('set-name').filter({ hasText: 'tiny-rag answers' }).waitFor();
+    expect(await page.getByTestId('attribute-sets').locator('tbody tr').first().innerText()).toContain('desk, wire');
+    await page.getByTestId('conversation-row').locator('a').click();
+    await expect.poll(() => page.getByTestId('turn-1').innerText()).toContain('Expect showers in Lyon after noon.');
   });
 });

@@ -292,6 +292,20 @@ export const conversationsContract = {
     z.object({ file: ConversationFile, manifest: ConversationFile }),
     'The runs × topics table as CSV, the tests as CSV, or the means as a booktabs LaTeX table, each with its manifest.',
   ),
+  'conversations.fromFairRagRun': method(
+    z
+      .object({
+        setName: SetName,
+        runId: Id,
+        condition: z.string().min(1).max(200),
+        sample: z.number().int().nonnegative().default(0),
+        attribute: z.string().min(1).max(100).optional(),
+        ...SetParams,
+      })
+      .strict(),
+    ConversationImportReport.extend({ attributeSet: AttributeSet.nullable(), skipped: z.array(z.string()) }),
+    'Conversations from one condition and sample of a Fair RAG run: query → user turn, generated answer → system turn, providers of the ranked documents as an attribute set.',
+  ),
   'conversations.loadDemo': method(
     z.object({}).strict(),
     z.object({ setId: z.number().int(), changed: z.boolean() }),

@@ -1,7 +1,7 @@
 import type { AppServices } from '../../services/appServices';
 import { loadDemoConversations } from '../../services/conversations/demo';
 import { exportSetEvaluation } from '../../services/conversations/evaluationExport';
-import { conversationsFromAnswers } from '../../services/conversations/ragBridge';
+import { conversationsFromAnswers, conversationsFromFairRagRun } from '../../services/conversations/ragBridge';
 import { ApiFailure, type Handlers } from '../router';
 
 type ConversationHandlers = Pick<
@@ -24,6 +24,7 @@ type ConversationHandlers = Pick<
   | 'conversations.exportEvaluation'
   | 'conversations.loadDemo'
   | 'conversations.fromAnswers'
+  | 'conversations.fromFairRagRun'
 >;
 
 export function conversationHandlers(s: Pick<AppServices, 'conversations'>): ConversationHandlers {
@@ -54,5 +55,6 @@ export function conversationHandlers(s: Pick<AppServices, 'conversations'>): Con
     'conversations.exportEvaluation': ({ evaluation, format, latex }) => exportSetEvaluation(evaluation, format, latex),
     'conversations.loadDemo': () => loadDemoConversations(s),
     'conversations.fromAnswers': (req) => conversationsFromAnswers(c, req),
+    'conversations.fromFairRagRun': (req) => conversationsFromFairRagRun(c, req),
   };
 }

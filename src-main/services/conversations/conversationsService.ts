@@ -109,7 +109,7 @@ export interface ExportedFile {
 export class ConversationsService {
   readonly repo: ConversationsRepo;
 
-  constructor(db: Database) {
+  constructor(readonly db: Database) {
     this.repo = new ConversationsRepo(db);
   }
 

@@ -9,15 +9,15 @@
  * answer saw are kept in the conversation's attrs (`rag.documents`, with their group and whether
  * they were attributed) so the screen can show them beside the answer.
  *
- * Connecting a Fair RAG run (src-main/experiments/fair-rag, run items of migration 0006): for one
- * condition and sample, each query item gives `query` (QueryPayload.text), the sample's generation
- * gives `answer` (GenerationPayload.output), the sample's ranking gives `documents` with
- * `attrs.provider` from the query's CandidateSnapshot, and `attributed` is the NLI judgment's
- * `entails` (or the generator's citations). The run name is then e.g. `<experiment>#<run>/<condition>`.
+ * A Fair RAG run (src-main/experiments/fair-rag) is connected by `conversationsFromFairRagRun`: for
+ * one condition and sample, fairRagAnswers.ts reads the query text, the generated answer, the
+ * sampled ranking with each document's provider, and the attribution judgments from the run items.
  */
 import { ApiFailure } from '../../api/router';
 import type { AttributeSetDef } from '../../store/conversationsRepo';
+import { ExperimentsRepo } from '../../store/experimentsRepo';
 import type { ConversationsService, ImportReport } from './conversationsService';
+import { answersFromFairRagRun } from './fairRagAnswers';
 
 export interface RagAnswer {
   /** Becomes the conversation's topic. */
@@ -97,4 +97,25 @@ export function conversationsFromAnswers(service: ConversationsService, req: Rag
     { name: `${req.run}.answers`, content: `${lines.join('\n')}\n` },
   );
   return { ...report, notes: [...notes, ...report.notes.filter((n) => !n.includes('were kept'))], attributeSet };
+}
+
+export interface FairRagConversationsRequest {
+  setName: string;
+  runId: number;
+  /** The arm, e.g. `bm25/alpha=2`, `bm25/deterministic`, `oracle`. */
+  condition: string;
+  /** Sample index within the arm (default 0). */
+  sample?: number | undefined;
+  attribute?: string | undefined;
+  L?: number | undefined;
+  lMax?: number | undefined;
+}
+
+/** Conversations from one condition and sample of a Fair RAG run (queries without an answer are skipped and reported). */
+export function conversationsFromFairRagRun(service: ConversationsService, req: FairRagConversationsRequest): RagConversationsReport & { skipped: string[] } {
+  const { run, answers, skipped } = answersFromFairRagRun(new ExperimentsRepo(service.db), req.runId, req.condition, req.sample ?? 0);
+  if (answers.length === 0) throw new ApiFailure('conflict', `run ${req.runId} has no generated answers for '${req.condition}' sample ${req.sample ?? 0} yet`, 'condition');
+  const report = conversationsFromAnswers(service, { setName: req.setName, run, answers, attribute: req.attribute, L: req.L, lMax: req.lMax });
+  const notes = skipped.length ? [...report.notes, `${skipped.length} quer${skipped.length === 1 ? 'y has' : 'ies have'} no answer for this sample and ${skipped.length === 1 ? 'was' : 'were'} left out: ${skipped.join(', ')}`] : report.notes;
+  return { ...report, notes, skipped };
 }

@@ -90,6 +90,7 @@ describe('conversations API', () => {
     expect(await call('conversations.sets.create', { name: 'Fairground demo conversations' })).toMatchObject({ ok: false, error: { code: 'conflict', field: 'name' } });
     expect(await call('conversations.export', { format: 'jsonl' })).toMatchObject({ ok: false, error: { code: 'validation' } });
     expect(await call('conversations.get', { conversationId: 9999 })).toMatchObject({ ok: false, error: { code: 'not-found' } });
+    expect(await call('conversations.fromFairRagRun', { setName: 'x', runId: 5, condition: 'oracle' })).toMatchObject({ ok: false, error: { code: 'not-found', field: 'runId' } });
     // an evaluation sent back for export is checked: no internal errors from the table or manifest builders
     const ev = await ok('conversations.evaluateSet', { setId });
     expect(await call('conversations.exportEvaluation', { evaluation: { ...ev, dataSha256: 'x' }, format: 'csv' })).toMatchObject({ ok: false, error: { code: 'validation', field: 'evaluation.dataSha256' } });

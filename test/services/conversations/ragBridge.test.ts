@@ -1,7 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ConversationsService } from '../../../src-main/services/conversations/conversationsService';
 import { loadDemoConversations, DEMO_CONVERSATION_SET } from '../../../src-main/services/conversations/demo';
-import { conversationsFromAnswers, UNKNOWN_GROUP } from '../../../src-main/services/conversations/ragBridge';
+import { generationKey, judgmentKey, queryKey, sampleKey } from '../../../src-main/experiments/fair-rag/items';
+import { answersFromFairRagRun } from '../../../src-main/services/conversations/fairRagAnswers';
+import { conversationsFromAnswers, conversationsFromFairRagRun, UNKNOWN_GROUP } from '../../../src-main/services/conversations/ragBridge';
+import { ExperimentsRepo } from '../../../src-main/store/experimentsRepo';
 import { openWorkspace, type Workspace } from '../../../src-main/store/workspace';
 
 let ws: Workspace;
@@ -78,5 +81,58 @@ describe('demo conversations', () => {
     const mean = (run: string, m: string) => ev.means.find((x) => x.run === run)!.values[m]!;
     expect(mean('balanced', 'EGF(REGION)')).toBeGreaterThan(mean('baseline', 'EGF(REGION)'));
     expect(mean('balanced', 'GFRC2')).toBeGreaterThan(mean('baseline', 'GFRC2'));
+  });
+});
+
+describe('conversations from a Fair RAG run', () => {
+  /** A hand-built run: two queries, condition bm25/alpha=2 with one sample each (q2's generation missing), NLI judgments for q1. */
+  function seedRun(): number {
+    const repo = new ExperimentsRepo(ws.db);
+    const exp = repo.createExperiment({ kind: 'fair-rag', name: 'weather-rag', spec: {} });
+    const run = repo.createRun({ experimentId: exp.id, spec: {}, specVersion: 1 });
+    const cond = 'bm25/alpha=2';
+    const query = (qid: string, text: string) => ({
+      key: queryKey(qid),
+      queryId: qid,
+      condition: '',
+      sample: null,
+      payload: { type: 'query', text, retrievalText: text, answers: [], task: null, metric: 'rougeL', lowerIsBetter: false, worst: null, candidates: [{ docId: 'd1', useful: true, provider: 'desk' }, { docId: 'd2', useful: false, provider: 'wire' }, { docId: 'd3', useful: false, provider: null }], scores: {} },
+    });
+    repo.upsertItems(run.id, [
+      query('q1', 'Rain in Lyon?'),
+      query('q2', 'Snow in Grenoble?'),
+      { key: sampleKey('q1', cond, 0), queryId: 'q1', condition: cond, sample: 0, payload: { type: 'sample', retriever: 'bm25', alpha: 2, policy: 'pl', ranking: ['d2', 'd1'], promptHash: 'p1' } },
+      { key: sampleKey('q2', cond, 0), queryId: 'q2', condition: cond, sample: 0, payload: { type: 'sample', retriever: 'bm25', alpha: 2, policy: 'pl', ranking: ['d3'], promptHash: 'p2' } },
+      { key: generationKey('q1', 'p1'), queryId: 'q1', condition: '', sample: null, payload: { type: 'generation', promptHash: 'p1', prompt: '…', output: 'Showers this afternoon.', outputHash: 'o1', fromCache: false } },
+      { key: judgmentKey('q1', 'o1', 'd1'), queryId: 'q1', condition: '', sample: null, payload: { type: 'judgment', docId: 'd1', outputHash: 'o1', entails: true, fromCache: false } },
+      { key: judgmentKey('q1', 'o1', 'd2'), queryId: 'q1', condition: '', sample: null, payload: { type: 'judgment', docId: 'd2', outputHash: 'o1', entails: false, fromCache: false } },
+    ]);
+    return run.id;
+  }
+
+  it('reads query, answer, ranked documents with providers and attributions from the run items', () => {
+    const runId = seedRun();
+    expect(answersFromFairRagRun(new ExperimentsRepo(ws.db), runId, 'bm25/alpha=2')).toEqual({
+      run: `weather-rag#${runId}/bm25/alpha=2`,
+      answers: [
+        {
+          queryId: 'q1',
+          query: 'Rain in Lyon?',
+          answer: 'Showers this afternoon.',
+          documents: [
+            { docId: 'd2', attrs: { provider: 'wire' }, attributed: false },
+            { docId: 'd1', attrs: { provider: 'desk' }, attributed: true },
+          ],
+        },
+      ],
+      skipped: ['q2'],
+    });
+    const r = conversationsFromFairRagRun(svc, { setName: 'rag', runId, condition: 'bm25/alpha=2' });
+    expect(r).toMatchObject({ conversations: 1, skipped: ['q2'], attributeSet: { name: 'PROVIDER', groups: ['desk', 'wire'] } });
+    expect(r.notes).toEqual(['1 query has no answer for this sample and was left out: q2']);
+    const [c] = svc.repo.listConversations(r.setId);
+    expect(c).toMatchObject({ convId: `weather-rag#${runId}/bm25/alpha=2/q1`, topic: 'q1' });
+    expect(() => answersFromFairRagRun(new ExperimentsRepo(ws.db), runId, 'oracle')).toThrow("run 1 has no condition 'oracle' (it has 'bm25/alpha=2')");
+    expect(() => answersFromFairRagRun(new ExperimentsRepo(ws.db), 99, 'oracle')).toThrow('no run with id 99');
   });
 });
