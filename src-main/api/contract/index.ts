@@ -11,6 +11,7 @@ import { experimentsContract } from './experiments';
 import { Job, jobsContract } from './jobs';
 import { labelingContract } from './labeling';
 import { modelsContract } from './models';
+import { moiContract } from './moi';
 import { retrievalContract } from './retrieval';
 import type { MethodDef } from './define';
 
@@ -21,6 +22,7 @@ export * from './conversations';
 export * from './jobs';
 export * from './evaluation';
 export * from './models';
+export * from './moi';
 export * from './retrieval';
 export * from './labeling';
 export * from './experiments';
@@ -32,6 +34,7 @@ export const contract = {
   ...jobsContract,
   ...evaluationContract,
   ...modelsContract,
+  ...moiContract,
   ...retrievalContract,
   ...labelingContract,
   ...experimentsContract,

@@ -9,6 +9,7 @@ import { experimentHandlers } from './experiments';
 import { jobHandlers } from './jobs';
 import { labelingHandlers } from './labeling';
 import { modelHandlers } from './models';
+import { moiHandlers } from './moi';
 import { retrievalHandlers } from './retrieval';
 
 export function createHandlers(s: AppServices): Handlers {
@@ -19,6 +20,7 @@ export function createHandlers(s: AppServices): Handlers {
     ...jobHandlers(s),
     ...evaluationHandlers(),
     ...modelHandlers(s),
+    ...moiHandlers(s),
     ...retrievalHandlers(s),
     ...labelingHandlers(s),
     ...experimentHandlers(s),

@@ -1,0 +1,421 @@
+/**
+ * Mixture-of-Intervention (Lee et al., "Inference Scaling for Bridging Retrieval and Augmented
+ * Generation", NAACL Findings 2025) as an experiment kind `moi`: the spec (zod, with defaults), the
+ * metrics it computes (Table 1-, 7- and 8-style tables, Fig. 6 data, calls per method), the per-query
+ * drill-down, and the kind's own API methods (`moi.*`; the generic `runs.metrics` / `runs.items`
+ * return Fair RAG's shapes, so MoI runs are read through these). Runs are created and started with
+ * the generic `experiments.*` methods.
+ */
+import { z } from 'zod';
+import { method } from './define';
+import { GeneratorSelector, UtilityMetricName } from './experiments';
+
+const Id = z.number().int().min(1);
+const Name = z.string().trim().min(1).max(200);
+
+// ---- spec --------------------------------------------------------------------------------------
+
+const MoiBm25Params = z
+  .object({
+    k1: z.number().min(0).max(100).default(1.5),
+    b: z.number().min(0).max(1).default(0.75),
+    idf: z.enum(['robertson', 'lucene', 'rank_bm25']).default('rank_bm25'),
+    epsilon: z.number().min(-100).max(100).default(0.25),
+    /** whitespace: Python str.split(), case kept; words: lower-cased letter/digit runs. */
+    tokenizer: z.enum(['whitespace', 'words']).default('words'),
+  })
+  .strict();
+
+/**
+ * Where the N passages of a query come from, in retriever order φ (Sec. 3.2.2 uses φ as the
+ * reference ordering of the cyclic and pruned sets):
+ *   bm25             in-memory Okapi BM25 over the query's candidate pool (its candidate set, else
+ *                    the documents judged for it), top N
+ *   run              a stored retrieval run's top N for the query
+ *   candidate-order  the candidate set in its stored order (e.g. MS MARCO's passages as given)
+ */
+export const MoiRetriever = z.discriminatedUnion('method', [
+  z.object({ method: z.literal('bm25'), params: MoiBm25Params.prefault({}) }).strict(),
+  z.object({ method: z.literal('run'), params: z.object({ runId: Id }).strict() }).strict(),
+  z.object({ method: z.literal('candidate-order') }).strict(),
+]);
+export type MoiRetriever = z.infer<typeof MoiRetriever>;
+
+/** Baselines beside MoI and the retriever order (both always run). */
+export const MOI_BASELINES = [
+  'random',
+  'self-consistency',
+  'bayes-saliency',
+  'bayes-saliency-plus',
+  'qg',
+  'longllmlingua',
+  'longllmlingua-code',
+  'retriever-reversed',
+  'moi-reversed',
+  'gold-position',
+] as const;
+export const MoiBaseline = z.enum(MOI_BASELINES);
+export type MoiBaseline = z.infer<typeof MoiBaseline>;
+
+/** Reordering methods that produce one order of the N passages (and one answer). */
+export const MOI_ORDER_METHODS = [
+  'retriever',
+  'moi',
+  'bayes-saliency',
+  'bayes-saliency-plus',
+  'qg',
+  'longllmlingua',
+  'longllmlingua-code',
+  'retriever-reversed',
+  'moi-reversed',
+] as const;
+
+const LiteralText = z
+  .string()
+  .max(20_000)
+  .refine((s) => !s.includes('{{'), 'no placeholders here (literal text only)');
+
+/**
+ * The one prompt layout for scoring (Eq. 3) and for the final answer (pitfall 7 of the notes: the
+ * same template for both):  instruction · passage₁ · separator · … · passage_L · question · answer.
+ * Scoring is one teacher-forced pass: prompt = instruction, continuation = the passages and the
+ * question up to the end of the query text; `answer` (the answer cue) is used only for generation.
+ * The instruction and the passages may not contain the query: passage tokens must not see q, so
+ * the same pass gives log P(passages) and log P(q | passages).
+ */
+export const MoiPromptLayout = z
+  .object({
+    instruction: LiteralText.default('Answer the question using the documents.\n\nDocuments:\n'),
+    /** One passage: {{index}} (1-based position), {{id}}, {{title}}, {{text}}, {{attrs.KEY}}; "{{title}}: " is dropped for an untitled document. */
+    passage: z
+      .string()
+      .min(1)
+      .max(20_000)
+      .refine((s) => !/\{\{\s*[#^/]?\s*(query|answer|documents)\b/.test(s), 'a passage may use {{index}}, {{id}}, {{title}}, {{text}}, {{attrs.KEY}} only (not the query)')
+      .default('[{{index}}] {{title}}: {{text}}'),
+    separator: LiteralText.default('\n'),
+    /** Must contain {{query}} exactly once; the rest is literal. */
+    question: z
+      .string()
+      .max(20_000)
+      .refine((s) => (s.match(/\{\{\s*query\s*\}\}/g) ?? []).length === 1 && !s.replace(/\{\{\s*query\s*\}\}/, '').includes('{{'), 'must contain {{query}} exactly once and no other placeholder')
+      .default('\n\nQuestion: {{query}}'),
+    answer: LiteralText.default('\nAnswer:'),
+  })
+  .strict();
+export type MoiPromptLayout = z.infer<typeof MoiPromptLayout>;
+
+export const MoiSpec = z
+  .object({
+    kind: z.literal('moi'),
+    name: Name,
+    description: z.string().max(10_000).optional(),
+    collection: Name,
+    /** Query ids, or 'all'. */
+    queries: z.union([z.literal('all'), z.array(z.string().min(1)).min(1)]).default('all'),
+    /** Keep only queries of these tasks. */
+    tasks: z.array(z.string().min(1)).min(1).optional(),
+    retriever: MoiRetriever.prefault({ method: 'bm25' }),
+    /** N: top-N passages per query (fewer when the pool is smaller; at least 2 are needed). */
+    n: z.number().int().min(2).max(20).default(5),
+    permutations: z
+      .object({
+        /** random3n: 3N random (Sec. 3.2.1); cyclic: N rotations of φ (Eq. 7-9); pruned: their L-prefixes (Eq. 5-6); all: N! (N ≤ 7). */
+        set: z.enum(['random3n', 'cyclic', 'pruned', 'all']).default('random3n'),
+        /** random3n only: the number of random permutations (default 3N). */
+        count: z.number().int().min(1).max(5040).optional(),
+        /** pruned only: L, passages per prompt (default ⌈N/2⌉; the paper does not state it). */
+        length: z.number().int().min(1).max(20).optional(),
+      })
+      .strict()
+      .prefault({}),
+    /** s_i = agg(log P(q tokens)) + w · agg(log P(passage tokens)) (notes §2.1: mean, w = 1, as Merth et al.'s released code). */
+    scoring: z
+      .object({
+        segment: z.enum(['mean', 'sum']).default('mean'),
+        passageWeight: z.number().min(-1000).max(1000).default(1),
+      })
+      .strict()
+      .prefault({}),
+    solver: z
+      .object({
+        /** Mirror rule for full-length prompts (notes §2.3 (ii)). */
+        orientation: z.enum(['bias-non-increasing', 'retriever-agreement', 'none']).default('bias-non-increasing'),
+        starts: z.number().int().min(1).max(64).default(4),
+        seed: z.number().int().min(0).max(0xffffffff).default(0),
+        maxIterations: z.number().int().min(1).max(100_000).default(500),
+        ridge: z.number().min(0).max(1).default(1e-8),
+        /** A fixed bias profile a (notes §2.3 (iv)): given values, or the mean a of a calibration run (e.g. random-3N). */
+        fixedA: z
+          .union([z.object({ values: z.array(z.number().min(0).max(1)).min(1).max(20) }).strict(), z.object({ fromRun: Id }).strict()])
+          .optional(),
+      })
+      .strict()
+      .prefault({}),
+    /** The model of the intervention (score) calls; default: the generator. A smaller agent is Sec. 3.3.2's cost lever. */
+    agent: GeneratorSelector.optional(),
+    /** The model that writes the final answers. */
+    generator: GeneratorSelector,
+    decoding: z
+      .object({
+        maxTokens: z.number().int().min(1).max(4096).default(32),
+        /** 0 = greedy (the paper); > 0 samples with seeds.generation. */
+        temperature: z.number().min(0).max(5).default(0),
+        /** Send the generation prompt as one chat message (scoring always uses the raw layout). */
+        chat: z.boolean().default(false),
+        stop: z.array(z.string().min(1)).max(8).optional(),
+      })
+      .strict()
+      .prefault({}),
+    prompt: MoiPromptLayout.prefault({}),
+    /** Answer quality; default: each query's own metric. */
+    metric: z
+      .object({
+        name: UtilityMetricName.optional(),
+        impl: z.enum(['rouge-score', 'pltrdy']).optional(),
+        stem: z.boolean().optional(),
+        worst: z.number().optional(),
+      })
+      .strict()
+      .prefault({}),
+    /** More answer-quality columns for Table 1, computed for every query. */
+    extraMetrics: z.array(UtilityMetricName).max(8).default([]),
+    baselines: z.array(MoiBaseline).max(MOI_BASELINES.length).default(['random', 'self-consistency', 'bayes-saliency', 'qg', 'longllmlingua', 'retriever-reversed', 'moi-reversed', 'gold-position']),
+    selfConsistency: z
+      .object({
+        /** K random permutations, one greedy answer each (paper: 30). */
+        samples: z.number().int().min(1).max(1000).default(30),
+        /** exact: most frequent SQuAD-normalised answer (ties: earliest); mbr-f1: the answer with the highest mean token F1 to the others (long-form). */
+        match: z.enum(['exact', 'mbr-f1']).default('exact'),
+      })
+      .strict()
+      .prefault({}),
+    qg: z
+      .object({
+        /** upr: log P(q | UPR prompt with p) (Sachan et al.), N extra passes; shared: the question term of the Bayes-saliency pass (no extra call). */
+        prompt: z.enum(['upr', 'shared']).default('upr'),
+        template: z.string().min(1).max(20_000).default('Passage: {{text}}. Please write a question based on this passage.\n'),
+      })
+      .strict()
+      .prefault({}),
+    /** Gold passages for Table 7 and gold-at-position: utility labels, else relevance judgments, with label ≥ minLabel. */
+    gold: z
+      .object({
+        source: z.enum(['auto', 'utility', 'relevance']).default('auto'),
+        minLabel: z.number().default(1),
+      })
+      .strict()
+      .prefault({}),
+    significance: z
+      .object({
+        test: z.enum(['t', 'randomization']).default('t'),
+        correction: z.enum(['holm', 'bonferroni', 'none']).default('holm'),
+        alpha: z.number().gt(0).lt(1).default(0.05),
+      })
+      .strict()
+      .prefault({}),
+    seeds: z
+      .object({
+        /** Random permutation sets (MoI random-3N and the self-consistency samples), one stream per query and purpose. */
+        permutations: z.number().int().min(0).max(0xffffffff).default(42),
+        generation: z.number().int().min(0).max(0xffffffff).default(0),
+        /** Randomization test. */
+        test: z.number().int().min(0).max(0xffffffff).default(42),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .superRefine((spec, ctx) => {
+    const p = spec.permutations;
+    if (p.count !== undefined && p.set !== 'random3n') ctx.addIssue({ code: 'custom', path: ['permutations', 'count'], message: "only used with set 'random3n'" });
+    if (p.length !== undefined && p.set !== 'pruned') ctx.addIssue({ code: 'custom', path: ['permutations', 'length'], message: "only used with set 'pruned'" });
+    if (p.length !== undefined && p.length > spec.n) ctx.addIssue({ code: 'custom', path: ['permutations', 'length'], message: `L must be at most N = ${spec.n}` });
+    if (p.set === 'all' && spec.n > 7) ctx.addIssue({ code: 'custom', path: ['permutations', 'set'], message: `'all' is for N ≤ 7 (N! calls), got N = ${spec.n}` });
+    const seen = new Set<string>();
+    spec.baselines.forEach((b, i) => {
+      if (seen.has(b)) ctx.addIssue({ code: 'custom', path: ['baselines', i], message: `'${b}' is listed twice` });
+      seen.add(b);
+    });
+    const fixed = spec.solver.fixedA;
+    if (fixed && 'values' in fixed) {
+      const sum = fixed.values.reduce((a, b) => a + b, 0);
+      if (Math.abs(sum - 1) > 1e-6) ctx.addIssue({ code: 'custom', path: ['solver', 'fixedA', 'values'], message: `the coefficients must sum to 1 (got ${sum})` });
+    }
+  });
+export type MoiSpec = z.infer<typeof MoiSpec>;
+export type MoiSpecInput = z.input<typeof MoiSpec>;
+
+// ---- metrics -----------------------------------------------------------------------------------
+
+const Num = z.number();
+const NumOrNull = z.number().nullable();
+
+/** A method's mean on one measure, with its paired test against the retriever order. */
+export const MoiTableCell = z.object({
+  mean: NumOrNull,
+  /** Queries with a value. */
+  n: z.number().int(),
+  /** mean(method − retriever) over the paired queries. */
+  difference: NumOrNull,
+  pValue: NumOrNull,
+  /** Corrected over the methods of the column. */
+  pAdjusted: NumOrNull,
+  significant: z.boolean(),
+});
+
+export const MoiTableColumn = z.object({
+  /** Measure name, e.g. `rougeL`, `em`, `MRR`. */
+  measure: z.string(),
+  higherIsBetter: z.boolean(),
+  /** Queries the column covers. */
+  queries: z.number().int(),
+});
+
+export const MoiTable = z.object({
+  columns: z.array(MoiTableColumn),
+  rows: z.array(z.object({ method: z.string(), label: z.string(), cells: z.array(MoiTableCell) })),
+  /** Method the tests compare against (null: no test). */
+  baseline: z.string().nullable(),
+  test: z.string(),
+  correction: z.enum(['holm', 'bonferroni', 'none']),
+  alpha: Num,
+  note: z.string(),
+});
+export type MoiTable = z.infer<typeof MoiTable>;
+
+export const MoiFig6 = z.array(
+  z.object({
+    /** Prompt length L of the fits averaged here. */
+    length: z.number().int(),
+    queries: z.number().int(),
+    positions: z.array(z.object({ position: z.number().int(), mean: Num, sd: NumOrNull, min: Num, max: Num })),
+    /** 1/L: no position bias. */
+    uniform: Num,
+  }),
+);
+
+export const MoiMethodCost = z.object({
+  method: z.string(),
+  label: z.string(),
+  queries: z.number().int(),
+  /** Per query as planned from the spec (formula), summed over queries. */
+  planned: z.object({ scorePasses: z.number().int(), scoreRequests: z.number().int(), generations: z.number().int() }),
+  /** From the stored items (what the method actually needed; calls shared between methods count for each). */
+  executed: z.object({ scorePasses: z.number().int(), scoreRequests: z.number().int(), generations: z.number().int(), scoredTokens: z.number().int(), generationPromptTokens: z.number().int(), completionTokens: z.number().int() }),
+  /** executed / queries. */
+  perQuery: z.object({ scorePasses: Num, generations: Num, tokens: Num }),
+});
+
+export const MoiQuerySummary = z.object({
+  queryId: z.string(),
+  text: z.string(),
+  n: z.number().int(),
+  permutations: z.number().int(),
+  gold: z.number().int().nullable(),
+  orientation: z.string().nullable(),
+  underdetermined: z.boolean().nullable(),
+  /** Kendall tau of u against the retriever order. */
+  retrieverTau: NumOrNull,
+  /** Primary metric per method. */
+  metric: z.string(),
+  values: z.record(z.string(), NumOrNull),
+  complete: z.boolean(),
+});
+
+export const MoiMetrics = z.object({
+  kind: z.literal('moi'),
+  runId: z.number().int(),
+  generator: z.string(),
+  agent: z.string(),
+  n: z.number().int(),
+  permutationSet: z.string(),
+  methods: z.array(z.object({ method: z.string(), label: z.string() })),
+  table1: MoiTable,
+  table7: MoiTable,
+  table8: MoiTable,
+  fig6: MoiFig6,
+  costs: z.array(MoiMethodCost),
+  queries: z.array(MoiQuerySummary),
+  skipped: z.array(z.object({ queryId: z.string(), reason: z.string() })),
+  warnings: z.array(z.string()),
+  incomplete: z.boolean(),
+});
+export type MoiMetrics = z.infer<typeof MoiMetrics>;
+
+// ---- per-query drill-down ----------------------------------------------------------------------
+
+export const MoiQueryDetail = z.object({
+  queryId: z.string(),
+  text: z.string(),
+  answers: z.array(z.string()),
+  metric: z.string(),
+  passages: z.array(
+    z.object({
+      index: z.number().int(),
+      docId: z.string(),
+      title: z.string(),
+      text: z.string(),
+      retrieverScore: NumOrNull,
+      gold: z.boolean().nullable(),
+      /** Fitted debiased utility u_p (null before the fit). */
+      u: NumOrNull,
+    }),
+  ),
+  permutations: z.array(
+    z.object({
+      sample: z.number().int(),
+      /** Passage indices (0-based, retriever order) in prompt order. */
+      order: z.array(z.number().int()),
+      s: NumOrNull,
+      question: NumOrNull,
+      passages: NumOrNull,
+      /** ŝ_i of the fit. */
+      predicted: NumOrNull,
+      tokens: z.number().int().nullable(),
+      fromCache: z.boolean().nullable(),
+    }),
+  ),
+  fit: z
+    .object({
+      a: z.array(Num),
+      u: z.array(Num),
+      ranking: z.array(z.number().int()),
+      objective: Num,
+      orientation: z.string(),
+      underdetermined: z.boolean(),
+      reasons: z.array(z.string()),
+      biasSlope: Num,
+      retrieverTau: NumOrNull,
+      converged: z.boolean(),
+      fixedA: z.array(Num).nullable(),
+    })
+    .nullable(),
+  methods: z.array(
+    z.object({
+      method: z.string(),
+      label: z.string(),
+      /** Passage indices in the order fed to the generator (null: several orders, e.g. random). */
+      order: z.array(z.number().int()).nullable(),
+      /** Per-passage scores of a pointwise method (index = passage). */
+      scores: z.array(NumOrNull).nullable(),
+      answer: z.string().nullable(),
+      values: z.record(z.string(), NumOrNull),
+      note: z.string().nullable(),
+    }),
+  ),
+});
+export type MoiQueryDetail = z.infer<typeof MoiQueryDetail>;
+
+export const MoiExportFormat = z.enum(['table1-csv', 'table1-latex', 'table7-csv', 'table7-latex', 'table8-csv', 'table8-latex', 'fig6-csv', 'costs-csv', 'per-query-csv', 'permutations-csv', 'metrics-json', 'manifest']);
+export type MoiExportFormat = z.infer<typeof MoiExportFormat>;
+
+export const moiContract = {
+  'moi.metrics': method(z.object({ runId: Id }).strict(), MoiMetrics, 'MoI run: Table 1/7/8-style tables with paired tests against the retriever, Fig. 6 position bias, calls per method, per-query summary.'),
+  'moi.query': method(z.object({ runId: Id, queryId: z.string().min(1) }).strict(), MoiQueryDetail, 'MoI drill-down of one query: passages, permutations with their scores, the fitted a and u, every method’s order and answer.'),
+  'moi.export': method(
+    z.object({ runId: Id, format: MoiExportFormat }).strict(),
+    z.object({ file: z.object({ name: z.string(), mediaType: z.string(), text: z.string() }), manifest: z.record(z.string(), z.unknown()) }),
+    'An export of a MoI run (CSV, LaTeX booktabs, JSON) with its reproducibility manifest.',
+  ),
+};

@@ -1,0 +1,120 @@
+/**
+ * Mixture-of-Intervention (Lee et al., NAACL Findings 2025) as an experiment kind: spec schema
+ * (API contract, api/contract/moi.ts), execution, metrics, drill-down, exports, manifest and prompt
+ * preview. The kind's tables and drill-down are served by the `moi.*` API methods.
+ */
+import { MoiSpec } from '../../api/contract/moi';
+import { DataError } from '../../core/errors';
+import type { ModelRecord } from '../../io/manifest/manifest';
+import type { ExperimentsRepo } from '../../store/experimentsRepo';
+import type { ExperimentDeps, ExperimentKind, ItemsQuery, ManifestParts } from '../registry';
+import { loadMoiData } from './data';
+import { executeMoi, generationRequest } from './execute';
+import { exportMoi } from './exports';
+import { KEY_PREFIX } from './items';
+import { moiMetrics } from './metrics';
+import { PromptLayout } from './promptLayout';
+import { moiQueryDetail } from './queryDetail';
+
+export const moiKind: ExperimentKind<MoiSpec> = {
+  kind: 'moi',
+  title: 'Mixture-of-Intervention: debiased passage order from permuted prompts (Lee et al.)',
+  schema: MoiSpec,
+  jobTitle: (spec) => `MoI: ${spec.name}`,
+  execute: executeMoi,
+  metrics: (input) => moiMetrics(input),
+  items: moiItems,
+  exportFile: (input) => exportMoi(input, () => moiMetrics(input)),
+  manifest: moiManifest,
+  previewPrompt,
+};
+
+/** Drill-down rows for the generic `runs.items`: one row per query (the query detail of moi.query). */
+function moiItems(runId: number, _spec: MoiSpec, repo: ExperimentsRepo, query: ItemsQuery): { total: number; items: unknown[] } {
+  const qids = repo.items(runId, { keyPrefix: KEY_PREFIX.query, ...(query.queryId !== undefined ? { queryId: query.queryId } : {}) }).map((it) => it.queryId);
+  const page = qids.slice(query.offset, query.offset + query.limit);
+  return { total: qids.length, items: page.map((qid) => moiQueryDetail(qid, repo.items(runId, { queryId: qid }))) };
+}
+
+async function previewPrompt(spec: MoiSpec, deps: ExperimentDeps, queryId: string) {
+  const data = loadMoiData({ ...spec, queries: [queryId], tasks: undefined }, deps);
+  const q = data.queries[0];
+  if (!q) throw new DataError(`query '${queryId}' cannot be used: ${data.skipped[0]?.reason ?? 'unknown reason'}`, { field: 'queryId' });
+  return {
+    queryId: q.queryId,
+    retriever: spec.retriever.method,
+    ranking: q.passages.map((p) => p.docId),
+    prompt: new PromptLayout(spec.prompt).generationPrompt(q.passages, q.text),
+  };
+}
+
+async function moiManifest(runId: number, spec: MoiSpec, deps: ExperimentDeps, stats: Record<string, unknown>): Promise<ManifestParts> {
+  const models: ModelRecord[] = [];
+  const described: Record<string, unknown>[] = [];
+  const addModel = (role: string, ref: ReturnType<ExperimentDeps['resolveGenerator']>) => {
+    const d = deps.describeModel(ref);
+    described.push({ role, ...d });
+    if (d.kind === 'local' && typeof d.sha256 === 'string') {
+      models.push({ role, file: String(d.file), sha256: d.sha256, ...(typeof d.quantization === 'string' ? { quantization: d.quantization } : {}) });
+    }
+    return d;
+  };
+  const genRef = deps.resolveGenerator(spec.generator, 'generator');
+  const gen = addModel('generator', genRef);
+  const agentRef = spec.agent ? deps.resolveGenerator(spec.agent, 'agent') : genRef;
+  addModel(spec.agent ? 'agent (intervention scoring)' : 'agent (intervention scoring) = generator', agentRef);
+  let versions: Record<string, string> = {};
+  try {
+    versions = (await deps.engineFor(genRef).identity()).versions;
+  } catch {
+    // The manifest is still written; it just says less about the runtime.
+  }
+  const collection = deps.collections.byName(spec.collection);
+  const settings = (gen.settings ?? {}) as Record<string, unknown>;
+  const layout = new PromptLayout(spec.prompt);
+  const example = [{ id: 'p1', title: '', text: '<passage 1>' }, { id: 'p2', title: '', text: '<passage 2>' }];
+  const scoring = layout.scoring(example, '<question>');
+  return {
+    run: { tag: spec.name, description: spec.description ?? `MoI run ${runId}` },
+    ...(versions['llama.cpp'] ? { llamaCppBuild: versions['llama.cpp'] } : {}),
+    ...(typeof settings.gpu === 'string' || settings.gpu === false ? { gpuBackend: String(settings.gpu) } : {}),
+    models,
+    sampler: {
+      temperature: spec.decoding.temperature,
+      maxTokens: spec.decoding.maxTokens,
+      chat: spec.decoding.chat,
+      ...(spec.decoding.stop ? { stop: spec.decoding.stop } : {}),
+      ...(typeof settings.contextSize === 'number' ? { contextSize: settings.contextSize } : {}),
+      ...(typeof settings.batchSize === 'number' ? { batchSize: settings.batchSize } : {}),
+      ...(typeof settings.threads === 'number' ? { threads: settings.threads } : {}),
+    },
+    seeds: { permutations: spec.seeds.permutations, generation: spec.seeds.generation, solverStarts: spec.solver.seed, randomizationTest: spec.seeds.test },
+    parameters: {
+      n: spec.n,
+      permutations: spec.permutations,
+      scoring: { ...spec.scoring, formula: 's_i = agg(log P(q tokens)) + w * agg(log P(passage tokens)), one teacher-forced pass (Eq. 3, log domain)' },
+      solver: spec.solver,
+      retriever: spec.retriever,
+      queries: spec.queries,
+      tasks: spec.tasks ?? null,
+      baselines: spec.baselines,
+      selfConsistency: { ...spec.selfConsistency, answerMatching: spec.selfConsistency.match === 'exact' ? 'SQuAD normalize_answer, exact match, ties to the earliest' : 'MBR: highest mean SQuAD token F1 to the other answers' },
+      random: 'mean answer quality over the self-consistency answers (same K permutations)',
+      qg: spec.qg,
+      gold: spec.gold,
+      prompt: spec.prompt,
+      metric: spec.metric,
+      extraMetrics: spec.extraMetrics,
+      scoringRequestExample: { prompt: scoring.prompt, continuation: scoring.continuation },
+      generationRequestExample: generationRequest(spec, layout.generationPrompt(example, '<question>')),
+    },
+    data: { ...(collection ? { collection: { name: collection.name, sha256: collection.contentHash } } : {}) },
+    evaluation: {
+      measures: [...new Set([...(spec.metric.name ? [spec.metric.name] : ['each query’s own metric']), ...spec.extraMetrics, 'MRR (gold passage)'])],
+      measureParameters: { rouge: spec.metric.impl ?? 'rouge-score', stem: spec.metric.stem ?? false },
+      significance: { test: spec.significance.test === 't' ? 'paired-t' : 'paired-randomization', correction: spec.significance.correction, alpha: spec.significance.alpha, ...(spec.significance.test === 'randomization' ? { seed: spec.seeds.test } : {}) },
+      baselines: ['retriever'],
+    },
+    extra: { runId, models: described, runtimeVersions: versions, stats },
+  };
+}
