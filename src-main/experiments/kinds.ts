@@ -2,10 +2,12 @@
 import { fairRagKind } from './fair-rag/kind';
 import { moiKind } from './moi/kind';
 import { ExperimentRegistry } from './registry';
+import { richRagKind } from './richrag/kind';
 
 export function defaultExperimentRegistry(): ExperimentRegistry {
   const registry = new ExperimentRegistry();
   registry.register(fairRagKind);
+  registry.register(richRagKind);
   registry.register(moiKind);
   return registry;
 }

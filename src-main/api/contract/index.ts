@@ -13,6 +13,7 @@ import { labelingContract } from './labeling';
 import { modelsContract } from './models';
 import { moiContract } from './moi';
 import { retrievalContract } from './retrieval';
+import { richragContract } from './richrag';
 import type { MethodDef } from './define';
 
 export * from './define';
@@ -26,6 +27,7 @@ export * from './moi';
 export * from './retrieval';
 export * from './labeling';
 export * from './experiments';
+export * from './richrag';
 
 export const contract = {
   ...appContract,
@@ -38,6 +40,7 @@ export const contract = {
   ...retrievalContract,
   ...labelingContract,
   ...experimentsContract,
+  ...richragContract,
 } satisfies Record<string, MethodDef>;
 
 export type Contract = typeof contract;

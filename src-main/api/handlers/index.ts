@@ -11,6 +11,7 @@ import { labelingHandlers } from './labeling';
 import { modelHandlers } from './models';
 import { moiHandlers } from './moi';
 import { retrievalHandlers } from './retrieval';
+import { richragHandlers } from './richrag';
 
 export function createHandlers(s: AppServices): Handlers {
   return {
@@ -24,6 +25,7 @@ export function createHandlers(s: AppServices): Handlers {
     ...retrievalHandlers(s),
     ...labelingHandlers(s),
     ...experimentHandlers(s),
+    ...richragHandlers(s),
   };
 }
 

@@ -4,7 +4,9 @@
  */
 import type { Component } from 'svelte';
 import FairRagRunView from './fair-rag/FairRagRunView.svelte';
+import RichRagRunView from './richrag/RichRagRunView.svelte';
 
 export const RUN_VIEWS: Record<string, Component<{ runId: number }>> = {
   'fair-rag': FairRagRunView,
+  richrag: RichRagRunView,
 };

@@ -1,0 +1,402 @@
+/**
+ * Executes a RichRAG run, query by query: store the query; explore its sub-aspects (LLM); retrieve per
+ * aspect and pool (pure, with φ of every document); rank with every framework (the list-wise one by
+ * LLM steps); generate an answer per condition and score it; judge answers against the baseline
+ * (optional); build the US³ lists with their responses and rewards (optional).
+ *
+ * Resume: every unit is an item under a key that names it (items.ts); a unit whose item is stored is
+ * skipped, and every engine call goes through the workspace's call cache, so running again after a
+ * cancel or a crash computes only what is missing and never repeats a finished call (a list-wise list
+ * cut short is replayed from the cache up to where it stopped). Calls run one at a time, in a fixed
+ * order, which keeps a local model's batch layout — and so greedy outputs — reproducible.
+ *
+ * Progress counts units that need an LLM: explorer calls, list-wise lists, generations, judged pairs
+ * and US³ lists.
+ */
+import { richRagConditions, type RichRagCondition, type RichRagSetting, type RichRagSpec } from '../../api/contract/richrag';
+import type { GeneratorRef } from '../../api/contract/models';
+import type { CachedEngine } from '../../engine/callCache';
+import { DataError } from '../../core/errors';
+import { EngineError, type GenerateRequest, type GenerateResult } from '../../engine/types';
+import { CollectionFtsIndex } from '../../retrieval/fts5/collectionIndex';
+import type { RunItem } from '../../store/experimentsRepo';
+import type { ExecuteContext, ExperimentDeps } from '../registry';
+import { judgeBaseline, judgedSystems, promptAspects } from './conditions';
+import { resolveConstraint } from './constraints';
+import { loadRichRagData, type RichRagData, type RichRagQuery } from './data';
+import { explorerPrompt, explorerRequest, normalizeAspects, parseAspectList } from './explorer';
+import { generationPrompt, generationRequest, scoreAnswer } from './generation';
+import {
+  documentsKey,
+  explorerKey,
+  generationKey,
+  judgmentKey,
+  KEY_PREFIX,
+  listKey,
+  preferenceKey,
+  queryKey,
+  type DocumentsPayload,
+  type ExplorerPayload,
+  type GenerationPayload,
+  type JudgmentPayload,
+  type ListPayload,
+  type PreferencePayload,
+  type Verdict,
+} from './items';
+import { combineVerdicts, judgePrompt, judgeRequest, verdictOf } from './judge';
+import { rankListwise, type RankerEngine, type RankingResult } from './listwiseRanker';
+import { preferenceSampling, preferenceSetting, rankerCandidates, rewardOf } from './preferences';
+import { poolOf, staticRanking } from './rankers';
+import { buildDocuments, candidateDocuments, candidateSearcher, collectionSearcher, type Searcher } from './retrieval';
+
+type Counted = RankerEngine;
+
+interface Engines {
+  generator: Counted;
+  explorer: { engine: Counted; ref: GeneratorRef } | null;
+  ranker: { engine: Counted; ref: GeneratorRef } | null;
+  judge: { engine: Counted; ref: GeneratorRef } | null;
+}
+
+interface CallCounts {
+  computed: number;
+  fromCache: number;
+}
+
+/** A cached engine that reports, per call, whether the cache answered it, and counts both kinds. */
+function counted(deps: ExperimentDeps, engine: CachedEngine, counts: CallCounts): Counted {
+  return {
+    async generate(request: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult & { fromCache: boolean }> {
+      const fromCache = await deps.isCached(engine, 'generate', request);
+      const result = await engine.generate(request, signal);
+      signal?.throwIfAborted();
+      if (result.finishReason === 'aborted') throw new Error('the call was aborted');
+      if (fromCache) counts.fromCache++;
+      else counts.computed++;
+      return { ...result, fromCache };
+    },
+  };
+}
+
+export async function executeRichRag(ctx: ExecuteContext<RichRagSpec>): Promise<Record<string, unknown>> {
+  const { spec, deps, runId, signal } = ctx;
+  const started = performance.now();
+  const repo = deps.experiments;
+  const conditions = richRagConditions(spec);
+  const listwise = conditions.filter((c) => c.framework === 'listwise');
+  const counts: CallCounts = { computed: 0, fromCache: 0 };
+  const engineOf = (selector: RichRagSpec['generator'] | undefined, field: string) => {
+    const ref = deps.resolveGenerator(selector ?? spec.generator, selector ? field : 'generator');
+    return { ref, engine: counted(deps, deps.engineFor(ref), counts) };
+  };
+  const engines: Engines = {
+    generator: engineOf(spec.generator, 'generator').engine,
+    explorer: spec.settings.includes('predicted') ? engineOf(spec.explorer.generator, 'explorer.generator') : null,
+    ranker: listwise.length > 0 || spec.preferences.enabled ? engineOf(spec.ranker.generator, 'ranker.generator') : null,
+    judge: spec.judge.enabled ? engineOf(spec.judge.generator, 'judge.generator') : null,
+  };
+
+  ctx.progress(0, null, 'reading the collection');
+  const data = loadRichRagData(spec, deps.collections);
+  const stored = new Set<string>();
+  for (const prefix of Object.values(KEY_PREFIX)) for (const key of repo.existingKeys(runId, prefix)) stored.add(key);
+  const put = (item: RunItem) => {
+    repo.upsertItems(runId, [item]);
+    stored.add(item.key);
+  };
+
+  // The units that need an LLM, and how many of them are stored already.
+  const judged = spec.judge.enabled ? judgedSystems(spec) : [];
+  const units: string[] = [];
+  for (const q of data.queries) {
+    if (engines.explorer) units.push(explorerKey(q.queryId));
+    if (q.roles.evaluate) {
+      for (const c of listwise) units.push(listKey(q.queryId, c.condition));
+      for (const c of conditions) units.push(generationKey(q.queryId, c.condition));
+      for (const c of judged) units.push(judgmentKey(q.queryId, c.condition));
+    }
+    if (q.roles.train) for (let s = 0; s <= spec.preferences.samples; s++) units.push(preferenceKey(q.queryId, s));
+  }
+  const total = units.length;
+  let done = units.filter((k) => stored.has(k)).length;
+  const resumedUnits = done;
+  const step = (message: string) => {
+    done++;
+    ctx.progress(done, total, message);
+  };
+  ctx.progress(done, total, `${data.queries.length} queries, ${conditions.length} conditions, ${total} LLM units (${done} stored)`);
+
+  let index: CollectionFtsIndex | undefined;
+  const searcherFor = (q: RichRagQuery): Searcher => {
+    const useCandidates = spec.retrieval.scope === 'candidates' || (spec.retrieval.scope === 'auto' && q.candidates !== null && q.candidates.length > 0);
+    if (useCandidates) return candidateSearcher(candidateDocuments(deps.collections, data.collection.id, q.candidates ?? [], q.queryId), spec.retrieval.bm25);
+    index ??= CollectionFtsIndex.build(deps.db, data.collection.id);
+    return collectionSearcher(index);
+  };
+
+  try {
+    for (const q of data.queries) {
+      signal.throwIfAborted();
+      const qid = q.queryId;
+      try {
+        if (!stored.has(queryKey(qid))) {
+          const { queryId: _id, ...payload } = q;
+          put({ key: queryKey(qid), queryId: qid, condition: '', sample: null, payload });
+        }
+        const explored = engines.explorer ? await explore(spec, engines.explorer, q, repo, runId, stored, put, signal, step) : null;
+        const docs = documentsOf(spec, deps, data, q, explored, stored, put, searcherFor, repo, runId);
+        if (q.roles.evaluate) {
+          const outputs = new Map<string, string>();
+          for (const c of conditions) {
+            const ranking = await listFor(spec, engines, q, c, docs, repo, runId, stored, put, signal, step);
+            outputs.set(c.condition, await generationFor(spec, engines.generator, q, c, docs, ranking, repo, runId, stored, put, signal, step));
+          }
+          if (engines.judge) {
+            for (const c of judged) {
+              if (stored.has(judgmentKey(qid, c.condition))) continue;
+              const payload = await judgeOne(spec, engines.judge, q, c.condition, outputs, signal);
+              put({ key: judgmentKey(qid, c.condition), queryId: qid, condition: c.condition, sample: null, payload });
+              step(`judged ${c.condition} for ${qid}`);
+            }
+          }
+        }
+        if (q.roles.train) await preferences(spec, engines, q, docs, stored, put, signal, step);
+      } catch (err) {
+        throw signal.aborted ? err : inQuery(err, qid);
+      }
+    }
+  } finally {
+    index?.drop();
+  }
+
+  return {
+    queries: data.queries.filter((q) => q.roles.evaluate).length,
+    trainingQueries: data.queries.filter((q) => q.roles.train).length,
+    skippedQueries: data.skipped,
+    conditions: conditions.map((c) => c.condition),
+    llmUnits: total,
+    resumedUnits,
+    callsComputed: counts.computed,
+    callsFromCache: counts.fromCache,
+    elapsedMs: Math.round(performance.now() - started),
+  };
+}
+
+const CONTEXT_HINT =
+  ' (shorten the prompts — ranker.window, ranker.docWords, generation.docWords, explorer.maxTokens — or give the model a larger context size)';
+
+/** The error of a query's unit, naming the query (and how to fix a prompt that does not fit). */
+function inQuery(err: unknown, queryId: string): Error {
+  if (!(err instanceof Error)) return new Error(`query '${queryId}': ${String(err)}`);
+  const hint = /exceeds the context size/.test(err.message) ? CONTEXT_HINT : '';
+  if (err instanceof EngineError) return new EngineError(err.code, `query '${queryId}': ${err.message}${hint}`);
+  if (err instanceof DataError) return new DataError(`query '${queryId}': ${err.reason}`, { ...(err.field !== undefined ? { field: err.field } : {}) });
+  const wrapped = new Error(`query '${queryId}': ${err.message}${hint}`);
+  wrapped.stack = err.stack;
+  return wrapped;
+}
+
+type Put = (item: RunItem) => void;
+type Step = (message: string) => void;
+
+async function explore(
+  spec: RichRagSpec,
+  explorer: NonNullable<Engines['explorer']>,
+  q: RichRagQuery,
+  repo: ExperimentDeps['experiments'],
+  runId: number,
+  stored: Set<string>,
+  put: Put,
+  signal: AbortSignal,
+  step: Step,
+): Promise<string[]> {
+  const key = explorerKey(q.queryId);
+  if (stored.has(key)) return (repo.item(runId, key)!.payload as ExplorerPayload).aspects;
+  const mode = resolveConstraint(spec.explorer.constraint, explorer.ref);
+  const prompt = explorerPrompt(spec.explorer, q.text);
+  const r = await explorer.engine.generate(explorerRequest(spec.explorer, mode, prompt), signal);
+  const parsed = parseAspectList(r.text);
+  const aspects = normalizeAspects(parsed.items, q.text, spec.explorer.maxAspects);
+  const payload: ExplorerPayload = { type: 'explorer', prompt, constraint: mode, raw: r.text, finishReason: r.finishReason, aspects, repaired: !parsed.complete, fromCache: r.fromCache === true };
+  put({ key, queryId: q.queryId, condition: '', sample: null, payload });
+  step(`explored the sub-aspects of ${q.queryId}`);
+  return aspects;
+}
+
+function documentsOf(
+  spec: RichRagSpec,
+  deps: ExperimentDeps,
+  data: RichRagData,
+  q: RichRagQuery,
+  predicted: string[] | null,
+  stored: Set<string>,
+  put: Put,
+  searcherFor: (q: RichRagQuery) => Searcher,
+  repo: ExperimentDeps['experiments'],
+  runId: number,
+): DocumentsPayload {
+  const key = documentsKey(q.queryId);
+  if (stored.has(key)) return repo.item(runId, key)!.payload as DocumentsPayload;
+  const aspects = new Map<RichRagSetting, readonly string[]>();
+  if (predicted) aspects.set('predicted', predicted);
+  aspects.set(
+    'golden',
+    normalizeAspects(
+      q.golden.map((g) => g.aspect),
+      '',
+      Number.MAX_SAFE_INTEGER,
+    ),
+  );
+  const payload = buildDocuments(spec, searcherFor(q), (id) => deps.collections.getDocument(data.collection.id, id), {
+    query: q.text,
+    subAnswers: q.golden.map((g) => g.answer),
+    aspects,
+  });
+  put({ key, queryId: q.queryId, condition: '', sample: null, payload });
+  return payload;
+}
+
+async function listFor(
+  spec: RichRagSpec,
+  engines: Engines,
+  q: RichRagQuery,
+  c: RichRagCondition,
+  docs: DocumentsPayload,
+  repo: ExperimentDeps['experiments'],
+  runId: number,
+  stored: Set<string>,
+  put: Put,
+  signal: AbortSignal,
+  step: Step,
+): Promise<string[]> {
+  const key = listKey(q.queryId, c.condition);
+  if (stored.has(key)) return (repo.item(runId, key)!.payload as ListPayload).ranking;
+  const fixed = staticRanking(spec, docs, c.framework, c.setting);
+  let payload: ListPayload;
+  if (fixed !== null) {
+    payload = { type: 'list', ...c, ranking: fixed, steps: null, constraint: null };
+  } else {
+    const ranker = engines.ranker!;
+    const r = await rankOnPool(spec, ranker, q, docs, c.setting!, () => ({ temperature: 0 }), signal);
+    payload = { type: 'list', ...c, ranking: r.ranking, steps: r.steps, constraint: resolveConstraint(spec.ranker.constraint, ranker.ref) };
+  }
+  put({ key, queryId: q.queryId, condition: c.condition, sample: null, payload });
+  if (fixed === null) step(`ranked ${q.queryId} (${c.condition})`);
+  return payload.ranking;
+}
+
+function rankOnPool(
+  spec: RichRagSpec,
+  ranker: NonNullable<Engines['ranker']>,
+  q: RichRagQuery,
+  docs: DocumentsPayload,
+  setting: RichRagSetting,
+  sampling: Parameters<typeof rankListwise>[2]['sampling'],
+  signal: AbortSignal,
+): Promise<RankingResult> {
+  const pool = poolOf(docs, setting);
+  return rankListwise(
+    ranker.engine,
+    { query: q.text, aspects: pool.aspects, candidates: rankerCandidates(docs, pool), k: spec.k },
+    { template: spec.ranker.template, window: spec.ranker.window, docWords: spec.ranker.docWords, mode: resolveConstraint(spec.ranker.constraint, ranker.ref), chat: spec.ranker.chat, sampling },
+    signal,
+  );
+}
+
+/** The prompt and scored answer of a ranking under a condition (closed-book: no documents). */
+async function answer(
+  spec: RichRagSpec,
+  generator: Counted,
+  q: RichRagQuery,
+  c: Pick<RichRagCondition, 'framework' | 'setting'>,
+  docs: DocumentsPayload,
+  ranking: readonly string[],
+  signal: AbortSignal,
+): Promise<{ prompt: string; result: GenerateResult & { fromCache?: boolean } }> {
+  const aspects = c.setting ? promptAspects(poolOf(docs, c.setting)) : [];
+  const shown = c.framework === 'closed-book' ? null : ranking.map((id) => docs.docs[id]!);
+  const prompt = generationPrompt(spec.generation, q.text, shown, aspects);
+  return { prompt, result: await generator.generate(generationRequest(spec, prompt), signal) };
+}
+
+async function generationFor(
+  spec: RichRagSpec,
+  generator: Counted,
+  q: RichRagQuery,
+  c: RichRagCondition,
+  docs: DocumentsPayload,
+  ranking: string[],
+  repo: ExperimentDeps['experiments'],
+  runId: number,
+  stored: Set<string>,
+  put: Put,
+  signal: AbortSignal,
+  step: Step,
+): Promise<string> {
+  const key = generationKey(q.queryId, c.condition);
+  if (stored.has(key)) return (repo.item(runId, key)!.payload as GenerationPayload).output;
+  const { prompt, result } = await answer(spec, generator, q, c, docs, ranking, signal);
+  const payload: GenerationPayload = {
+    type: 'generation',
+    ...c,
+    ranking,
+    prompt,
+    output: result.text,
+    finishReason: result.finishReason,
+    promptTokens: result.promptTokens,
+    completionTokens: result.completionTokens,
+    scores: scoreAnswer(result.text, q.answers, q.golden, spec.coverage.phi),
+    fromCache: result.fromCache === true,
+  };
+  put({ key, queryId: q.queryId, condition: c.condition, sample: null, payload });
+  step(`generated ${q.queryId} (${c.condition})`);
+  return result.text;
+}
+
+async function judgeOne(spec: RichRagSpec, judge: NonNullable<Engines['judge']>, q: RichRagQuery, condition: string, outputs: Map<string, string>, signal: AbortSignal): Promise<JudgmentPayload> {
+  const baseline = judgeBaseline(spec);
+  const system = outputs.get(condition)!;
+  const base = outputs.get(baseline)!;
+  const head = { type: 'judgment' as const, condition, baseline };
+  if (system === base) return { ...head, verdicts: [], raw: [], outcome: 'tie', note: 'identical answers: a tie without a call', fromCache: false };
+  const mode = resolveConstraint(spec.judge.constraint, judge.ref);
+  const verdicts: Verdict[] = [];
+  const raw: string[] = [];
+  let fromCache = true;
+  for (const systemFirst of [true, false]) {
+    const prompt = judgePrompt(spec.judge.template, q.text, systemFirst ? system : base, systemFirst ? base : system);
+    const r = await judge.engine.generate(judgeRequest(prompt, mode, spec.judge.chat), signal);
+    raw.push(r.text);
+    verdicts.push(verdictOf(r.text, systemFirst));
+    fromCache &&= r.fromCache === true;
+  }
+  return { ...head, verdicts, raw, outcome: combineVerdicts(verdicts), note: null, fromCache };
+}
+
+async function preferences(spec: RichRagSpec, engines: Engines, q: RichRagQuery, docs: DocumentsPayload, stored: Set<string>, put: Put, signal: AbortSignal, step: Step): Promise<void> {
+  const setting = preferenceSetting(spec);
+  for (let sample = 0; sample <= spec.preferences.samples; sample++) {
+    const key = preferenceKey(q.queryId, sample);
+    if (stored.has(key)) continue;
+    const ranked = await rankOnPool(spec, engines.ranker!, q, docs, setting, preferenceSampling(spec, q.queryId, sample), signal);
+    const { prompt, result } = await answer(spec, engines.generator, q, { framework: 'listwise', setting }, docs, ranked.ranking, signal);
+    const payload: PreferencePayload = {
+      type: 'preference',
+      setting,
+      sample,
+      greedy: sample === 0,
+      ranking: ranked.ranking,
+      steps: ranked.steps,
+      prompt,
+      response: result.text,
+      reward: rewardOf(
+        result.text,
+        q.answers,
+        q.golden.map((g) => g.answer),
+      ),
+      fromCache: result.fromCache === true && ranked.steps.every((s) => s.fromCache),
+    };
+    put({ key, queryId: q.queryId, condition: '', sample, payload });
+    step(`US³ list ${sample} of ${q.queryId}`);
+  }
+}

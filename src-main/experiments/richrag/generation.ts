@@ -1,0 +1,63 @@
+/**
+ * The generator G(q, L) and how its answer is scored (RichRAG Sec. 4.1, richrag.md §1.6-1.7).
+ *
+ * Prompt: the spec's template with {{sources}} = the top-k documents one per line as numbered sources
+ * ("Source 1: Title: text", each cut to generation.docWords words), {{query}}, and {{aspects}} = the
+ * condition's sub-aspects one per line (empty for closed-book and retriever). The default template
+ * does not show the sub-aspects; adding {{aspects}} reproduces the paper's "Golden" rows, whose
+ * generator prompt lists the golden sub-aspects. Closed-book uses its own template (no sources).
+ *
+ * Scores, stored with the answer (all pure functions of it):
+ *   F1        SQuAD F1, max over the answers and their ", "-join (core/text richRagAnswerF1)
+ *   R2, RL    pltrdy ROUGE-2 / ROUGE-L F, max over the answers
+ *   CR1, CR2, CRL  com-rouge: Σ_i δ_i · pltrdy recall against sub-answer a_i (core/richrag/comRouge)
+ *   coverage  φ(answer, a_i) per sub-answer with the spec's φ (the per-query coverage chart)
+ * BERTScore is not computed (it needs roberta-large; nothing here runs it).
+ */
+import type { RichRagSpec } from '../../api/contract/richrag';
+import { comRougeScores } from '../../core/richrag/comRouge';
+import { phi } from '../../core/richrag/coverage';
+import { pltrdyRougeMulti } from '../../core/text/pltrdyRouge';
+import { richRagAnswerF1 } from '../../core/text/squadAnswer';
+import type { GenerateRequest } from '../../engine/types';
+import type { AnswerScores, DocSnapshot, GoldenAspect } from './items';
+import { aspectLines, firstWords, renderTemplate } from './templates';
+
+export function sourcesText(docs: readonly Pick<DocSnapshot, 'title' | 'text'>[], docWords: number): string {
+  return docs.map((d, i) => `Source ${i + 1}: ${d.title ? `${d.title}: ` : ''}${firstWords(d.text, docWords)}`).join('\n');
+}
+
+export function generationPrompt(
+  generation: Pick<RichRagSpec['generation'], 'template' | 'closedBookTemplate' | 'docWords'>,
+  query: string,
+  docs: readonly Pick<DocSnapshot, 'title' | 'text'>[] | null,
+  aspects: readonly string[],
+): string {
+  if (docs === null) return renderTemplate(generation.closedBookTemplate, { query, aspects: aspectLines(aspects) }, 'generation.closedBookTemplate');
+  return renderTemplate(generation.template, { query, sources: sourcesText(docs, generation.docWords), aspects: aspectLines(aspects) }, 'generation.template');
+}
+
+export function generationRequest(spec: Pick<RichRagSpec, 'generation' | 'seeds'>, prompt: string): GenerateRequest {
+  const g = spec.generation;
+  return {
+    ...(g.chat ? { messages: [{ role: 'user' as const, content: prompt }] } : { prompt }),
+    maxTokens: g.maxTokens,
+    sampling: g.temperature === 0 ? { temperature: 0 } : { temperature: g.temperature, seed: spec.seeds.generation },
+    ...(g.stop ? { stop: g.stop } : {}),
+  };
+}
+
+export function scoreAnswer(output: string, answers: readonly string[], golden: readonly GoldenAspect[], phiPreset: RichRagSpec['coverage']['phi']): AnswerScores {
+  const refs = answers.filter((a) => a.trim() !== '');
+  const subAnswers = golden.map((g) => g.answer);
+  const cr = comRougeScores(output, subAnswers);
+  return {
+    f1: richRagAnswerF1(output, refs),
+    r2: pltrdyRougeMulti('rouge-2', output, refs).f,
+    rl: pltrdyRougeMulti('rouge-l', output, refs).f,
+    cr1: cr.cr1,
+    cr2: cr.cr2,
+    crl: cr.crl,
+    coverage: subAnswers.map((a) => phi(output, a, phiPreset)),
+  };
+}

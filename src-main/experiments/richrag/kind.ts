@@ -1,0 +1,158 @@
+/**
+ * RichRAG (Wang et al.) as an experiment kind: spec schema (API contract), execution, metrics,
+ * drill-down, exports, manifest and prompt preview. See execute.ts for the pipeline and items.ts for
+ * what a run stores.
+ */
+import { createHash } from 'node:crypto';
+import { richRagConditions, RichRagSpec } from '../../api/contract/richrag';
+import { DataError } from '../../core/errors';
+import type { ModelRecord } from '../../io/manifest/manifest';
+import { CollectionFtsIndex } from '../../retrieval/fts5/collectionIndex';
+import type { ExperimentDeps, ExperimentKind, ManifestParts } from '../registry';
+import { analysisBaseline, judgeBaseline, promptAspects } from './conditions';
+import { loadRichRagData } from './data';
+import { executeRichRag } from './execute';
+import { normalizeAspects } from './explorer';
+import { exportRichRag } from './exports';
+import { generationPrompt, generationRequest } from './generation';
+import { richRagItems } from './itemsView';
+import { rankerPrompt } from './listwiseRanker';
+import { ANSWER_MEASURES, richRagMetrics } from './metrics';
+import { preferenceSetting, rankerCandidates } from './preferences';
+import { poolOf, staticRanking } from './rankers';
+import { rankingMeasureNames, relevanceDefinition } from './rankingMetrics';
+import { buildDocuments, candidateDocuments, candidateSearcher, collectionSearcher } from './retrieval';
+import { HIGHLIGHT_RULE } from './highlight';
+import { TIE_RULE } from './judge';
+
+export const richRagKind: ExperimentKind<RichRagSpec> = {
+  kind: 'richrag',
+  title: 'RichRAG: sub-aspect explorer, multi-faceted pool and list-wise ranking for rich answers (Wang et al.)',
+  schema: RichRagSpec,
+  jobTitle: (spec) => `RichRAG: ${spec.name}`,
+  execute: executeRichRag,
+  metrics: (input) => richRagMetrics(input),
+  items: richRagItems,
+  exportFile: (input) => exportRichRag(input, () => richRagMetrics(input)),
+  manifest: richRagManifest,
+  previewPrompt,
+};
+
+/**
+ * The prompt of one condition for a real query without any LLM call: the generator's prompt for
+ * conditions whose list needs no LLM, the ranker's first step for 'listwise'. Predicted sub-aspects
+ * need the explorer, so those conditions cannot be previewed.
+ */
+async function previewPrompt(spec: RichRagSpec, deps: ExperimentDeps, queryId: string, condition?: string) {
+  const conditions = richRagConditions(spec);
+  const c = condition === undefined ? conditions.find((x) => x.setting !== 'predicted') : conditions.find((x) => x.condition === condition);
+  if (!c) throw new DataError(condition === undefined ? 'every condition of this spec needs predicted sub-aspects (the explorer LLM)' : `no condition '${condition}' in the spec`, { field: 'retriever' });
+  if (c.setting === 'predicted') throw new DataError(`'${c.condition}' needs the explorer's sub-aspects: run the experiment, or preview a golden or aspect-free condition`, { field: 'retriever' });
+  const data = loadRichRagData({ ...spec, queries: [queryId], tasks: undefined, preferences: { ...spec.preferences, enabled: false } }, deps.collections);
+  const q = data.queries[0];
+  if (!q) throw new DataError(`query '${queryId}' cannot be used: ${data.skipped[0]?.reason ?? 'unknown reason'}`, { field: 'queryId' });
+  const useCandidates = spec.retrieval.scope === 'candidates' || (spec.retrieval.scope === 'auto' && (q.candidates?.length ?? 0) > 0);
+  const index = useCandidates ? undefined : CollectionFtsIndex.build(deps.db, data.collection.id);
+  try {
+    const searcher = index ? collectionSearcher(index) : candidateSearcher(candidateDocuments(deps.collections, data.collection.id, q.candidates ?? [], q.queryId), spec.retrieval.bm25);
+    const golden = normalizeAspects(
+      q.golden.map((g) => g.aspect),
+      '',
+      Number.MAX_SAFE_INTEGER,
+    );
+    const docs = buildDocuments({ ...spec, settings: ['golden'] }, searcher, (id) => deps.collections.getDocument(data.collection.id, id), {
+      query: q.text,
+      subAnswers: q.golden.map((g) => g.answer),
+      aspects: new Map([['golden', golden]]),
+    });
+    const ranking = staticRanking(spec, docs, c.framework, c.setting);
+    if (ranking === null) {
+      const pool = poolOf(docs, 'golden');
+      const candidates = rankerCandidates(docs, pool).slice(0, spec.ranker.window);
+      return { queryId, retriever: c.condition, ranking: candidates.map((x) => x.id), prompt: rankerPrompt(spec.ranker.template, { query: q.text, aspects: pool.aspects, k: spec.k }, candidates, [], spec.ranker.docWords) };
+    }
+    const shown = c.framework === 'closed-book' ? null : ranking.map((id) => docs.docs[id]!);
+    const prompt = generationPrompt(spec.generation, q.text, shown, c.setting ? promptAspects(poolOf(docs, c.setting)) : []);
+    return { queryId, retriever: c.condition, ranking, prompt };
+  } finally {
+    index?.drop();
+  }
+}
+
+async function richRagManifest(runId: number, spec: RichRagSpec, deps: ExperimentDeps, stats: Record<string, unknown>): Promise<ManifestParts> {
+  const models: ModelRecord[] = [];
+  const described: Record<string, unknown>[] = [];
+  const seen = new Set<string>();
+  const addModel = (role: string, selector: RichRagSpec['generator'] | undefined, field: string) => {
+    const ref = deps.resolveGenerator(selector ?? spec.generator, selector ? field : 'generator');
+    const d = deps.describeModel(ref);
+    described.push({ role, ...d });
+    if (d.kind === 'local' && typeof d.sha256 === 'string' && !seen.has(`${role}:${d.sha256}`)) {
+      seen.add(`${role}:${d.sha256}`);
+      models.push({ role, file: String(d.file), sha256: d.sha256, ...(typeof d.quantization === 'string' ? { quantization: d.quantization } : {}) });
+    }
+    return { ref, d };
+  };
+  const gen = addModel('generator', spec.generator, 'generator');
+  if (spec.settings.includes('predicted')) addModel('sub-aspect explorer', spec.explorer.generator, 'explorer.generator');
+  if (spec.frameworks.includes('listwise') || spec.preferences.enabled) addModel('list-wise ranker', spec.ranker.generator, 'ranker.generator');
+  if (spec.judge.enabled) addModel('pairwise judge', spec.judge.generator, 'judge.generator');
+  let versions: Record<string, string> = {};
+  try {
+    versions = (await deps.engineFor(gen.ref).identity()).versions;
+  } catch {
+    // The manifest is still written; it says less about the runtime.
+  }
+  const collection = deps.collections.byName(spec.collection);
+  const settings = (gen.d.settings ?? {}) as Record<string, unknown>;
+  const subAnswers = JSON.stringify(
+    deps.experiments.items(runId, { keyPrefix: '["q",' }).map((it) => [it.queryId, (it.payload as { golden?: unknown }).golden]),
+  );
+  return {
+    run: { tag: spec.name, description: spec.description ?? `RichRAG run ${runId}` },
+    ...(versions['llama.cpp'] ? { llamaCppBuild: versions['llama.cpp'] } : {}),
+    ...(typeof settings.gpu === 'string' || settings.gpu === false ? { gpuBackend: String(settings.gpu) } : {}),
+    models,
+    sampler: {
+      temperature: spec.generation.temperature,
+      maxTokens: spec.generation.maxTokens,
+      chat: spec.generation.chat,
+      ...(spec.generation.stop ? { stop: spec.generation.stop } : {}),
+      ...(typeof settings.contextSize === 'number' ? { contextSize: settings.contextSize } : {}),
+      ...(typeof settings.batchSize === 'number' ? { batchSize: settings.batchSize } : {}),
+      ...(typeof settings.threads === 'number' ? { threads: settings.threads } : {}),
+      explorer: 'greedy, constrained',
+      ranker: 'greedy, constrained (US³ samples: temperature and a seed per step)',
+    },
+    seeds: { us3Sampling: spec.seeds.sampling, generation: spec.seeds.generation, randomizationTest: spec.seeds.sampling },
+    parameters: {
+      k: spec.k,
+      settings: spec.settings,
+      frameworks: spec.frameworks,
+      conditions: richRagConditions(spec).map((c) => c.condition),
+      queries: spec.queries,
+      tasks: spec.tasks ?? null,
+      explorer: spec.explorer,
+      retrieval: spec.retrieval,
+      ragFusion: spec.ragFusion,
+      coverage: spec.coverage,
+      ranker: { ...spec.ranker, windowRule: 'first W candidates; then the previous picks plus the next W − k unread (stride W − k); k constrained steps per window' },
+      generation: spec.generation,
+      generationRequestExample: generationRequest(spec, '<prompt>'),
+      judge: { ...spec.judge, baseline: judgeBaseline(spec), tieRule: TIE_RULE },
+      preferences: { ...spec.preferences, setting: preferenceSetting(spec), reward: 'Eq. 11: mean pltrdy ROUGE-2/L, F for φ(r, a), recall for Σ δ_i φ(r, a_i)' },
+      highlightRule: HIGHLIGHT_RULE,
+    },
+    data: {
+      ...(collection ? { collection: { name: collection.name, sha256: collection.contentHash } } : {}),
+      other: [{ name: 'golden sub-aspects and sub-answers (snapshot stored with the run)', sha256: createHash('sha256').update(subAnswers, 'utf8').digest('hex') }],
+    },
+    evaluation: {
+      measures: [...ANSWER_MEASURES, ...rankingMeasureNames(spec.k)],
+      measureParameters: { k: spec.k, relevance: relevanceDefinition(spec), rouge: 'pltrdy rouge 1.0.1 (F for R2/RL, recall for CR)', f1: 'SQuAD F1, max over answers and their join' },
+      significance: { test: spec.analysis.test === 't' ? 'paired-t' : 'paired-randomization', correction: spec.analysis.correction, alpha: spec.analysis.alpha, alternative: 'two-sided', ...(spec.analysis.test === 'randomization' ? { seed: spec.seeds.sampling } : {}) },
+      baselines: [analysisBaseline(spec)],
+    },
+    extra: { runId, models: described, runtimeVersions: versions, stats },
+  };
+}
