@@ -104,7 +104,9 @@ describe('Experiments: the Fair RAG wizard, a run and its analysis views', () =>
     await row.getByTestId('run-link').click();
     await page.getByTestId('fair-rag-view').waitFor();
     expect(await page.getByTestId('run-status').textContent()).toBe('succeeded');
-    expect(await page.getByTestId('run-stats').textContent()).toContain('2 queries'.replace('2 queries', '2'));
+    expect(await page.getByTestId('run-stats').textContent()).toMatch(/Queries\s*2\b/);
+    expect(await page.getByTestId('fr-summary').locator('tbody tr').count()).toBe(5);
+    await screenshot(page, 'experiments-run-summary');
   });
 
   it('shows Fig. 4 with Table 1 and Table 2', async () => {
@@ -135,6 +137,11 @@ describe('Experiments: the Fair RAG wizard, a run and its analysis views', () =>
     await samples.first().waitFor();
     expect(await samples.count()).toBe(5);
     await samples.nth(1).click();
+    await expect.poll(() => page.getByTestId('fr-drill-sample').locator('h4').textContent()).toMatch(/^Sample 1/);
+    // The keyboard way to the same: the sample list.
+    await page.getByTestId('fr-drill-sample-select').selectOption({ label: '2' });
+    await expect.poll(() => page.getByTestId('fr-drill-sample').locator('h4').textContent()).toMatch(/^Sample 2/);
+    await page.getByTestId('fr-drill-sample-select').selectOption({ label: '1' });
     await expect.poll(() => page.getByTestId('fr-drill-sample').locator('h4').textContent()).toMatch(/^Sample 1/);
     const shownPrompt = await page.getByTestId('fr-drill-prompt').textContent();
     expect(shownPrompt).toMatch(/Documents:[\s\S]*Question:/);

@@ -20,7 +20,6 @@ let app: BrowserMode;
 let browser: Browser;
 let page: Page;
 let runId: number;
-let experimentId: number;
 
 const SPEC = {
   kind: 'fair-rag',
@@ -45,7 +44,6 @@ beforeAll(async () => {
   app.services.settings.update({ threads: 1 });
   await ensureDemo(app.services);
   const e = app.services.experiments.create(SPEC);
-  experimentId = e.id;
   const job = app.services.experiments.startRun(e.id);
   for (const end = Date.now() + 60_000; ; await new Promise((r) => setTimeout(r, 250))) {
     const status = app.services.jobs.get(job.id).status;
@@ -140,6 +138,28 @@ describe('Fair RAG analysis views', () => {
     expect(await page.getByTestId('fr-drill-sample').locator('tbody tr').count()).toBe(3);
   });
 
+  it('imports a spec file into the wizard and exports it as YAML; refuses a spec of another kind', async () => {
+    await page.goto(new URL('/#/experiments', app.server.url).href);
+    await page.locator('[data-testid="experiment-row"][data-name="views e2e"]').waitFor();
+    await screenshot(page, 'experiments-list');
+    await page.getByTestId('experiment-new').click();
+    await page.getByTestId('fair-rag-wizard').waitFor();
+    const file = (name: string, body: unknown) => ({ name, mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(body)) });
+    await page.getByTestId('wiz-import').setInputFiles(file('other.json', { kind: 'moi', name: 'x' }));
+    expect(await page.getByTestId('wiz-import-error').textContent()).toContain("is a spec of kind 'moi', not 'fair-rag'");
+    await page.getByTestId('wiz-import').setInputFiles(file('imported.json', { ...SPEC, name: 'imported spec', samples: 7 }));
+    await page.getByTestId('wiz-import-note').waitFor();
+    expect(await page.getByTestId('wiz-name').inputValue()).toBe('imported spec');
+    await page.getByTestId('wiz-step-review').click();
+    await page.getByTestId('wiz-valid').waitFor();
+    const [yaml] = await download('wiz-export-yaml', 1);
+    expect(yaml!.name).toBe('imported_spec.spec.yaml');
+    expect(yaml!.body).toMatch(/^kind: fair-rag\nname: imported spec\n/);
+    expect(yaml!.body).toContain('alphas:\n  - 0\n  - 2\n  - 8\n');
+    expect(yaml!.body).toContain('samples: 7\n');
+    expect(yaml!.body).toContain('judge: nli-llm\n');
+  });
+
   it('imports a spec as text, edits it in the wizard into version 2, and resumes a cancelled run', async () => {
     await page.goto(new URL('/#/experiments/import', app.server.url).href);
     const yaml = (k: number) =>
@@ -179,6 +199,11 @@ describe('Fair RAG analysis views', () => {
     await expect.poll(() => page.getByTestId('experiment-notice').textContent()).toBe('Saved as version 2.');
     expect(await page.getByTestId('experiment-version').textContent()).toBe('2');
     expect(await page.getByTestId('spec-version').locator('option').count()).toBe(2);
+    // The wizard read version 1 back completely: only the edited field differs.
+    const id = app.services.experiments.list().find((e) => e.name === 'resume e2e')!.id;
+    const [v1, v2] = app.services.experiments.get(id).versions.sort((a, b) => a.version - b.version).map((v) => v.spec as { decoding: { maxTokens: number } });
+    expect(v2!.decoding.maxTokens).toBe(12);
+    expect({ ...v2, decoding: { ...v2!.decoding, maxTokens: 16 } }).toEqual(v1);
 
     // A run cancelled early keeps its finished items; Resume finishes it under the same run.
     await page.getByTestId('experiment-run').click();
@@ -191,6 +216,5 @@ describe('Fair RAG analysis views', () => {
     expect(await row.getAttribute('data-run')).toBe(run);
     expect(await page.getByTestId('run-row').count()).toBe(1);
     await screenshot(page, 'experiments-resumed-run');
-    void experimentId;
   });
 });

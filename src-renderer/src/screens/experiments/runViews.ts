@@ -4,9 +4,11 @@
  */
 import type { Component } from 'svelte';
 import FairRagRunView from './fair-rag/FairRagRunView.svelte';
+import MoiRunView from './moi/MoiRunView.svelte';
 import RichRagRunView from './richrag/RichRagRunView.svelte';
 
 export const RUN_VIEWS: Record<string, Component<{ runId: number }>> = {
   'fair-rag': FairRagRunView,
+  moi: MoiRunView,
   richrag: RichRagRunView,
 };
