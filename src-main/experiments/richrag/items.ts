@@ -85,9 +85,7 @@ export interface PoolPayload {
 export interface DocSnapshot {
   title: string;
   text: string;
-  /** The text φ scores (richRagDocString). */
-  docString: string;
-  /** φ(d, a_i) for each golden sub-answer. */
+  /** φ(d, a_i) for each golden sub-answer, over the document's RichRAG string (richRagDocString). */
   phi: number[];
 }
 

@@ -19,7 +19,7 @@ export interface RichRagItemRow {
   scores: Record<string, number>;
 }
 
-export function richRagItems(runId: number, _spec: RichRagSpec, repo: ExperimentsRepo, query: ItemsQuery): { total: number; items: RichRagItemRow[] } {
+export function richRagItems(runId: number, _spec: RichRagSpec, repo: ExperimentsRepo, query: ItemsQuery): { kind: 'richrag'; total: number; items: RichRagItemRow[] } {
   const filter = { queryId: query.queryId, condition: query.condition, keyPrefix: KEY_PREFIX.generation };
   const total = repo.countItems(runId, filter);
   const items = repo.items(runId, filter, { offset: query.offset, limit: query.limit }).map((it) => {
@@ -27,5 +27,5 @@ export function richRagItems(runId: number, _spec: RichRagSpec, repo: Experiment
     const { coverage: _coverage, ...scores } = g.scores;
     return { key: it.key, queryId: it.queryId, condition: it.condition, framework: g.framework, setting: g.setting, ranking: g.ranking, output: g.output, scores };
   });
-  return { total, items };
+  return { kind: 'richrag', total, items };
 }

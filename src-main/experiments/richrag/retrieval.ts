@@ -118,7 +118,7 @@ export function buildDocuments(
     if (!d) throw new DataError(`retrieval returned '${id}', which is not a document of the collection`, { field: 'collection' });
     const section = typeof d.attrs.section === 'string' ? d.attrs.section : undefined;
     const docString = richRagDocString({ title: d.title, text: d.text, ...(section ? { section } : {}) });
-    docs[id] = { title: d.title, text: d.text, docString, phi: input.subAnswers.map((a) => phi(docString, a, spec.coverage.phi)) };
+    docs[id] = { title: d.title, text: d.text, phi: input.subAnswers.map((a) => phi(docString, a, spec.coverage.phi)) };
   };
   for (const p of pools) for (const e of p.pool) add(e.id);
   for (const l of [plain, ...pools.flatMap((p) => p.lists)]) for (const id of l.ids) add(id);

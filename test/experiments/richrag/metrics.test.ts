@@ -60,7 +60,7 @@ function items(rewards: number[] = [0.5, 0.55, 0.75, 0.3, 0.75, 0.45]): RunItem[
       roles: { evaluate: true, train: true },
       qrels: {},
     };
-    const doc = (title: string, phi: number[]) => ({ title, text: `${title} text`, docString: `${title} ${title} text`, phi });
+    const doc = (title: string, phi: number[]) => ({ title, text: `${title} text`, phi });
     const docs: DocumentsPayload = {
       type: 'documents',
       scope: 'collection',

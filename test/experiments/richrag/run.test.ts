@@ -1,8 +1,8 @@
 /**
  * A RichRAG run end to end with the real services (SQLite workspace, the demo collection, the tiny
  * llama.cpp model): every framework in both settings, the judge and US³ preference data; its metrics,
- * per-query view and exports through the API; and resume — a run cancelled in the middle and run again
- * makes no LLM call twice and ends with exactly the items of an uninterrupted run.
+ * per-query view and exports through the API; prompt previews; and resume — a run cancelled in the
+ * middle and run again makes no LLM call twice and ends with exactly the items of an uninterrupted run.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -187,22 +187,21 @@ describe('RichRAG run on the tiny model', () => {
         for (const l of out.file.text.split('\n').filter(Boolean)) expect(Object.keys(JSON.parse(l) as object).sort()).toEqual(['chosen', 'prompt', 'rejected']);
       }
     }
+    // The generic run methods serve a RichRAG run too.
+    const generic = await call<{ kind: string; table1: unknown }>('runs.metrics', { runId });
+    expect(generic).toMatchObject({ kind: 'richrag', table1: { baseline: 'predicted/rag-fusion' } });
+    const page = await call<{ kind: string; total: number; items: { condition: string; ranking: string[] }[] }>('runs.items', { runId, queryId: 'ma-q2', condition: 'golden/listwise' });
+    expect(page).toMatchObject({ kind: 'richrag', total: 1, items: [{ condition: 'golden/listwise' }] });
+    const viaRuns = await call<ApiOutput<'runs.export'>>('runs.export', { runId, format: 'sft-jsonl' });
+    expect(viaRuns.file.name).toMatch(/\.sft\.jsonl$/);
     const wrong = await createApiRouter(s).call('richrag.metrics', { runId: 999 });
     expect(wrong).toMatchObject({ ok: false, error: { code: 'not-found' } });
   });
-});
 
-describe('resume', () => {
-  it('a run cancelled in the middle and run again calls nothing twice and ends as an uninterrupted run', async () => {
-    const whole = open('whole.fairground');
+  it('resumes a run cancelled in the middle: no LLM call twice, the items of the uninterrupted run', async () => {
     const cut = open('cut.fairground');
     try {
-      const small = { ...spec('resume'), queries: ['ma-q1', 'ma-q4'], judge: { enabled: true, systems: ['golden/listwise'] }, preferences: { enabled: true, samples: 1 } };
-      const a = whole.experiments.create(small);
-      const runA = whole.experiments.repo.createRun({ experimentId: a.id, spec: whole.experiments.repo.experiment(a.id)!.spec, specVersion: 1 });
-      await whole.experiments.executeRun(runA.id, { signal: new AbortController().signal, progress: () => {} });
-
-      const b = cut.experiments.create(small);
+      const b = cut.experiments.create(spec('full'));
       const runB = cut.experiments.repo.createRun({ experimentId: b.id, spec: cut.experiments.repo.experiment(b.id)!.spec, specVersion: 1 });
       const stop = new AbortController();
       let stoppedAt = 0;
@@ -222,14 +221,31 @@ describe('resume', () => {
       const stats = await cut.experiments.executeRun(runB.id, { signal: new AbortController().signal, progress: () => {} });
       expect(stats.resumedUnits).toBeGreaterThanOrEqual(stoppedAt);
       expect(cut.experiments.repo.countItems(runB.id)).toBeGreaterThan(partial);
-
-      expect(misses(cut)).toBe(misses(whole));
-      const cacheRows = (s: AppServices) => (s.workspace.db.prepare(`SELECT count(*) AS n FROM llm_call_cache`).get() as { n: number }).n;
-      expect(cacheRows(cut)).toBe(cacheRows(whole));
-      expect(comparable(cut, runB.id)).toEqual(comparable(whole, runA.id));
+      // The cut run computed exactly the calls of the uninterrupted one, each once.
+      expect(misses(cut)).toBe(misses(s));
+      const cacheRows = (x: AppServices) => (x.workspace.db.prepare(`SELECT count(*) AS n FROM llm_call_cache`).get() as { n: number }).n;
+      expect(cacheRows(cut)).toBe(cacheRows(s));
+      expect(comparable(cut, runB.id)).toEqual(comparable(s, runId));
     } finally {
-      await whole.close();
       await cut.close();
+    }
+  });
+});
+
+describe('prompt preview', () => {
+  it('renders a condition’s prompt for a real query without calling a model', async () => {
+    const s = open('preview.fairground');
+    try {
+      const router = createApiRouter(s);
+      const fusion = await router.call('experiments.previewPrompt', { spec: spec('p'), queryId: 'ma-q3', retriever: 'golden/rag-fusion' });
+      expect(fusion).toMatchObject({ ok: true, data: { retriever: 'golden/rag-fusion', prompt: expect.stringContaining('Source 1: ') } });
+      const ranker = await router.call('experiments.previewPrompt', { spec: spec('p'), queryId: 'ma-q3', retriever: 'golden/listwise' });
+      expect(ranker).toMatchObject({ ok: true, data: { prompt: expect.stringMatching(/Aspects:\n1\. ingredients\n2\. exclusions/) } });
+      const predicted = await router.call('experiments.previewPrompt', { spec: spec('p'), queryId: 'ma-q3', retriever: 'predicted/listwise' });
+      expect(predicted).toMatchObject({ ok: false, error: { message: expect.stringContaining("needs the explorer's sub-aspects") } });
+      expect(misses(s)).toBe(0);
+    } finally {
+      await s.close();
     }
   });
 });
