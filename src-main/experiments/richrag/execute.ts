@@ -47,7 +47,7 @@ import { combineVerdicts, judgePrompt, judgeRequest, verdictOf } from './judge';
 import { rankListwise, type RankerEngine, type RankingResult } from './listwiseRanker';
 import { preferenceSampling, preferenceSetting, rankerCandidates, rewardOf } from './preferences';
 import { poolOf, staticRanking } from './rankers';
-import { buildDocuments, candidateDocuments, candidateSearcher, collectionSearcher, type Searcher } from './retrieval';
+import { buildDocuments, candidateDocuments, candidateSearcher, collectionSearcher, usesCandidates, type Searcher } from './retrieval';
 
 type Counted = RankerEngine;
 
@@ -128,8 +128,7 @@ export async function executeRichRag(ctx: ExecuteContext<RichRagSpec>): Promise<
 
   let index: CollectionFtsIndex | undefined;
   const searcherFor = (q: RichRagQuery): Searcher => {
-    const useCandidates = spec.retrieval.scope === 'candidates' || (spec.retrieval.scope === 'auto' && q.candidates !== null && q.candidates.length > 0);
-    if (useCandidates) return candidateSearcher(candidateDocuments(deps.collections, data.collection.id, q.candidates ?? [], q.queryId), spec.retrieval.bm25);
+    if (usesCandidates(spec.retrieval.scope, q.candidates)) return candidateSearcher(candidateDocuments(deps.collections, data.collection.id, q.candidates ?? [], q.queryId), spec.retrieval.bm25);
     index ??= CollectionFtsIndex.build(deps.db, data.collection.id);
     return collectionSearcher(index);
   };

@@ -21,7 +21,7 @@ import { ANSWER_MEASURES, richRagMetrics } from './metrics';
 import { preferenceSetting, rankerCandidates } from './preferences';
 import { poolOf, staticRanking } from './rankers';
 import { rankingMeasureNames, relevanceDefinition } from './rankingMetrics';
-import { buildDocuments, candidateDocuments, candidateSearcher, collectionSearcher } from './retrieval';
+import { buildDocuments, candidateDocuments, candidateSearcher, collectionSearcher, usesCandidates } from './retrieval';
 import { HIGHLIGHT_RULE } from './highlight';
 import { TIE_RULE } from './judge';
 
@@ -51,8 +51,7 @@ async function previewPrompt(spec: RichRagSpec, deps: ExperimentDeps, queryId: s
   const data = loadRichRagData({ ...spec, queries: [queryId], tasks: undefined, preferences: { ...spec.preferences, enabled: false } }, deps.collections);
   const q = data.queries[0];
   if (!q) throw new DataError(`query '${queryId}' cannot be used: ${data.skipped[0]?.reason ?? 'unknown reason'}`, { field: 'queryId' });
-  const useCandidates = spec.retrieval.scope === 'candidates' || (spec.retrieval.scope === 'auto' && (q.candidates?.length ?? 0) > 0);
-  const index = useCandidates ? undefined : CollectionFtsIndex.build(deps.db, data.collection.id);
+  const index = usesCandidates(spec.retrieval.scope, q.candidates) ? undefined : CollectionFtsIndex.build(deps.db, data.collection.id);
   try {
     const searcher = index ? collectionSearcher(index) : candidateSearcher(candidateDocuments(deps.collections, data.collection.id, q.candidates ?? [], q.queryId), spec.retrieval.bm25);
     const golden = normalizeAspects(

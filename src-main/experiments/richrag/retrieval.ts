@@ -45,6 +45,11 @@ export interface Searcher {
   search(text: string, n: number): Hit[];
 }
 
+/** Whether a query is searched over its candidate set (else over the collection). */
+export function usesCandidates(scope: RichRagSpec['retrieval']['scope'], candidates: readonly string[] | null): boolean {
+  return scope === 'candidates' || (scope === 'auto' && candidates !== null && candidates.length > 0);
+}
+
 /** In-memory BM25 over a candidate set (see the module comment). */
 export function candidateSearcher(docs: readonly DocumentRow[], bm25: RichRagSpec['retrieval']['bm25']): Searcher {
   const params: Bm25Params = { k1: bm25.k1, b: bm25.b, idf: 'lucene', epsilon: 0 };
