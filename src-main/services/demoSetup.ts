@@ -1,23 +1,25 @@
 /**
  * First start on a fresh workspace: register a generated tiny GGUF (random weights, the real
- * llama.cpp path, no download) and load the bundled demo collection, so every screen and every
- * experiment type can be tried at once. Idempotent: does nothing for what is already there.
+ * llama.cpp path, no download), the bundled demo collection and the demo conversation set, so every
+ * screen and every experiment type can be tried at once. Idempotent: does nothing for what is already there.
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeTinyGguf } from '../engine/gguf/tinyModel';
 import type { AppServices } from './appServices';
 import { loadDemoCollection } from './collectionsDemo';
+import { loadDemoConversations } from './conversations/demo';
 
 export const DEMO_MODEL_NAME = 'fairground-tiny';
 
 export interface DemoSetupResult {
   model: 'created' | 'present' | 'skipped';
   collection: 'loaded' | 'present';
+  conversations: 'loaded' | 'present';
 }
 
 export async function ensureDemo(services: AppServices, log: (message: string) => void = () => {}): Promise<DemoSetupResult> {
-  const result: DemoSetupResult = { model: 'skipped', collection: 'present' };
+  const result: DemoSetupResult = { model: 'skipped', collection: 'present', conversations: 'present' };
   if (services.models.list().length === 0) {
     const folder = services.workspace.path === ':memory:' ? join(process.cwd(), '.fairground-models') : join(dirname(services.workspace.path), 'models');
     mkdirSync(folder, { recursive: true });
@@ -34,5 +36,8 @@ export async function ensureDemo(services: AppServices, log: (message: string) =
   const demo = await loadDemoCollection(services);
   result.collection = demo.changed ? 'loaded' : 'present';
   if (demo.changed) log('Loaded the demo collection');
+  const conversations = loadDemoConversations(services);
+  result.conversations = conversations.changed ? 'loaded' : 'present';
+  if (conversations.changed) log('Loaded the demo conversation set');
   return result;
 }

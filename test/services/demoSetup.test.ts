@@ -20,7 +20,7 @@ afterAll(async () => {
 describe('ensureDemo', () => {
   it('gives a fresh workspace a generated tiny model and the demo collection, once', async () => {
     const logs: string[] = [];
-    expect(await ensureDemo(services, (m) => logs.push(m))).toEqual({ model: 'created', collection: 'loaded' });
+    expect(await ensureDemo(services, (m) => logs.push(m))).toEqual({ model: 'created', collection: 'loaded', conversations: 'loaded' });
     const models = services.models.list();
     expect(models.map((m) => [m.name, m.status])).toEqual([[DEMO_MODEL_NAME, 'ready']]);
     expect(models[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
@@ -30,8 +30,9 @@ describe('ensureDemo', () => {
     expect(counts.collections).toBe(1);
     expect(counts.documents).toBeGreaterThan(20);
     expect(counts.queries).toBeGreaterThan(5);
+    expect(counts.conversations).toBeGreaterThan(0);
 
-    expect(await ensureDemo(services)).toEqual({ model: 'present', collection: 'present' });
+    expect(await ensureDemo(services)).toEqual({ model: 'present', collection: 'present', conversations: 'present' });
     expect(services.models.list()).toHaveLength(1);
     expect(services.workspaceService.info().counts.documents).toBe(counts.documents);
   });
