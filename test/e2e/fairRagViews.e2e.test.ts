@@ -127,7 +127,7 @@ describe('Fair RAG analysis views', () => {
     await page.getByTestId('fr-tab-providers').focus();
     await page.keyboard.press('ArrowRight');
     expect(await page.getByTestId('fr-tab-perquery').getAttribute('aria-selected')).toBe('true');
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('fr-tab-perquery');
+    await expect.poll(() => page.evaluate("document.activeElement?.getAttribute('data-testid')")).toBe('fr-tab-perquery');
     const first = page.getByTestId('fr-perquery').locator('tbody tr').first();
     const [qid, arm] = (await first.locator('td').allInnerTexts()).slice(0, 2);
     await first.click();
