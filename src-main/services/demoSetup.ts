@@ -15,10 +15,14 @@ export const DEMO_MODEL_NAME = 'fairground-tiny';
 export interface DemoSetupResult {
   model: 'created' | 'present' | 'skipped';
   collection: 'loaded' | 'present';
-  conversations: 'loaded' | 'present';
+  /** 'skipped' when the caller has no conversations service (the `run` CLI). */
+  conversations: 'loaded' | 'present' | 'skipped';
 }
 
-export async function ensureDemo(services: AppServices, log: (message: string) => void = () => {}): Promise<DemoSetupResult> {
+/** What the demo needs: the model library and collections, and conversations when the caller has them. */
+export type DemoTargets = Pick<AppServices, 'workspace' | 'models' | 'collections'> & Partial<Pick<AppServices, 'conversations'>>;
+
+export async function ensureDemo(services: DemoTargets, log: (message: string) => void = () => {}): Promise<DemoSetupResult> {
   const result: DemoSetupResult = { model: 'skipped', collection: 'present', conversations: 'present' };
   if (services.models.list().length === 0) {
     const folder = services.workspace.path === ':memory:' ? join(process.cwd(), '.fairground-models') : join(dirname(services.workspace.path), 'models');
@@ -36,8 +40,10 @@ export async function ensureDemo(services: AppServices, log: (message: string) =
   const demo = await loadDemoCollection(services);
   result.collection = demo.changed ? 'loaded' : 'present';
   if (demo.changed) log('Loaded the demo collection');
-  const conversations = loadDemoConversations(services);
-  result.conversations = conversations.changed ? 'loaded' : 'present';
-  if (conversations.changed) log('Loaded the demo conversation set');
+  if (services.conversations) {
+    const conversations = loadDemoConversations({ conversations: services.conversations });
+    result.conversations = conversations.changed ? 'loaded' : 'present';
+    if (conversations.changed) log('Loaded the demo conversation set');
+  }
   return result;
 }

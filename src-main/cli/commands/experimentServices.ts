@@ -79,6 +79,13 @@ export function summaryTable(result: ApiOutput<'runs.metrics'>): string {
 /** The de-duplication and cache counters of a run, in one sentence each. */
 export function describeStats(stats: Record<string, unknown>): string {
   const n = (k: string) => (typeof stats[k] === 'number' ? (stats[k] as number) : 0);
+  if (!('naiveGenerations' in stats)) {
+    // Other kinds (MoI, RichRAG) keep their own counters: list them as they are.
+    const parts = Object.entries(stats)
+      .filter(([, v]) => typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean')
+      .map(([k, v]) => (k === 'elapsedMs' ? `elapsed ${((v as number) / 1000).toFixed(1)} s` : `${k} ${String(v)}`));
+    return parts.length ? `${parts.join('; ')}\n` : '';
+  }
   let out = `generations: ${n('distinctGenerations')} distinct prompts for ${n('naiveGenerations')} sampled rankings (${n('naiveGenerations') - n('distinctGenerations')} calls saved by de-duplication); ${n('generationsComputed')} computed, ${n('generationsFromCache')} from the call cache\n`;
   if (n('naiveJudgments') > 0) {
     out += `attribution: ${n('distinctJudgments')} distinct judgments for ${n('naiveJudgments')} retrieved items (${n('naiveJudgments') - n('distinctJudgments')} saved); ${n('judgmentsComputed')} computed, ${n('judgmentsFromCache')} from the call cache\n`;

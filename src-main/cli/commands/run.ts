@@ -9,7 +9,6 @@ import { resolve } from 'node:path';
 import type { Job } from '../../api/contract/jobs';
 import { defaultExperimentRegistry } from '../../experiments/kinds';
 import { readSpecFile, requireValidSpec } from '../../experiments/specFile';
-import type { AppServices } from '../../services/appServices';
 import { DEMO_COLLECTION_NAME } from '../../services/collectionsDemo';
 import { DEMO_MODEL_NAME, ensureDemo } from '../../services/demoSetup';
 import { numberOption, parseCliArgs } from '../args';
@@ -80,8 +79,7 @@ async function ensureDemoIfNamed(s: ExperimentCliServices, spec: Record<string, 
   const wantsCollection = spec.collection === DEMO_COLLECTION_NAME && !s.collections.byName(DEMO_COLLECTION_NAME);
   const wantsModel = generator?.model === DEMO_MODEL_NAME && !s.models.models.getByName(DEMO_MODEL_NAME);
   if (!wantsCollection && !wantsModel) return;
-  // ensureDemo uses the workspace, the model library and the collections only.
-  const demo = await ensureDemo({ workspace: s.workspace, models: s.models, collections: s.collections } as unknown as AppServices, (m) => io.stderr.write(`${m}\n`));
+  const demo = await ensureDemo(s, (m) => io.stderr.write(`${m}\n`));
   if (wantsModel && demo.model === 'skipped') throw new CliError(`the spec names the demo model '${DEMO_MODEL_NAME}', which this workspace does not have (its library already holds other models)`);
 }
 
