@@ -37,3 +37,18 @@ describe('ensureDemo', () => {
     expect(services.workspaceService.info().counts.documents).toBe(counts.documents);
   });
 });
+
+describe('ensureDemo without a conversations service (the run CLI)', () => {
+  it('loads the model and collection and skips the conversations', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'fg-demo2-'));
+    const s = createAppServices(join(d, 'w.fairground'), { transport: 'http' });
+    try {
+      const result = await ensureDemo({ workspace: s.workspace, models: s.models, collections: s.collections });
+      expect(result).toEqual({ model: 'created', collection: 'loaded', conversations: 'skipped' });
+      expect(s.workspaceService.info().counts.conversations).toBe(0);
+    } finally {
+      await s.close();
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
