@@ -23,7 +23,7 @@ export interface DemoSetupResult {
 export type DemoTargets = Pick<AppServices, 'workspace' | 'models' | 'collections'> & Partial<Pick<AppServices, 'conversations'>>;
 
 export async function ensureDemo(services: DemoTargets, log: (message: string) => void = () => {}): Promise<DemoSetupResult> {
-  const result: DemoSetupResult = { model: 'skipped', collection: 'present', conversations: 'present' };
+  const result: DemoSetupResult = { model: 'skipped', collection: 'present', conversations: services.conversations ? 'present' : 'skipped' };
   if (services.models.list().length === 0) {
     const folder = services.workspace.path === ':memory:' ? join(process.cwd(), '.fairground-models') : join(dirname(services.workspace.path), 'models');
     mkdirSync(folder, { recursive: true });
