@@ -154,7 +154,7 @@ describe('Fair RAG metrics on hand-built items', () => {
     expect(cell.significant).toBe(false);
     expect(t2.cells.filter((c) => c.runs === 0).map((c) => c.difference)).toEqual([null, null, null, null]);
     const tex = table2Latex(metrics);
-    expect(tex).toContain('r1+gen (0.750) & -- & -- & -- & -0.45\\hphantom{$^{*}$} & -- \\\\');
+    expect(tex).toContain('r1+gen (0.750) & -- & -- & -- & -0.45\\hphantom{$^{\\ddagger}$} & -- \\\\');
     expect(tex).toContain('\\toprule');
   });
 

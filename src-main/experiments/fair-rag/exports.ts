@@ -169,7 +169,7 @@ export function table2Latex(metrics: FairRagMetrics): string {
   lines.push('\\centering');
   lines.push(
     `\\caption{Utility of fairer RAG models minus the utility of the deterministic baseline, per retrieval disparity interval of $\\overline{\\mathrm{EE\\text{-}D}}$. ` +
-      `$^{*}$: significant difference from the baseline (${escapeLatex(t.test)}, $p < ${t.alpha}$); --: no run in the interval.}`,
+      `$^{\\dagger}$ / $^{\\ddagger}$: significant difference from the baseline at $p < ${t.alpha}$ / $p < 0.01$ (${escapeLatex(t.test)}); --: no run in the interval.}`,
   );
   lines.push('\\label{tab:fair-rag-table2}');
   lines.push(`\\begin{tabular}{l${'r'.repeat(t.intervals.length)}}`);
@@ -183,7 +183,9 @@ export function table2Latex(metrics: FairRagMetrics): string {
     const cells = row.cells.map((c) => {
       if (c.difference === null) return '--';
       const v = `${c.difference > 0 ? '+' : ''}${fmt(c.difference)}`;
-      return c.significant ? `${v}$^{*}$` : `${v}\\hphantom{$^{*}$}`;
+      // † p < α, ‡ p < 0.01 (PyTerrier style, as in the app's Table 2); the phantom keeps digits aligned.
+      const mark = !c.significant ? '' : c.pValue !== null && c.pValue < 0.01 ? '\\ddagger' : '\\dagger';
+      return mark ? `${v}$^{${mark}}$` : `${v}\\hphantom{$^{\\ddagger}$}`;
     });
     lines.push(`${name} & ${cells.join(' & ')} \\\\`);
   }
