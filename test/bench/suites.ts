@@ -6,4 +6,7 @@ import { metricsBench } from './metrics.bench';
 export const suites: Record<string, BenchSuite> = {
   engine: engineBench,
   metrics: metricsBench,
+  retrieval: (ctx) => import('./retrieval.bench').then((m) => m.retrievalBench(ctx)),
+  ui: (ctx) => import('./ui.bench').then((m) => m.uiBench(ctx)),
+  fairrag: (ctx) => import('./fairrag.bench').then((m) => m.fairragBench(ctx)),
 };
