@@ -77,7 +77,7 @@ describe('write-heavy jobs killed with SIGKILL', () => {
           if (c.queries === QUERIES) expect(c.hash, label).toBe(baseline.collections.big!.hash);
         }
         for (const r of state.runs) expect(r, label).toEqual(baseline.runs[0]);
-        report.push(`${label}: ${c ? `${c.documents} documents, ${c.queries} queries, ${state.runs.length} run(s)` : 'no collection'}; jobs ${state.jobs.map((j) => j.status).join(',') || '-'}`);
+        report.push(`${label}: schema ${state.schemaVersion}, ${c ? `${c.documents} documents, ${c.queries} queries, ${state.runs.length} run(s)` : 'no collection'}; jobs ${state.jobs.map((j) => j.status).join(',') || '-'}`);
       } else report.push(`${label}: no workspace yet`);
 
       const reopened = await child(ws).exit;

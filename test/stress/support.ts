@@ -45,6 +45,8 @@ export interface Exit {
   stdout: string;
   stderr: string;
   ms: number;
+  /** When the first stdout bytes came (the CLI prints its report after the commit). */
+  firstStdoutMs: number | null;
 }
 
 export interface Child {
@@ -67,11 +69,15 @@ export function start(command: string, args: string[], options: SpawnOptions = {
   child.on('exit', () => live.delete(child));
   let stdout = '';
   let stderr = '';
-  child.stdout?.on('data', (c: Buffer) => (stdout += c.toString()));
+  let firstStdoutMs: number | null = null;
+  child.stdout?.on('data', (c: Buffer) => {
+    firstStdoutMs ??= performance.now() - t0;
+    stdout += c.toString();
+  });
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   const exit = new Promise<Exit>((resolve, reject) => {
     child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: performance.now() - t0 }));
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: performance.now() - t0, firstStdoutMs }));
   });
   return { process: child, exit };
 }
@@ -93,9 +99,9 @@ export async function killAfter(child: Child, ms: number): Promise<Exit & { kill
 }
 
 /**
- * SIGKILLs the child `delayMs` after its file `watch` first grows past `bytes` (or lets it finish).
- * A workspace's WAL grows only while a transaction writes, so watching it finds the commit of an
- * import (its staging tables are TEMP tables, outside the WAL).
+ * SIGKILLs the child `delayMs` after its file `watch` first grows past `bytes` (or lets it finish;
+ * an infinite delay only records when). A workspace's WAL grows only while a transaction writes,
+ * so watching it finds the commit of an import (its staging tables are TEMP tables, outside the WAL).
  */
 export async function killWhenGrown(child: Child, watch: string, bytes: number, delayMs: number): Promise<Exit & { killed: boolean; grownAt: number | null }> {
   const t0 = performance.now();
@@ -110,7 +116,7 @@ export async function killWhenGrown(child: Child, watch: string, bytes: number, 
     }
     if (size > bytes && grownAt === null) {
       grownAt = performance.now() - t0;
-      setTimeout(() => (killed = child.process.kill('SIGKILL')), delayMs);
+      if (Number.isFinite(delayMs)) setTimeout(() => (killed = child.process.kill('SIGKILL')), delayMs);
     }
   }, 5);
   const exit = await child.exit;
@@ -130,6 +136,8 @@ export interface WorkspaceState {
   integrity: string;
   /** FTS5's own consistency check of the documents index ('ok' or the error). */
   fts: string;
+  /** user_version: below the latest when a process died during its migrations. */
+  schemaVersion: number;
   collections: Record<string, CollectionState>;
   runs: { name: string; results: number; digest: string }[];
   jobs: { kind: string; status: string }[];
@@ -142,14 +150,17 @@ export function inspectWorkspace(path: string): WorkspaceState {
     loadVectorExtension(db);
     db.pragma('busy_timeout = 5000');
     const integrity = (db.pragma('integrity_check') as { integrity_check: string }[]).map((r) => r.integrity_check).join('; ');
+    const has = (t: string) => !!db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(t);
+    // A process killed during its migrations leaves an older schema (each migration is one
+    // transaction): the index may not exist yet, which is not damage.
     let fts = 'ok';
     try {
-      db.prepare(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('integrity-check', 1)`).run();
+      if (has('documents_fts')) db.prepare(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('integrity-check', 1)`).run();
     } catch (err) {
       fts = (err as Error).message;
     }
+    const schemaVersion = db.pragma('user_version', { simple: true }) as number;
     const collections: Record<string, CollectionState> = {};
-    const has = (t: string) => !!db.prepare(`SELECT 1 FROM sqlite_master WHERE name = ?`).get(t);
     if (has('collections')) {
       for (const c of db.prepare(`SELECT id, name, content_hash FROM collections`).all() as { id: number; name: string; content_hash: string }[]) {
         const n = (t: string) => (db.prepare(`SELECT count(*) AS n FROM ${t} WHERE collection_id = ?`).get(c.id) as { n: number }).n;
@@ -165,7 +176,7 @@ export function inspectWorkspace(path: string): WorkspaceState {
       }
     }
     const jobs = has('jobs') ? (db.prepare(`SELECT kind, status FROM jobs ORDER BY created_at`).all() as { kind: string; status: string }[]) : [];
-    return { integrity, fts, collections, runs, jobs };
+    return { integrity, fts, schemaVersion, collections, runs, jobs };
   } finally {
     db.close();
   }
