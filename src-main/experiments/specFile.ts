@@ -64,7 +64,7 @@ function parseJson(text: string, file: string): unknown {
   } catch (err) {
     const message = (err as Error).message;
     const at = /at position (\d+)/.exec(message);
-    const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/, (\.\.\.)?".*" is not valid JSON$/s, '');
+    const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
     if (!at) throw new DataError(`invalid JSON: ${reason}`, { file });
     const pos = Number(at[1]);
     const before = text.slice(0, pos);

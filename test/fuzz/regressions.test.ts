@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { DataError } from '../../src-main/core/errors';
+import { parseSpecText } from '../../src-main/experiments/specFile';
 import { parseGfrcInput } from '../../src-main/io/gfrc/readGfrcInput';
 import { parseMoiCase } from '../../src-main/io/moi/readMoiCase';
 import { cli } from './cliHarness';
@@ -134,5 +135,14 @@ describe('a read-only workspace', () => {
       chmodSync(ro, 0o755);
       rmSync(ro, { recursive: true, force: true });
     }
+  });
+});
+
+/** `fairground run SPEC.json`: the same V8 excerpt problem as the MoI and GFRC readers above. */
+describe('experiment spec files', () => {
+  it('a JSON syntax error in a long multi-line spec is one line', () => {
+    const spec = `{\n  "kind": "fair-rag",\n  "name": "x",\n${Array.from({ length: 12 }, (_, i) => `  "k${i}": ${i}`).join(',\n')},\n  "retrievers": [\n,    1\n  ]\n}\n`;
+    const err = errorOf(() => parseSpecText(spec, 'spec.json'));
+    expect(err.message).toBe("spec.json: invalid JSON: Unexpected token ','");
   });
 });
