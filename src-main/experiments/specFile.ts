@@ -44,7 +44,11 @@ export function parseSpecText(text: string, file: string): unknown {
   if (/\.json$/i.test(file)) return parseJson(body, file);
   const doc = parseDocument(body, { prettyErrors: false, uniqueKeys: true });
   const err = doc.errors[0];
-  if (err) throw new DataError(`invalid YAML: ${err.message.split('\n')[0]}`, { file, ...(err.linePos?.[0] ? { line: err.linePos[0].line } : {}) });
+  if (err) {
+    // linePos is only filled in with prettyErrors; the offset always is.
+    const line = err.linePos?.[0]?.line ?? body.slice(0, err.pos[0]).split('\n').length;
+    throw new DataError(`invalid YAML: ${err.message.split('\n')[0]}`, { file, line });
+  }
   return doc.toJS() as unknown;
 }
 

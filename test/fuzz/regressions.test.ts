@@ -146,3 +146,14 @@ describe('experiment spec files', () => {
     expect(err.message).toBe("spec.json: invalid JSON: Unexpected token ','");
   });
 });
+
+/**
+ * A YAML spec error was meant to carry its line (parseSpecText reads `linePos`), but the parser
+ * fills `linePos` only with prettyErrors, which the reader turns off: the line was always missing.
+ */
+describe('experiment spec files (YAML)', () => {
+  it('a YAML error names its line', () => {
+    const err = errorOf(() => parseSpecText('kind: fair-rag\nname: x\nkind: again\n', 'spec.yaml'));
+    expect(err.message).toBe('spec.yaml:3: invalid YAML: Map keys must be unique');
+  });
+});
