@@ -157,3 +157,29 @@ describe('experiment spec files (YAML)', () => {
     expect(err.message).toBe('spec.yaml:3: invalid YAML: Map keys must be unique');
   });
 });
+
+/**
+ * `conversation import --attributes FILE.json` passed JSON.parse's message through: V8's excerpt
+ * of a pretty-printed file spans lines (a multi-line error), a byte-order mark was a syntax error,
+ * and invalid UTF-8 was read as U+FFFD instead of being reported.
+ */
+describe('conversation import --attributes', () => {
+  const FIX = join(process.cwd(), 'test', 'fixtures', 'conversations', 'e2e.jsonl');
+  const attrs = JSON.stringify([{ name: 'SIDE', kind: 'nominal', groups: ['left', 'right'] }], null, 2);
+  const run = (file: string) => cli(['conversation', 'import', FIX, '--set', 's', '--attributes', file, '-w', 'conv.fairground'], dir);
+
+  it('reports a syntax error on one line with its line', async () => {
+    writeFileSync(join(dir, 'attrs-bad.json'), attrs.replace('"left",', '"left",,'));
+    const r = await run('attrs-bad.json');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^fairground conversation import: attrs-bad\.json:\d+: invalid JSON: [^\n]*\n$/);
+  });
+
+  it('skips a byte-order mark and refuses invalid UTF-8', async () => {
+    writeFileSync(join(dir, 'attrs-bom.json'), `\uFEFF${attrs}`);
+    expect((await run('attrs-bom.json')).stderr).toBe('');
+    const [head, tail] = attrs.split('"left"') as [string, string];
+    writeFileSync(join(dir, 'attrs-latin1.json'), Buffer.concat([Buffer.from(`${head}"l`), Buffer.from([0xe9]), Buffer.from(`ft"${tail}`)]));
+    expect((await run('attrs-latin1.json')).stderr).toMatch(/^fairground conversation import: attrs-latin1\.json:\d+: invalid UTF-8\n$/);
+  });
+});

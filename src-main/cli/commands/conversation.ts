@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { AttributeSetInput } from '../../api/contract/conversations';
 import { formatIssuePath } from '../../api/contract/define';
 import type { RVariant } from '../../core/fairness/gfrc';
+import { jsonSyntaxError } from '../../io/importers/jsonElements';
+import { decodeUtf8 } from '../../io/lines';
 import { csvField } from '../../io/measureCsv';
 import { ConversationsService } from '../../services/conversations/conversationsService';
 import { inspectWorkspace, openWorkspace } from '../../store/workspace';
@@ -75,11 +77,19 @@ Example: fairground conversation import runs.jsonl --set fairweb-cs --L 1000 --l
     if (glued !== undefined && glued !== 'exclude' && glued !== 'include') throw new CliError(`--glued-first-word: expected exclude or include, got '${glued}'`);
     let attributeSets: AttributeSetInput[] | undefined;
     if (values.attributes !== undefined) {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(resolve(io.cwd, values.attributes));
+      } catch (err) {
+        throw new CliError(`--attributes: cannot read ${values.attributes} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      }
+      // Strict UTF-8 and a one-line syntax error with its line, as every other JSON input.
+      const text = decodeUtf8(bytes, values.attributes).replace(/^\uFEFF/, '');
       let json: unknown;
       try {
-        json = JSON.parse(readFileSync(resolve(io.cwd, values.attributes), 'utf8')) as unknown;
+        json = JSON.parse(text) as unknown;
       } catch (err) {
-        throw new CliError(`--attributes: cannot read ${values.attributes} (${(err as Error).message})`);
+        throw jsonSyntaxError(err, text, values.attributes, 1);
       }
       const parsed = z.array(AttributeSetInput).safeParse(json);
       if (!parsed.success) {
