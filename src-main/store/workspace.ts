@@ -213,7 +213,8 @@ function readHeaderState(path: string, nativeBinding: string | undefined): Heade
     if (err instanceof WorkspaceError) throw err;
     // A WAL workspace cannot even be read without a writable folder: say read-only, not corrupt.
     if (/^SQLITE_(READONLY|CANTOPEN)/.test(String((err as { code?: unknown }).code))) assertWritable(path);
-    const message = (err as Error).message;
+    // SQLite quotes damaged schema SQL, line breaks included: keep the message on one line.
+    const message = (err as Error).message.replace(/\s+/g, ' ');
     throw new WorkspaceError('corrupt', `${path} is not a readable Fairground workspace (${message}); it was not modified`);
   } finally {
     ro?.close();

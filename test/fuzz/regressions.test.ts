@@ -183,3 +183,27 @@ describe('conversation import --attributes', () => {
     expect((await run('attrs-latin1.json')).stderr).toMatch(/^fairground conversation import: attrs-latin1\.json:\d+: invalid UTF-8\n$/);
   });
 });
+
+/**
+ * A workspace whose schema text is damaged: SQLite's "malformed database schema" error quotes the
+ * broken SQL with its line breaks, and the 'corrupt' workspace error passed it on: a multi-line
+ * error (found by fuzzing damaged workspace files).
+ */
+describe('a workspace with damaged schema text', () => {
+  it('is reported on one line', async () => {
+    const ws = join(dir, 'schema.fairground');
+    expect((await cli(['workspace', 'init', '-w', ws], dir)).code).toBe(0);
+    // Open a '[' quote in the stored CREATE TABLE text (same length, so the page stays valid).
+    // (Every copy of the text: a freed page may hold an old one.)
+    const bytes = readFileSync(ws);
+    let copies = 0;
+    for (let at = bytes.indexOf('CREATE TABLE settings ('); at >= 0; at = bytes.indexOf('CREATE TABLE settings (', at + 1), copies++) {
+      bytes.write('[', bytes.indexOf('key', at), 'latin1');
+    }
+    expect(copies).toBeGreaterThan(0);
+    writeFileSync(ws, bytes);
+    const r = await cli(['workspace', 'info', '-w', ws], dir);
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/^fairground workspace info: .*schema\.fairground is not a readable Fairground workspace \(malformed database schema \(settings\)[^\n]*\n$/);
+  });
+});
