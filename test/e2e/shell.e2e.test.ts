@@ -11,6 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { launchBrowser, screenshot } from '../support/browser';
 
+/** Runs in the page (a function, not a string: the app's CSP forbids eval). */
+const isDarkTheme = () => (globalThis as unknown as { document: { documentElement: { dataset: Record<string, string | undefined> } } }).document.documentElement.dataset.theme === 'dark';
+
 let dir: string;
 let app: BrowserMode;
 let browser: Browser;
@@ -70,11 +73,11 @@ describe('app shell in Chromium (browser mode)', () => {
 
   it('switches to the dark theme and keeps it in the workspace settings', async () => {
     await page.getByTestId('theme-select').selectOption('dark');
-    await page.waitForFunction("document.documentElement.dataset.theme === 'dark'");
+    await page.waitForFunction(isDarkTheme);
     await screenshot(page, 'settings-dark');
     expect((await app.services.settings.get()).theme).toBe('dark');
     await page.reload();
-    await page.waitForFunction("document.documentElement.dataset.theme === 'dark'");
+    await page.waitForFunction(isDarkTheme);
     await page.getByTestId('theme-select').selectOption('light');
   });
 
