@@ -32,20 +32,24 @@ export interface AppServices {
 
 export interface AppServicesOptions extends OpenOptions {
   transport: 'electron' | 'http';
+  /** Mark jobs left running by a dead process as interrupted (default true; false for CLI commands). */
+  markInterrupted?: boolean;
 }
 
 export function createAppServices(workspacePath: string, options: AppServicesOptions): AppServices {
   const workspace = openWorkspace(workspacePath, options);
   const events = new EventBus();
   const jobs = new JobRunner(workspace.db, events);
-  jobs.markInterrupted();
+  // The app marks jobs a dead process left running as interrupted; a CLI command sharing the
+  // workspace with a running app must not touch the app's jobs.
+  if (options.markInterrupted !== false) jobs.markInterrupted();
   const settings = new SettingsService(workspace.db);
   const workspaceService = new WorkspaceService(workspace);
   jobs.registerKind<{ full: boolean }>('workspace.check', {
     title: () => 'Check workspace integrity',
     run: (p, ctx) => workspaceService.check(ctx, p.full),
   });
-  const models = new ModelService(workspace.db, jobs, settings);
+  const models = new ModelService(workspace.db, jobs, settings, workspace.path);
   const collections = new CollectionsService(workspace.db, jobs);
   const conversations = new ConversationsService(workspace.db);
   // Embedding models: a library name or a GGUF path; llama.cpp threads follow the setting (0 = physical cores).

@@ -5,7 +5,7 @@
  * through the workspace's call cache) that is reused across jobs and closed at shutdown.
  */
 import { existsSync, statSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { GeneratorRef, ModelInfo, ModelSettings } from '../api/contract/models';
 import { ApiFailure } from '../api/router';
@@ -13,6 +13,7 @@ import { DataError } from '../core/errors';
 import { CachedEngine } from '../engine/callCache';
 import { readGgufMetadata } from '../engine/gguf/ggufReader';
 import { sha256File } from '../engine/gguf/sha256File';
+import { downloadModel } from '../engine/download/downloadModel';
 import { LocalEngine } from '../engine/local/localEngine';
 import { resolveLocalEngineSettings, type LocalEngineSettings } from '../engine/local/settings';
 import { RemoteEngine } from '../engine/remote/remoteEngine';
@@ -39,6 +40,14 @@ interface RemoteRow {
   added_at: string;
 }
 
+export interface DownloadParams {
+  url: string;
+  sha256?: string | undefined;
+  name?: string | undefined;
+  /** Stands in for https://huggingface.co (mirrors, tests). */
+  hubBaseUrl?: string | undefined;
+}
+
 export interface TryOptions {
   prompt: string;
   maxTokens: number;
@@ -56,6 +65,7 @@ export class ModelService {
     private readonly db: Database,
     private readonly jobs: JobRunner,
     private readonly settings: SettingsService,
+    private readonly workspacePath: string = ':memory:',
   ) {
     this.models = new ModelsRepo(db);
     this.cache = new CallCacheRepo(db);
@@ -63,6 +73,39 @@ export class ModelService {
       title: (p) => `Hash ${this.models.get(p.id)?.name ?? `model ${p.id}`}`,
       run: (p, ctx) => this.hash(p.id, ctx.signal, (done, total) => ctx.progress(done, total)),
     });
+    // Resuming a download continues its .partial file (Range request) instead of starting over.
+    jobs.registerKind<DownloadParams>('models.download', {
+      title: (p) => `Download ${p.name ?? p.url}`,
+      run: (p, ctx) => this.runDownload(p, ctx.signal, (done, total) => ctx.progress(done, total ?? null)),
+    });
+  }
+
+  /** Where downloaded models go: a `models` folder beside the workspace file. */
+  modelsFolder(): string {
+    return this.workspacePath === ':memory:' ? resolve('.fairground-models') : join(dirname(this.workspacePath), 'models');
+  }
+
+  /** Start downloading a GGUF from an https:// or hf:<owner>/<repo>/<file> URL (a resumable job). */
+  startDownload(params: DownloadParams) {
+    if (params.name && this.models.getByName(params.name)) throw new ApiFailure('conflict', `a model named '${params.name}' is already in the library`, 'name');
+    return this.jobs.startKind('models.download', params);
+  }
+
+  private async runDownload(p: DownloadParams, signal: AbortSignal, progress: (done: number, total: number | undefined) => void): Promise<{ modelId: number; sha256: string; resumedFromBytes: number }> {
+    const result = await downloadModel({
+      url: p.url,
+      destDir: this.modelsFolder(),
+      ...(p.sha256 ? { expectedSha256: p.sha256 } : {}),
+      ...(p.hubBaseUrl ? { hubBaseUrl: p.hubBaseUrl } : {}),
+      signal,
+      onProgress: ({ receivedBytes, totalBytes }) => progress(receivedBytes, totalBytes),
+    });
+    const name = p.name ?? basename(result.path).replace(/\.gguf$/i, '');
+    const existing = this.models.getByName(name);
+    if (existing && existing.sha256 === result.sha256) return { modelId: existing.id, sha256: result.sha256, resumedFromBytes: result.resumedFromBytes };
+    const header = await readGgufMetadata(result.path);
+    const record = this.models.add({ name, path: result.path, size: header.fileSize, sha256: result.sha256, metadata: headerSummary(header), status: 'ready' });
+    return { modelId: record.id, sha256: result.sha256, resumedFromBytes: result.resumedFromBytes };
   }
 
   list(): ModelInfo[] {

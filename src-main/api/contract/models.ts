@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { Empty, method } from './define';
+import { Job } from './jobs';
 
 /** Hardware/engine settings of a local model (node-llama-cpp). Omitted fields use the defaults. */
 export const ModelSettings = z
@@ -77,6 +78,17 @@ export const modelsContract = {
     z.object({ path: z.string().min(1).max(4096), name: z.string().min(1).max(200).optional() }).strict(),
     ModelInfo,
     'Register a GGUF file by path (header read now; SHA-256 computed in a background job).',
+  ),
+  'models.download': method(
+    z
+      .object({
+        url: z.string().min(1).max(4000).refine((u) => /^(https?:\/\/|hf:)/.test(u), 'must be an https:// (or http://) URL or hf:<owner>/<repo>/<file>'),
+        sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex digits').optional(),
+        name: z.string().min(1).max(200).optional(),
+      })
+      .strict(),
+    Job,
+    'Download a GGUF into the models folder beside the workspace (resumable, checksummed) and add it to the library.',
   ),
   'models.remove': method(Id, z.object({ removed: z.boolean() }), 'Remove a model from the library (the file stays).'),
   'models.updateSettings': method(z.object({ id: z.number().int(), settings: ModelSettings }).strict(), ModelInfo, 'Change a model’s engine settings.'),

@@ -24,6 +24,7 @@ import { sampleCommand } from './sample';
 import { serve } from './serve';
 import { statsCompareCommand } from './statsCompare';
 import { workspaceCheck, workspaceInfo, workspaceInit, workspaceMigrate } from './workspace';
+import { modelDownloadCommand } from './modelDownload';
 
 export const commands: CliCommand[] = [
   collectionImport,
@@ -42,6 +43,7 @@ export const commands: CliCommand[] = [
   labelExportCommand,
   labelUtilityCommand,
   modelAddCommand,
+  modelDownloadCommand,
   modelInfoCommand,
   modelListCommand,
   modelMakeTinyCommand,
