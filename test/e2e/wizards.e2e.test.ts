@@ -1,0 +1,122 @@
+/**
+ * End to end in Chromium (browser mode, demo workspace, the generated tiny model, one thread): the
+ * "New experiment" flow chooses the kind first; the compact MoI wizard (2 queries, N = 3, random 3N,
+ * 8 new tokens, a field error on the way, the spec JSON) creates and runs an experiment whose run
+ * shows the position-bias plot; the compact RichRAG wizard (2 queries, golden sub-aspects, k = 2)
+ * creates and runs one whose run opens a query's coverage view.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
+import { ensureDemo } from '../../src-main/services/demoSetup';
+import { launchBrowser } from '../support/browser';
+
+let dir: string;
+let app: BrowserMode;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fg-e2e-wiz-'));
+  app = await startBrowserMode({ workspacePath: join(dir, 'wizards.fairground') });
+  app.services.settings.update({ threads: 1 });
+  await ensureDemo(app.services);
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+  await page.goto(app.server.launchUrl);
+  await page.locator('nav a[data-screen="experiments"]').click();
+  await page.getByTestId('screen-experiments').waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function pickQueries(ids: string[]): Promise<void> {
+  await page.getByTestId('kw-queries-ids').check();
+  for (const id of ids) await page.locator(`[data-testid="kw-query-check"][data-query="${id}"]`).check();
+  await expect.poll(() => page.getByTestId('kw-query-count').textContent()).toContain(`${ids.length} queries selected`);
+}
+
+async function createAndRun(): Promise<void> {
+  await expect.poll(() => page.getByTestId('kw-status').textContent(), { timeout: 10_000 }).toBe('Valid');
+  // Keyboard: the job tray of an earlier run may cover the button's corner.
+  await page.getByTestId('kw-create-run').press('Enter');
+  await page.getByTestId('experiment-name').waitFor();
+  await page.locator('[data-testid="run-row"][data-status="succeeded"]').waitFor({ timeout: 60_000 });
+  await page.getByTestId('run-link').first().click();
+}
+
+describe('Experiments: the MoI and RichRAG wizards', () => {
+  it('chooses the kind first and runs a MoI experiment from its wizard', async () => {
+    await page.getByTestId('experiment-new').click();
+    await page.getByTestId('fair-rag-wizard').waitFor();
+    await page.getByTestId('new-kind-moi').click();
+    const wizard = page.getByTestId('moi-wizard');
+    await wizard.waitFor();
+    // Prefilled from the demo spec: the demo collection, the tiny model, N = 4.
+    expect(await page.getByTestId('kw-collection').inputValue()).toBe('Fairground demo');
+    await expect.poll(() => page.getByTestId('moi-generator').inputValue()).toBe('model:fairground-tiny');
+    expect(await page.getByTestId('moi-n').inputValue()).toBe('4');
+    // The name is required: the service's issue shows at the field.
+    await page.getByTestId('issue-name').waitFor();
+    await page.getByTestId('kw-name').fill('MoI wizard e2e');
+    await page.getByTestId('issue-name').waitFor({ state: 'detached' });
+    await pickQueries(['ma-q1', 'ma-q2']);
+    // L > N is a field error at the permutations.
+    await page.getByTestId('moi-set').selectOption('pruned');
+    await page.getByTestId('moi-length').fill('9');
+    await expect.poll(() => page.getByTestId('issue-permutations').textContent()).toMatch(/at most N/);
+    await page.getByTestId('moi-set').selectOption('random3n');
+    await page.getByTestId('issue-permutations').waitFor({ state: 'detached' });
+    await page.getByTestId('moi-n').fill('3');
+    await page.getByTestId('moi-max-tokens').fill('8');
+    for (const b of ['self-consistency', 'qg', 'retriever-reversed', 'moi-reversed', 'gold-position']) await page.locator(`[data-testid="moi-baseline"][data-baseline="${b}"]`).uncheck();
+    await page.getByTestId('kw-show-json').check();
+    await expect.poll(async () => JSON.parse((await page.getByTestId('kw-spec-json').textContent()) ?? '{}') as Record<string, unknown>).toMatchObject({
+      kind: 'moi',
+      queries: ['ma-q1', 'ma-q2'],
+      n: 3,
+      permutations: { set: 'random3n' },
+      baselines: ['random', 'bayes-saliency'],
+      decoding: { maxTokens: 8 },
+    });
+    await createAndRun();
+    await page.getByTestId('moi-run').waitFor();
+    await page.getByTestId('moi-fig6').and(page.locator('[data-ready="true"]')).waitFor();
+    const labels = await page.getByTestId('moi-table1').locator('tbody tr td:first-child').allInnerTexts();
+    expect(labels).toEqual(['Retriever', 'Random', 'Bayes saliency', 'MoI']);
+  });
+
+  it("runs a RichRAG experiment from its wizard and opens a query's coverage view", async () => {
+    await page.goto(`${app.server.launchUrl.split('#')[0]}#/experiments/new`);
+    await page.getByTestId('new-kind-richrag').click();
+    await page.getByTestId('richrag-wizard').waitFor();
+    await expect.poll(() => page.getByTestId('rr-generator').inputValue()).toBe('model:fairground-tiny');
+    await page.getByTestId('kw-name').fill('RichRAG wizard e2e');
+    await pickQueries(['ma-q1', 'ma-q3']);
+    await page.getByTestId('rr-settings-golden').check();
+    for (const f of ['closed-book', 'listwise']) await page.locator(`[data-testid="rr-framework"][data-framework="${f}"]`).uncheck();
+    // The window must exceed k: a field error next to the window.
+    await page.getByTestId('rr-k').fill('6');
+    await expect.poll(() => page.getByTestId('issue-ranker').textContent()).toMatch(/larger than k/);
+    await page.getByTestId('rr-k').fill('2');
+    await page.getByTestId('issue-ranker').waitFor({ state: 'detached' });
+    await page.getByTestId('rr-max-tokens').fill('8');
+    await page.getByTestId('rr-preferences').uncheck();
+    await createAndRun();
+    await page.getByTestId('richrag-run').waitFor();
+    expect(await page.getByTestId('richrag-table1').locator('tbody tr td:first-child').allInnerTexts()).toEqual(['retriever', 'golden/no-ranker', 'golden/rag-fusion (baseline)', 'golden/coverage']);
+    await page.getByTestId('richrag-query-select').selectOption('ma-q3');
+    await page.getByTestId('richrag-query').waitFor();
+    await page.getByTestId('richrag-condition-select').selectOption('golden/coverage');
+    await expect.poll(() => page.getByTestId('richrag-chosen').locator('li').count()).toBe(2);
+    expect(await page.getByTestId('richrag-pool').locator('tbody tr').count()).toBeGreaterThan(2);
+    await page.locator('[data-testid="richrag-coverage-plot"][data-ready="true"]').waitFor();
+  });
+});
