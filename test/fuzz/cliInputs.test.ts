@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, fuzzCli, type FuzzTarget } from './cliHarness';
 
 const FIXTURES = join(process.cwd(), 'test', 'fixtures');
-const CASES = Number(process.env.FUZZ_CASES ?? 250);
+const CASES = Number(process.env.FUZZ_CASES ?? 200);
 /** FUZZ_SEED=n shifts every seed: a longer local sweep finds what the fixed seeds do not. */
 const SEED = Number(process.env.FUZZ_SEED ?? 0);
 

@@ -23,7 +23,7 @@ import { EngineError } from '../../src-main/engine/types';
 import { TEST_SETTINGS } from '../engine/support/tinyModels';
 import { cli } from './cliHarness';
 
-const CASES = Number(process.env.FUZZ_CASES ?? 300);
+const CASES = Number(process.env.FUZZ_CASES ?? 250);
 
 let dir: string;
 let valid: Buffer;
