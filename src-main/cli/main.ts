@@ -56,8 +56,10 @@ export async function runCli(argv: string[], io: CliIo, commands: CliCommand[] =
       io.stderr.write(`fairground ${best.path.join(' ')}: ${err.message}\n`);
       return 2;
     }
-    const e = err as Error;
-    io.stderr.write(`fairground ${best.path.join(' ')}: ${e.message ?? String(err)}\n`);
+    const e = err as Error & { code?: unknown };
+    // SQLite errors surfacing from deep inside a command: say that the workspace file is involved.
+    const sqlite = typeof e.code === 'string' && e.code.startsWith('SQLITE_') ? 'workspace database error: ' : '';
+    io.stderr.write(`fairground ${best.path.join(' ')}: ${sqlite}${(e.message ?? String(err)).split('\n')[0]}\n`);
     if (io.env.FAIRGROUND_DEBUG) io.stderr.write(`${e.stack ?? ''}\n`);
     return 1;
   }

@@ -214,7 +214,7 @@ export class ModelService {
       return { kind: 'local', name: m.name, file: basename(m.path), sha256: m.sha256, quantization: m.metadata.quantization ?? null, settings: this.effectiveSettings(m) };
     }
     const r = this.requireRemote(ref.endpointId);
-    return { kind: 'remote', name: r.name, baseUrl: r.base_url, model: r.model, settings: JSON.parse(r.settings) as unknown };
+    return { kind: 'remote', name: r.name, baseUrl: withoutCredentials(r.base_url), model: r.model, settings: JSON.parse(r.settings) as unknown };
   }
 
   async close(): Promise<void> {
@@ -293,7 +293,7 @@ export class ModelService {
     return {
       id: r.id,
       name: r.name,
-      baseUrl: r.base_url,
+      baseUrl: withoutCredentials(r.base_url),
       model: r.model,
       hasApiKey: r.api_key !== null && r.api_key !== '',
       settings: JSON.parse(r.settings) as Record<string, unknown>,
@@ -322,3 +322,15 @@ export class ModelService {
   }
 }
 
+/** A URL for display and manifests: `user:password@` typed into it is masked (the engine still uses it). */
+export function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    if (!u.username && !u.password) return url;
+    u.username = '***';
+    u.password = '';
+    return u.toString().replace(/\/$/, url.endsWith('/') ? '/' : '');
+  } catch {
+    return url;
+  }
+}

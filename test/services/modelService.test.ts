@@ -88,3 +88,12 @@ describe('ModelService', () => {
     expect(services.models.describe({ kind: 'remote', endpointId: id })).not.toHaveProperty('apiKey');
   });
 });
+
+describe('withoutCredentials', () => {
+  it('masks a user and password typed into a server URL and leaves other URLs alone', async () => {
+    const { withoutCredentials } = await import('../../src-main/services/modelService');
+    expect(withoutCredentials('http://alice:s3cret@10.0.0.5:8000/v1')).toBe('http://***@10.0.0.5:8000/v1');
+    expect(withoutCredentials('http://127.0.0.1:8000/v1')).toBe('http://127.0.0.1:8000/v1');
+    expect(withoutCredentials('not a url')).toBe('not a url');
+  });
+});
