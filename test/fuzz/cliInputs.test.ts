@@ -164,7 +164,7 @@ const targets: FuzzTarget[] = [
     fileName: (i) => `scores-${i}.txt`,
     argv: (f) => ['stats', 'compare', '--a', f, '--b', 'b.txt', '--paired', '--missing', 'drop', '--test', 'randomization', '--permutations', '200'],
     // "query ids differ" and "needs at least 2 queries" concern both files, not a line.
-    check: { lineBased: true, wholeFile: /no scores|invalid UTF-8/, elsewhere: /^fairground stats compare: a paired comparison needs at least 2 queries in both files/ },
+    check: { lineBased: true, wholeFile: /no scores|invalid UTF-8/, elsewhere: /^fairground stats compare: a paired comparison needs at least 2 queries in both / },
   },
   {
     name: 'stats compare --b (unpaired)',
@@ -174,7 +174,7 @@ const targets: FuzzTarget[] = [
     fileName: (i) => `scores-b-${i}.txt`,
     argv: (f) => ['stats', 'compare', '--a', 'a.txt', '--b', f, '--welch'],
     // Too few values for the test is about the sample --b holds, named as "b".
-    check: { lineBased: true, wholeFile: /no scores|invalid UTF-8/, elsewhere: /^fairground stats compare: b: .* needs at least 2 values/ },
+    check: { lineBased: true, wholeFile: /no scores|invalid UTF-8|needs at least 2 scores in each file/ },
   },
   {
     name: 'sample --run',

@@ -105,7 +105,7 @@ export const evalExposureCommand: CliCommand = {
         if (rows.length > k) longRankings++;
         for (const row of rows) {
           if (!known.has(row.docno)) {
-            throw new DataError(`document '${row.docno}' of query '${qid}' is not in the qrels (they must list every candidate, rel 0 for non-useful)`, {
+            throw new DataError(`document '${row.docno}' of query '${qid}' is not in the qrels ${qrelsFile} (they must list every candidate, rel 0 for non-useful)`, {
               file: runFile,
               line: row.line,
               field: 'docno',

@@ -103,10 +103,16 @@ export const statsCompareCommand: CliCommand = {
         zeroFilled = { a: pairs.onlyB.length, b: pairs.onlyA.length };
         if (pairs.onlyA.length + pairs.onlyB.length > 0) notes.push(`queries missing from a file were scored 0 for it (a: ${zeroFilled.a}, b: ${zeroFilled.b})`);
       }
-      if (a.length < 2) throw new DataError(`a paired comparison needs at least 2 queries in both files, found ${a.length}`);
+      if (a.length < 2) throw new DataError(`a paired comparison needs at least 2 queries in both ${fileA} and ${fileB}, found ${a.length}`);
     } else {
       a = inIdOrder(scoresA);
       b = inIdOrder(scoresB);
+      for (const [values, file] of [
+        [a, fileA],
+        [b, fileB],
+      ] as const) {
+        if (values.length < 2) throw new DataError(`an unpaired comparison needs at least 2 scores in each file, found ${values.length}`, { file });
+      }
     }
 
     const c = compareScores(a, b, { test, paired, welch, alternative, permutations, seed, alpha, tieTolerance });
