@@ -9,6 +9,7 @@ import { formatIssuePath } from '../api/contract/define';
 import { DataError } from '../core/errors';
 import { decodeUtf8 } from '../io/lines';
 import type { ExperimentKind, ExperimentRegistry } from './registry';
+import { parseJsonText } from '../io/jsonText';
 
 export interface SpecIssue {
   path: string;
@@ -41,7 +42,7 @@ export function requireValidSpec(registry: ExperimentRegistry, raw: unknown, fil
 /** Parse spec text: JSON for `.json`, YAML otherwise (YAML also reads JSON); errors carry the line. */
 export function parseSpecText(text: string, file: string): unknown {
   const body = text.replace(/^\uFEFF/, '');
-  if (/\.json$/i.test(file)) return parseJson(body, file);
+  if (/\.json$/i.test(file)) return parseJsonText(body, file);
   const doc = parseDocument(body, { prettyErrors: false, uniqueKeys: true });
   const err = doc.errors[0];
   if (err) {
@@ -62,16 +63,3 @@ export function readSpecFile(path: string, displayName = path): unknown {
   return parseSpecText(decodeUtf8(bytes, displayName), displayName);
 }
 
-function parseJson(text: string, file: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    const message = (err as Error).message;
-    const at = /at position (\d+)/.exec(message);
-    const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
-    if (!at) throw new DataError(`invalid JSON: ${reason}`, { file });
-    const pos = Number(at[1]);
-    const before = text.slice(0, pos);
-    throw new DataError(`invalid JSON: ${reason} (column ${pos - before.lastIndexOf('\n')})`, { file, line: before.split('\n').length });
-  }
-}

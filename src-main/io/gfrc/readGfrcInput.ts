@@ -10,6 +10,7 @@ import { formatFieldPath, gfrcInputProblems, type FieldPath, type GfrcInput } fr
 import { checkWeights, type ComponentWeights } from '../../core/fairness/weights';
 import { decodeUtf8 } from '../lines';
 import { gfrcInputFileSchema, type GfrcInputFile } from './inputSchema';
+import { parseJsonText } from '../jsonText';
 
 export interface GfrcInputFromFile {
   input: GfrcInput;
@@ -29,7 +30,7 @@ export function readGfrcInputFile(file: string, options: ConversationNuggetOptio
 }
 
 export function parseGfrcInput(text: string, file: string, options: ConversationNuggetOptions = {}): GfrcInputFromFile {
-  const json = parseJson(text, file);
+  const json = parseJsonText(text, file);
   const parsed = gfrcInputFileSchema.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
@@ -83,20 +84,3 @@ function toCoreInput(data: GfrcInputFile, options: ConversationNuggetOptions): G
   return out;
 }
 
-/** JSON.parse with the failure placed at a line and column when the engine reports a position. */
-function parseJson(text: string, file: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    const message = (err as Error).message;
-    const at = /at position (\d+)/.exec(message);
-    // Drop V8's position (recomputed below as line/column) and its echo of the source text.
-    const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
-    if (!at) throw new DataError(`invalid JSON: ${reason}`, { file });
-    const pos = Number(at[1]);
-    const before = text.slice(0, pos);
-    const line = before.split('\n').length;
-    const column = pos - before.lastIndexOf('\n');
-    throw new DataError(`invalid JSON: ${reason} (column ${column})`, { file, line });
-  }
-}

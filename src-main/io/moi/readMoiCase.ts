@@ -8,6 +8,7 @@ import { assertMoiProblem, formatFieldPath, type MoiProblem } from '../../core/m
 import type { MoiSolveOptions } from '../../core/moi/solveMoi';
 import { decodeUtf8 } from '../lines';
 import { moiCaseSchema } from './inputSchema';
+import { parseJsonText } from '../jsonText';
 
 export interface MoiCase {
   problem: MoiProblem;
@@ -26,7 +27,7 @@ export function readMoiCaseFile(file: string, displayName = file): MoiCase {
 }
 
 export function parseMoiCase(text: string, file: string): MoiCase {
-  const parsed = moiCaseSchema.safeParse(parseJson(text, file));
+  const parsed = moiCaseSchema.safeParse(parseJsonText(text, file));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = formatFieldPath(issue.path.filter((p): p is string | number => typeof p !== 'symbol'));
@@ -42,17 +43,3 @@ export function parseMoiCase(text: string, file: string): MoiCase {
   return { problem, options };
 }
 
-/** JSON.parse with the failure placed at a line (and column) when the engine reports a position. */
-function parseJson(text: string, file: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    const message = (err as Error).message;
-    const at = /at position (\d+)/.exec(message);
-    const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
-    if (!at) throw new DataError(`invalid JSON: ${reason}`, { file });
-    const pos = Number(at[1]);
-    const before = text.slice(0, pos);
-    throw new DataError(`invalid JSON: ${reason} (column ${pos - before.lastIndexOf('\n')})`, { file, line: before.split('\n').length });
-  }
-}

@@ -9,6 +9,7 @@ import { DataError } from '../../core/errors';
 import { richRagDocString } from '../../core/richrag/docString';
 import { decodeUtf8 } from '../lines';
 import { coverageInputSchema } from './coverageInputSchema';
+import { parseJsonText } from '../jsonText';
 
 export interface CoverageInput {
   subAnswers: string[];
@@ -32,7 +33,7 @@ export function readCoverageInputFile(file: string): CoverageInput {
 }
 
 export function parseCoverageInput(text: string, file: string): CoverageInput {
-  const parsed = coverageInputSchema.safeParse(parseJson(text, file));
+  const parsed = coverageInputSchema.safeParse(parseJsonText(text, file));
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = fieldPath(issue.path.filter((p): p is string | number => typeof p !== 'symbol'));
@@ -75,18 +76,3 @@ function fieldPath(path: readonly (string | number)[]): string {
   return out;
 }
 
-/** JSON.parse with a syntax error placed at its line (and column) when the engine reports a position. */
-function parseJson(text: string, file: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (err) {
-    const message = (err as Error).message;
-    // Drop V8's position (recomputed below as line/column) and its echo of the source text.
-    const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
-    const at = /at position (\d+)/.exec(message);
-    if (!at) throw new DataError(`invalid JSON: ${reason}`, { file });
-    const before = text.slice(0, Number(at[1]));
-    const line = before.split('\n').length;
-    throw new DataError(`invalid JSON: ${reason} (column ${before.length - before.lastIndexOf('\n')})`, { file, line });
-  }
-}
