@@ -29,6 +29,9 @@ describe('fairground workspace', () => {
     const check = await cli('workspace', 'check', '-w', 'lab.fairground');
     expect(check).toMatchObject({ code: 0 });
     expect(check.out).toContain('is healthy');
+    // the check wrote nothing into the workspace it checked
+    const after = await cli('workspace', 'info', '-w', 'lab.fairground', '--json');
+    expect(JSON.parse(after.out).counts.jobs).toBe(0);
   });
 
   it('fails with one line and a non-zero exit on a corrupt file or a missing workspace', async () => {

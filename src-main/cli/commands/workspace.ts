@@ -5,8 +5,6 @@ import { CliError, type CliCommand } from '../command';
 import { WORKSPACE_HELP, resolveWorkspacePath, workspaceOptionSpec } from '../workspaceOption';
 import { inspectWorkspace, openWorkspace } from '../../store/workspace';
 import { WorkspaceService } from '../../services/workspaceService';
-import { EventBus } from '../../services/eventBus';
-import { JobRunner } from '../../services/jobRunner';
 
 export const workspaceInit: CliCommand = {
   path: ['workspace', 'init'],
@@ -95,11 +93,12 @@ ${WORKSPACE_HELP}
     if (!inspectWorkspace(path).exists) throw new CliError(`no workspace at ${path}`);
     const ws = openWorkspace(path, { migrate: false });
     try {
-      const runner = new JobRunner(ws.db, new EventBus());
-      const job = runner.start('workspace.check', 'Check workspace integrity', { full: !values.quick }, (ctx) => new WorkspaceService(ws).check(ctx, !values.quick));
-      const done = await runner.wait(job.id);
-      const result = done.result as { ok: boolean; problems: string[] } | undefined;
-      if (done.status !== 'succeeded' || !result) throw new CliError(done.error ?? 'check failed');
+      // Checked in place, not as a job: a check must not write a job row into the file it checks.
+      const never = new AbortController().signal;
+      const result = await new WorkspaceService(ws).check(
+        { signal: never, jobId: 'cli', progress: () => {}, throwIfCancelled: () => {} },
+        !values.quick,
+      );
       if (result.ok) io.stdout.write(`ok: ${ws.path} is healthy\n`);
       else for (const p of result.problems) io.stdout.write(`problem: ${p}\n`);
       return result.ok ? 0 : 1;
