@@ -181,19 +181,28 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       'Cache-Control': target.endsWith('index.html') ? 'no-store' : 'public, max-age=3600',
       ...securityHeaders(port),
     });
-    createReadStream(target).pipe(res);
+    const stream = createReadStream(target);
+    // The file can vanish between the stat and the read (a rebuild): end the response, not the process.
+    stream.on('error', () => res.destroy());
+    stream.pipe(res);
   }
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
   const sockets = new Set<WebSocket>();
   server.on('upgrade', (req, socket, head) => {
-    const refusal = refuse(req);
-    const url = new URL(req.url ?? '/', `http://${HOST}:${port}`);
     const deny = (status: number, text: string) => {
       socket.write(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
       socket.destroy();
     };
-    if (refusal) return deny(403, 'Forbidden');
+    socket.on('error', () => socket.destroy());
+    if (refuse(req)) return deny(403, 'Forbidden');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', `http://${HOST}:${port}`);
+    } catch {
+      // A malformed path must be refused, never thrown from an event listener (that ends the process).
+      return deny(400, 'Bad Request');
+    }
     if (url.pathname !== '/api/events') return deny(404, 'Not Found');
     if (!tokenMatches(url.searchParams.get('token'))) return deny(401, 'Unauthorized');
     wss.handleUpgrade(req, socket, head, (ws) => {

@@ -150,3 +150,24 @@ describe('browser-mode HTTP API', () => {
     expect(statuses.at(-1)).toBe('succeeded');
   });
 });
+
+describe('malformed requests', () => {
+  it('refuses a WebSocket upgrade with an unparsable path instead of crashing the server', async () => {
+    const { connect } = await import('node:net');
+    const status = await new Promise<string>((resolve, reject) => {
+      const sock = connect(app.server.port, '127.0.0.1', () => {
+        sock.write(
+          `GET //[ HTTP/1.1\r\nHost: 127.0.0.1:${app.server.port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+        );
+      });
+      let got = '';
+      sock.on('data', (d) => (got += d.toString()));
+      sock.on('close', () => resolve(got.split('\r\n')[0] ?? ''));
+      sock.on('error', reject);
+    });
+    expect(status).toBe('HTTP/1.1 400 Bad Request');
+    // the server is still alive and answering
+    const res = await raw('/api/app.info', { method: 'POST', headers: { ...json, authorization: `Bearer ${token}` }, body: '{}' });
+    expect(res.status).toBe(200);
+  });
+});
