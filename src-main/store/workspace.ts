@@ -159,24 +159,31 @@ export function openWorkspace(path: string, options: OpenOptions = {}): Workspac
 export function applyMigrations(db: Database.Database, migrations: readonly Migration[]): number[] {
   const current = db.pragma('user_version', { simple: true }) as number;
   const appId = db.pragma('application_id', { simple: true }) as number;
-  if (current === 0 && appId === 0) {
+  if (appId !== APPLICATION_ID) {
+    // Only an empty file (or a fresh one) may become a workspace; never migrate another program's database.
     const tables = db.prepare(`SELECT count(*) AS n FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'`).get() as { n: number };
-    if (tables.n > 0) throw new WorkspaceError('not-a-workspace', 'the file is an SQLite database of another program, not a Fairground workspace');
+    if (tables.n > 0 || current > 0 || appId !== 0) {
+      throw new WorkspaceError('not-a-workspace', 'the file is an SQLite database of another program, not a Fairground workspace');
+    }
   }
   const applied: number[] = [];
   for (const m of migrations) {
     if (m.version <= current) continue;
+    let ran = false;
     const run = db.transaction(() => {
+      // Another process may have applied it since we looked (two opens of an old workspace at once).
+      if ((db.pragma('user_version', { simple: true }) as number) >= m.version) return;
+      ran = true;
       if (m.version === 1) db.pragma(`application_id = ${APPLICATION_ID}`);
       m.up(db);
       db.pragma(`user_version = ${m.version}`);
     });
     try {
-      run();
+      run.immediate();
     } catch (err) {
       throw new WorkspaceError('corrupt', `migration ${String(m.version).padStart(4, '0')}_${m.name} failed: ${(err as Error).message}`);
     }
-    applied.push(m.version);
+    if (ran) applied.push(m.version);
   }
   return applied;
 }

@@ -157,3 +157,27 @@ describe('defaultWorkspacePath', () => {
     expect(defaultWorkspacePath({ FAIRGROUND_WORKSPACE: '/tmp/x.fairground' }, 'linux', '/h')).toBe('/tmp/x.fairground');
   });
 });
+
+describe('applyMigrations on a connection', () => {
+  it("never migrates another program's database, even one with its own user_version and no application id", async () => {
+    const { applyMigrations } = await import('../../src-main/store/workspace');
+    const db = new Database(':memory:');
+    db.pragma('user_version = 2');
+    expect(() => applyMigrations(db, [{ version: 3, name: 'x', up: (d) => d.exec('CREATE TABLE t(x)') }])).toThrow(/another program/);
+    expect(db.prepare(`SELECT name FROM sqlite_master WHERE name='t'`).get()).toBeUndefined();
+  });
+
+  it('skips a migration another connection applied in the meantime', async () => {
+    const { applyMigrations } = await import('../../src-main/store/workspace');
+    const path = join(dir, 'race.fairground');
+    const a = new Database(path);
+    const b = new Database(path);
+    let ran = 0;
+    const m: Migration = { version: 1, name: 'one', up: (d) => (d.exec('CREATE TABLE once(x)'), void ran++) };
+    expect(applyMigrations(a, [m])).toEqual([1]);
+    expect(applyMigrations(b, [m])).toEqual([]);
+    expect(ran).toBe(1);
+    a.close();
+    b.close();
+  });
+});
