@@ -87,13 +87,20 @@ export class ItemWriter {
   }
 }
 
-/** Runs `work` over `items` with at most `concurrency` in flight; stops at the first error. */
+/**
+ * Runs `work` over `items` with at most `concurrency` in flight; stops at the first error or abort.
+ * Every worker finishes its current item before this returns, so results written by work still
+ * in flight are flushed by the caller and a resumed job never overlaps them.
+ */
 async function pool<T>(items: readonly T[], concurrency: number, signal: AbortSignal, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   let failed: unknown;
   const worker = async () => {
     while (failed === undefined && next < items.length) {
-      signal.throwIfAborted();
+      if (signal.aborted) {
+        failed ??= signal.reason ?? new Error('cancelled');
+        break;
+      }
       const item = items[next++]!;
       try {
         await work(item);
