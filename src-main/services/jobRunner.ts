@@ -58,6 +58,8 @@ const FINISHED: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'cancel
 export class JobRunner {
   private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; startedMs: number }>();
   private readonly lastEmit = new Map<string, number>();
+  /** The latest progress of each running job, including reports the throttle did not write. */
+  private readonly latest = new Map<string, { done: number; total: number | null | undefined; message: string | undefined }>();
   private readonly kinds = new Map<string, JobKind>();
 
   constructor(
@@ -197,6 +199,7 @@ export class JobRunner {
   }
 
   private report(id: string, done: number, total: number | null | undefined, message: string | undefined): void {
+    this.latest.set(id, { done, total, message });
     const t = this.now();
     const last = this.lastEmit.get(id) ?? 0;
     const complete = total !== undefined && total !== null && done >= total;
@@ -209,6 +212,14 @@ export class JobRunner {
   }
 
   private finish(id: string, status: JobStatus, error: string | null, result: unknown): void {
+    // Write the last progress even if the throttle skipped it, so a finished job shows where it ended.
+    const last = this.latest.get(id);
+    this.latest.delete(id);
+    if (last) {
+      this.db
+        .prepare(`UPDATE jobs SET progress=?, total=coalesce(?, total), message=coalesce(?, message) WHERE id=?`)
+        .run(last.done, last.total ?? null, last.message ?? null, id);
+    }
     this.db
       .prepare(`UPDATE jobs SET status=?, error=?, result=?, finished_at=?, message=CASE WHEN ?='cancelled' THEN 'cancelled' ELSE message END WHERE id=?`)
       .run(status, error, result === undefined ? null : JSON.stringify(result), new Date(this.now()).toISOString(), status, id);

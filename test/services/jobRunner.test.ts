@@ -121,3 +121,19 @@ describe('JobRunner resumable kinds', () => {
     expect(() => runner.startKind('nope', {})).toThrow(/no job kind/);
   });
 });
+
+describe('JobRunner progress throttling', () => {
+  it('keeps the last progress a throttled report carried', async () => {
+    const db = new Database(':memory:');
+    migration0001.up(db);
+    let t = 0;
+    const runner = new JobRunner(db, new EventBus(), () => t, 100);
+    const job = runner.start('k', 'Throttled', {}, async (ctx) => {
+      ctx.progress(1, null, 'one');
+      t += 10; // within the throttle window: not written when reported
+      ctx.progress(7, null, 'seven');
+      return null;
+    });
+    expect(await runner.wait(job.id)).toMatchObject({ status: 'succeeded', progress: 7, message: 'seven' });
+  });
+});
