@@ -10,7 +10,6 @@
  * cache answers any call that finished before a crash.
  */
 import { createHash } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Database } from 'better-sqlite3';
 import type { ApiOutput } from '../api/contract/index';
 import type { GeneratorSelector } from '../api/contract/experiments';
@@ -26,10 +25,11 @@ import { collectEnvironment, type EnvironmentInfo } from '../io/manifest/environ
 import { buildManifest, type ReproducibilityManifest } from '../io/manifest/manifest';
 import { redactSecrets } from '../io/manifest/redactSecrets';
 import type { CollectionsRepo } from '../store/collectionsRepo';
-import { ExperimentNameTakenError, ExperimentsRepo, type ExperimentRow, type RunOwner, type RunRow } from '../store/experimentsRepo';
+import { ExperimentNameTakenError, ExperimentsRepo, type ExperimentRow, type RunRow } from '../store/experimentsRepo';
 import { RetrievalRepo } from '../store/retrievalRepo';
 import type { JobContext, JobRunner } from './jobRunner';
 import type { ModelService } from './modelService';
+import { currentOwner, ownerGone } from './processOwner';
 
 export const RUN_JOB_KIND = 'experiments.run';
 
@@ -60,7 +60,7 @@ export class ExperimentService {
     this.registry = options.registry ?? defaultExperimentRegistry();
     // Runs left running by a process that died (on this machine) can be resumed; runs in progress
     // in another live process (the app and the CLI on one workspace) are left alone.
-    this.repo.markInterrupted((owner) => this.ownerGone(owner));
+    this.repo.markInterrupted((owner) => ownerGone(owner));
     this.deps = {
       db,
       collections,
@@ -174,7 +174,7 @@ export class ExperimentService {
    */
   runToContinue(experimentId: number, fresh = false): { run: RunRow; resumed: boolean } {
     const e = this.requireExperiment(experimentId);
-    this.repo.markInterrupted((owner) => this.ownerGone(owner));
+    this.repo.markInterrupted((owner) => ownerGone(owner));
     if (!fresh) {
       const open = this.repo.runs(experimentId).find((r) => r.specVersion === e.version && r.status !== 'succeeded' && r.status !== 'running');
       if (open) return { run: open, resumed: true };
@@ -206,7 +206,7 @@ export class ExperimentService {
     const kind = this.requireKind(run.kind);
     const spec = kind.schema.parse(run.spec);
     this.executing.add(runId);
-    this.repo.setRunStarted(runId, ctx.jobId ?? null, { pid: process.pid, host: hostname() });
+    this.repo.setRunStarted(runId, ctx.jobId ?? null, currentOwner());
     try {
       const stats = await kind.execute({ runId, spec, deps: this.deps, signal: ctx.signal, progress: (d, t, m) => ctx.progress(d, t, m) });
       this.repo.setRunStats(runId, stats);
@@ -260,19 +260,6 @@ export class ExperimentService {
   }
 
   // ---- helpers -------------------------------------------------------------------------------
-
-  /** Whether the process that owns a running run is gone (same machine, pid no longer alive). */
-  private ownerGone(owner: RunOwner | null): boolean {
-    if (owner === null) return true;
-    if (owner.host !== hostname()) return false;
-    if (owner.pid === process.pid) return false;
-    try {
-      process.kill(owner.pid, 0);
-      return false;
-    } catch (err) {
-      return (err as NodeJS.ErrnoException).code === 'ESRCH';
-    }
-  }
 
   private metricsInput(runId: number): { kind: ExperimentKind; run: RunRow; input: MetricsInput<Record<string, unknown>> } {
     const run = this.requireRun(runId);

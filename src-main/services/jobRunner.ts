@@ -8,6 +8,7 @@ import type { Database } from 'better-sqlite3';
 import type { Job, JobStatus } from '../api/contract/jobs';
 import { ApiFailure } from '../api/router';
 import type { EventBus } from './eventBus';
+import { currentOwner, ownerGone, type ProcessOwner } from './processOwner';
 
 export interface JobContext {
   readonly signal: AbortSignal;
@@ -70,12 +71,21 @@ export class JobRunner {
     private readonly throttleMs = 100,
   ) {}
 
-  /** Jobs left `queued`/`running` by a previous process that died become `interrupted`. */
+  /**
+   * Jobs left `queued`/`running` by a process that died become `interrupted`. A job whose owner is
+   * alive (a `fairground` command working in the same workspace) is left alone.
+   */
   markInterrupted(): number {
-    const info = this.db
-      .prepare(`UPDATE jobs SET status='interrupted', finished_at=?, message=coalesce(message,'') || ' (interrupted: the app stopped)' WHERE status IN ('queued','running')`)
-      .run(new Date(this.now()).toISOString());
-    return info.changes;
+    const rows = this.db.prepare(`SELECT id, owner FROM jobs WHERE status IN ('queued','running')`).all() as { id: string; owner: string | null }[];
+    const mark = this.db.prepare(
+      `UPDATE jobs SET status='interrupted', finished_at=?, message=trim(coalesce(message,'') || ' (interrupted: its process stopped)') WHERE id=? AND status IN ('queued','running')`,
+    );
+    let changed = 0;
+    for (const r of rows) {
+      if (!ownerGone(parseOwner(r.owner))) continue;
+      changed += mark.run(new Date(this.now()).toISOString(), r.id).changes;
+    }
+    return changed;
   }
 
   /** Register a resumable job kind. */
@@ -101,6 +111,11 @@ export class JobRunner {
   resume(id: string): Job {
     const job = this.get(id);
     if (this.running.has(id)) throw new ApiFailure('conflict', `job ${id} is already running`);
+    const row0 = this.db.prepare(`SELECT owner FROM jobs WHERE id=?`).get(id) as { owner: string | null };
+    const owner = parseOwner(row0.owner);
+    if ((job.status === 'running' || job.status === 'queued') && !ownerGone(owner)) {
+      throw new ApiFailure('conflict', `job '${job.title}' is running in another process (pid ${owner?.pid} on ${owner?.host})`);
+    }
     if (job.status === 'succeeded') throw new ApiFailure('conflict', `job '${job.title}' already finished; nothing to resume`);
     const handler = this.kinds.get(job.kind);
     if (!handler) throw new ApiFailure('conflict', `jobs of kind '${job.kind}' cannot be resumed`);
@@ -116,11 +131,13 @@ export class JobRunner {
   private launch(id: string, kind: string, title: string, params: unknown, fn: JobFn, resuming: boolean): Job {
     const created = new Date(this.now()).toISOString();
     if (resuming) {
-      this.db.prepare(`UPDATE jobs SET status='running', error=NULL, result=NULL, finished_at=NULL, started_at=?, message='resuming' WHERE id=?`).run(created, id);
+      this.db
+        .prepare(`UPDATE jobs SET status='running', error=NULL, result=NULL, finished_at=NULL, started_at=?, message='resuming', owner=? WHERE id=?`)
+        .run(created, JSON.stringify(currentOwner()), id);
     } else {
       this.db
-        .prepare(`INSERT INTO jobs(id, kind, title, status, params, created_at, started_at) VALUES (?, ?, ?, 'running', ?, ?, ?)`)
-        .run(id, kind, title, JSON.stringify(params ?? {}), created, created);
+        .prepare(`INSERT INTO jobs(id, kind, title, status, params, created_at, started_at, owner) VALUES (?, ?, ?, 'running', ?, ?, ?, ?)`)
+        .run(id, kind, title, JSON.stringify(params ?? {}), created, created, JSON.stringify(currentOwner()));
     }
     const controller = new AbortController();
     const startedMs = this.now();
@@ -250,5 +267,15 @@ export class JobRunner {
       resumable: row.status !== 'succeeded' && row.status !== 'running' && row.status !== 'queued' && this.kinds.has(row.kind),
       ...(row.result !== null ? { result: JSON.parse(row.result) as unknown } : {}),
     };
+  }
+}
+
+function parseOwner(text: string | null): ProcessOwner | null {
+  if (!text) return null;
+  try {
+    const o = JSON.parse(text) as ProcessOwner;
+    return typeof o.pid === 'number' && typeof o.host === 'string' ? o : null;
+  } catch {
+    return null;
   }
 }

@@ -1,12 +1,14 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { migration0001 } from '../../src-main/store/migrations/0001_initial';
+import { migration0008 } from '../../src-main/store/migrations/0008_job_owner';
 import { EventBus } from '../../src-main/services/eventBus';
 import { JobRunner } from '../../src-main/services/jobRunner';
 
 function setup(now: () => number = Date.now) {
   const db = new Database(':memory:');
   migration0001.up(db);
+  migration0008.up(db);
   const events = new EventBus();
   const seen: string[] = [];
   events.subscribe((e) => seen.push(`${e.payload.status}:${e.payload.progress}`));
@@ -126,6 +128,7 @@ describe('JobRunner progress throttling', () => {
   it('keeps the last progress a throttled report carried', async () => {
     const db = new Database(':memory:');
     migration0001.up(db);
+  migration0008.up(db);
     let t = 0;
     const runner = new JobRunner(db, new EventBus(), () => t, 100);
     const job = runner.start('k', 'Throttled', {}, async (ctx) => {
@@ -135,5 +138,31 @@ describe('JobRunner progress throttling', () => {
       return null;
     });
     expect(await runner.wait(job.id)).toMatchObject({ status: 'succeeded', progress: 7, message: 'seven' });
+  });
+});
+
+describe('JobRunner and other processes', () => {
+  it('leaves a job whose process is alive alone, and refuses to resume it', async () => {
+    const { spawn } = await import('node:child_process');
+    const { hostname } = await import('node:os');
+    const { db, runner } = setup();
+    runner.registerKind('k', { title: () => 't', run: async () => 1 });
+    const other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)']);
+    try {
+      db.prepare(`INSERT INTO jobs(id, kind, title, status, params, created_at, owner) VALUES ('cli', 'k', 'CLI run', 'running', '{}', 'now', ?)`).run(
+        JSON.stringify({ pid: other.pid, host: hostname() }),
+      );
+      db.prepare(`INSERT INTO jobs(id, kind, title, status, params, created_at, owner) VALUES ('dead', 'k', 'Dead run', 'running', '{}', 'now', ?)`).run(
+        JSON.stringify({ pid: 2 ** 22 + 12345, host: hostname() }),
+      );
+      expect(runner.markInterrupted()).toBe(1);
+      expect(runner.get('cli').status).toBe('running');
+      expect(runner.get('dead').status).toBe('interrupted');
+      expect(() => runner.resume('cli')).toThrow(/running in another process/);
+      runner.resume('dead');
+      expect((await runner.wait('dead')).status).toBe('succeeded');
+    } finally {
+      other.kill();
+    }
   });
 });

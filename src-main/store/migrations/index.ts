@@ -10,6 +10,7 @@ import { migration0004 } from './0004_retrieval';
 import { migration0005 } from './0005_remote_endpoints';
 import { migration0006 } from './0006_experiments';
 import { migration0007 } from './0007_conversations';
+import { migration0008 } from './0008_job_owner';
 
 export const migrations: readonly Migration[] = [
   migration0001,
@@ -19,4 +20,5 @@ export const migrations: readonly Migration[] = [
   migration0005,
   migration0006,
   migration0007,
+  migration0008,
 ];
