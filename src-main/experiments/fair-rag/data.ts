@@ -13,6 +13,7 @@ import type { CollectionsRepo } from '../../store/collectionsRepo';
 import type { QueryRow } from '../../store/collectionTypes';
 import { retrievalText } from './retrievalQuery';
 import { utilityScorer, type UtilityScorer } from './utility';
+import { selectQueries } from '../selectQueries';
 
 export interface CandidateDoc {
   docId: string;
@@ -44,7 +45,7 @@ type LoadSpec = Pick<FairRagSpec, 'collection' | 'queries' | 'tasks' | 'minUsefu
 export function loadFairRagData(spec: LoadSpec, repo: CollectionsRepo): FairRagData {
   const collection = repo.byName(spec.collection);
   if (!collection) throw new DataError(`no collection named '${spec.collection}' in the workspace`, { field: 'collection' });
-  const rows = selectQueries(spec, repo, collection.id);
+  const rows = selectQueries(repo, collection, spec.queries);
   const queries: QueryData[] = [];
   const skipped: { queryId: string; reason: string }[] = [];
   for (const q of rows) {
@@ -54,23 +55,6 @@ export function loadFairRagData(spec: LoadSpec, repo: CollectionsRepo): FairRagD
     else queries.push(result);
   }
   return { collection: { id: collection.id, name: collection.name, contentHash: collection.contentHash }, queries, skipped };
-}
-
-function selectQueries(spec: LoadSpec, repo: CollectionsRepo, collectionId: number): QueryRow[] {
-  if (spec.queries !== 'all') {
-    return spec.queries.map((id, i) => {
-      const q = repo.getQuery(collectionId, id);
-      if (!q) throw new DataError(`no query '${id}' in collection '${spec.collection}'`, { field: `queries[${i}]` });
-      return q;
-    });
-  }
-  const out: QueryRow[] = [];
-  for (let offset = 0; ; offset += 1000) {
-    const page = repo.listQueries(collectionId, { offset, limit: 1000 });
-    out.push(...page.items);
-    if (page.items.length < 1000) break;
-  }
-  return out;
 }
 
 function queryData(spec: LoadSpec, repo: CollectionsRepo, collectionId: number, q: QueryRow): QueryData | { reason: string } {

@@ -18,6 +18,7 @@ import type { CollectionsRepo } from '../../store/collectionsRepo';
 import type { QueryRow } from '../../store/collectionTypes';
 import type { ExperimentDeps } from '../registry';
 import { answerScorer, type AnswerScorer } from './answerMetrics';
+import { selectQueries } from '../selectQueries';
 
 export interface PassageDoc {
   /** = docId (what a prompt template sees as {{id}}). */
@@ -62,30 +63,13 @@ export function loadMoiData(spec: LoadSpec, deps: Pick<ExperimentDeps, 'collecti
   }
   const queries: MoiQueryData[] = [];
   const skipped: { queryId: string; reason: string }[] = [];
-  for (const q of selectQueries(spec, repo, collection.id)) {
+  for (const q of selectQueries(repo, collection, spec.queries)) {
     if (spec.tasks && !spec.tasks.includes(q.task ?? '')) continue;
     const result = queryData(spec, deps, collection.id, q);
     if ('reason' in result) skipped.push({ queryId: q.queryId, reason: result.reason });
     else queries.push(result);
   }
   return { collection: { id: collection.id, name: collection.name, contentHash: collection.contentHash }, queries, skipped };
-}
-
-function selectQueries(spec: LoadSpec, repo: CollectionsRepo, collectionId: number): QueryRow[] {
-  if (spec.queries !== 'all') {
-    return spec.queries.map((id, i) => {
-      const q = repo.getQuery(collectionId, id);
-      if (!q) throw new DataError(`no query '${id}' in collection '${spec.collection}'`, { field: `queries[${i}]` });
-      return q;
-    });
-  }
-  const out: QueryRow[] = [];
-  for (let offset = 0; ; offset += 1000) {
-    const page = repo.listQueries(collectionId, { offset, limit: 1000 });
-    out.push(...page.items);
-    if (page.items.length < 1000) break;
-  }
-  return out;
 }
 
 function queryData(spec: LoadSpec, deps: Pick<ExperimentDeps, 'collections' | 'retrievalRuns'>, collectionId: number, q: QueryRow): MoiQueryData | { reason: string } {

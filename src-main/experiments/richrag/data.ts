@@ -13,6 +13,7 @@ import { DataError } from '../../core/errors';
 import type { CollectionsRepo } from '../../store/collectionsRepo';
 import type { QueryRow } from '../../store/collectionTypes';
 import type { QueryPayload } from './items';
+import { selectQueries } from '../selectQueries';
 
 export interface RichRagQuery extends QueryPayload {
   queryId: string;
@@ -30,10 +31,10 @@ type LoadSpec = Pick<RichRagSpec, 'collection' | 'queries' | 'tasks' | 'preferen
 export function loadRichRagData(spec: LoadSpec, repo: CollectionsRepo): RichRagData {
   const collection = repo.byName(spec.collection);
   if (!collection) throw new DataError(`no collection named '${spec.collection}' in the workspace`, { field: 'collection' });
-  const evaluation = (spec.queries === 'all' ? allQueries(repo, collection.id) : listed(repo, collection.id, spec.queries, 'queries', spec.collection)).filter(
+  const evaluation = selectQueries(repo, collection, spec.queries).filter(
     (q) => !spec.tasks || spec.tasks.includes(q.task ?? ''),
   );
-  const training = spec.preferences.enabled ? (spec.preferences.queries ? listed(repo, collection.id, spec.preferences.queries, 'preferences.queries', spec.collection) : evaluation) : [];
+  const training = spec.preferences.enabled ? (spec.preferences.queries ? selectQueries(repo, collection, spec.preferences.queries, 'preferences.queries') : evaluation) : [];
   const trainIds = new Set(training.map((q) => q.queryId));
   const evalIds = new Set(evaluation.map((q) => q.queryId));
   const rows = [...evaluation, ...training.filter((q) => !evalIds.has(q.queryId))];
@@ -69,20 +70,3 @@ function unusable(q: QueryRow): string | null {
   return null;
 }
 
-function listed(repo: CollectionsRepo, collectionId: number, ids: readonly string[], field: string, collectionName: string): QueryRow[] {
-  return ids.map((id, i) => {
-    const q = repo.getQuery(collectionId, id);
-    if (!q) throw new DataError(`no query '${id}' in collection '${collectionName}'`, { field: `${field}[${i}]` });
-    return q;
-  });
-}
-
-function allQueries(repo: CollectionsRepo, collectionId: number): QueryRow[] {
-  const out: QueryRow[] = [];
-  for (let offset = 0; ; offset += 1000) {
-    const page = repo.listQueries(collectionId, { offset, limit: 1000 });
-    out.push(...page.items);
-    if (page.items.length < 1000) break;
-  }
-  return out;
-}
