@@ -245,8 +245,9 @@ describe('utility labeling with a tiny model', () => {
     expect(relabelled.content.split('\n').map((l) => l.split('\t').slice(0, 2).join('\t'))).toEqual(mapping.content.split('\n').map((l) => l.split('\t').slice(0, 2).join('\t')));
   });
   it('stops between calls when cancelled and resumes under the same id without redoing finished calls', async () => {
-    // maxTokens 10 makes these calls new to the cache.
-    const req = request({ collectionId, maxTokens: 10, queryIds: ['q1', 'q2', 'q3'] });
+    // maxTokens 48 makes these calls new to the cache, and long enough (tens of ms each) that
+    // progress events (throttled to one per 100 ms) arrive before the last call finishes.
+    const req = request({ collectionId, maxTokens: 48, queryIds: ['q1', 'q2', 'q3'] });
     let job = services.labeling.start(req);
     const off = services.events.subscribe((e) => {
       if (e.event === 'job.updated' && e.payload.id === job.id && e.payload.progress >= 3 && e.payload.status === 'running') services.jobs.cancel(job.id);
