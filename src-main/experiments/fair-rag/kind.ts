@@ -17,6 +17,7 @@ import { fairRagItems } from './itemsView';
 import { fairRagMetrics } from './metrics';
 import { promptRenderer, templateFor } from './prompt';
 import { scoreRetrievers } from './retrievers';
+import { manifestRuntime } from '../manifestRuntime';
 
 export const FAIR_RAG_MEASURES = ['EE-D', 'EE-R', 'EE-L', 'EE-D_norm', 'EE-R_norm', 'EE-L_norm', 'EU', 'EU_norm', 'EAR', 'EAE-D', 'EAE-D_norm'];
 
@@ -78,18 +79,8 @@ async function fairRagManifest(runId: number, spec: FairRagSpec, deps: Experimen
   const settings = (gen.settings ?? {}) as Record<string, unknown>;
   return {
     run: { tag: spec.name, description: spec.description ?? `Fair RAG run ${runId}` },
-    ...(versions['llama.cpp'] ? { llamaCppBuild: versions['llama.cpp'] } : {}),
-    ...(typeof settings.gpu === 'string' || settings.gpu === false ? { gpuBackend: String(settings.gpu) } : {}),
+    ...manifestRuntime(versions, settings, spec.decoding),
     models,
-    sampler: {
-      temperature: spec.decoding.temperature,
-      maxTokens: spec.decoding.maxTokens,
-      chat: spec.decoding.chat,
-      ...(spec.decoding.stop ? { stop: spec.decoding.stop } : {}),
-      ...(typeof settings.contextSize === 'number' ? { contextSize: settings.contextSize } : {}),
-      ...(typeof settings.batchSize === 'number' ? { batchSize: settings.batchSize } : {}),
-      ...(typeof settings.threads === 'number' ? { threads: settings.threads } : {}),
-    },
     seeds: { plSampling: spec.seeds.sampling, generation: spec.seeds.generation },
     parameters: {
       k: spec.k,

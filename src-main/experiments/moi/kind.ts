@@ -15,6 +15,7 @@ import { KEY_PREFIX } from './items';
 import { moiMetrics } from './metrics';
 import { PromptLayout } from './promptLayout';
 import { moiQueryDetail } from './queryDetail';
+import { manifestRuntime } from '../manifestRuntime';
 
 export const moiKind: ExperimentKind<MoiSpec> = {
   kind: 'moi',
@@ -76,18 +77,8 @@ async function moiManifest(runId: number, spec: MoiSpec, deps: ExperimentDeps, s
   const scoring = layout.scoring(example, '<question>');
   return {
     run: { tag: spec.name, description: spec.description ?? `MoI run ${runId}` },
-    ...(versions['llama.cpp'] ? { llamaCppBuild: versions['llama.cpp'] } : {}),
-    ...(typeof settings.gpu === 'string' || settings.gpu === false ? { gpuBackend: String(settings.gpu) } : {}),
+    ...manifestRuntime(versions, settings, spec.decoding),
     models,
-    sampler: {
-      temperature: spec.decoding.temperature,
-      maxTokens: spec.decoding.maxTokens,
-      chat: spec.decoding.chat,
-      ...(spec.decoding.stop ? { stop: spec.decoding.stop } : {}),
-      ...(typeof settings.contextSize === 'number' ? { contextSize: settings.contextSize } : {}),
-      ...(typeof settings.batchSize === 'number' ? { batchSize: settings.batchSize } : {}),
-      ...(typeof settings.threads === 'number' ? { threads: settings.threads } : {}),
-    },
     seeds: { permutations: spec.seeds.permutations, generation: spec.seeds.generation, solverStarts: spec.solver.seed, randomizationTest: spec.seeds.test },
     parameters: {
       n: spec.n,

@@ -24,6 +24,7 @@ import { rankingMeasureNames, relevanceDefinition } from './rankingMetrics';
 import { buildDocuments, candidateDocuments, candidateSearcher, collectionSearcher, usesCandidates } from './retrieval';
 import { HIGHLIGHT_RULE } from './highlight';
 import { TIE_RULE } from './judge';
+import { manifestRuntime } from '../manifestRuntime';
 
 export const richRagKind: ExperimentKind<RichRagSpec> = {
   kind: 'richrag',
@@ -109,20 +110,8 @@ async function richRagManifest(runId: number, spec: RichRagSpec, deps: Experimen
   );
   return {
     run: { tag: spec.name, description: spec.description ?? `RichRAG run ${runId}` },
-    ...(versions['llama.cpp'] ? { llamaCppBuild: versions['llama.cpp'] } : {}),
-    ...(typeof settings.gpu === 'string' || settings.gpu === false ? { gpuBackend: String(settings.gpu) } : {}),
+    ...manifestRuntime(versions, settings, spec.generation, { explorer: 'greedy, constrained', ranker: 'greedy, constrained (US³ samples: temperature and a seed per step)' }),
     models,
-    sampler: {
-      temperature: spec.generation.temperature,
-      maxTokens: spec.generation.maxTokens,
-      chat: spec.generation.chat,
-      ...(spec.generation.stop ? { stop: spec.generation.stop } : {}),
-      ...(typeof settings.contextSize === 'number' ? { contextSize: settings.contextSize } : {}),
-      ...(typeof settings.batchSize === 'number' ? { batchSize: settings.batchSize } : {}),
-      ...(typeof settings.threads === 'number' ? { threads: settings.threads } : {}),
-      explorer: 'greedy, constrained',
-      ranker: 'greedy, constrained (US³ samples: temperature and a seed per step)',
-    },
     seeds: { us3Sampling: spec.seeds.sampling, generation: spec.seeds.generation, randomizationTest: spec.seeds.sampling },
     parameters: {
       k: spec.k,
