@@ -20,9 +20,18 @@ export async function loadJobs(): Promise<void> {
 }
 
 export function listenToJobs(): () => void {
-  return api.onEvent((e) => {
+  const off = api.onEvent((e) => {
     if (e.event === 'job.updated') upsertJob(e.payload as Job);
   });
+  // Events can be missed (a WebSocket reconnect under load): while something shows as running,
+  // re-read the list now and then so the tray and Resume buttons never stay stale.
+  const timer = setInterval(() => {
+    if (jobs.list.some((j) => j.status === 'running' || j.status === 'queued')) void loadJobs();
+  }, 3000);
+  return () => {
+    off();
+    clearInterval(timer);
+  };
 }
 
 export async function cancelJob(id: string): Promise<void> {
