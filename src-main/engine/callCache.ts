@@ -11,13 +11,20 @@
  * `CallCacheRepo` implements it.
  */
 import { createHash } from 'node:crypto';
+import { CallDeferredError, COMPUTE, computes, type CallPolicy } from './queue/callPolicy';
+import type { RunCalls } from './queue/runCalls';
+import { Slots, type SlotStats } from './queue/slots';
 import type { EmbedRequest, EmbedResult, Engine, EngineIdentity, GenerateRequest, GenerateResult, ScoreRequest, ScoreResult } from './types';
 
 export type CachedOp = 'generate' | 'score' | 'embed';
 
 export interface CallCacheStore {
   get(key: string): { response: unknown } | undefined;
-  put(entry: { key: string; modelKey: string; op: CachedOp; request: unknown; response: unknown; durationMs: number }): void;
+  /**
+   * Store a computed call. A key already stored is never overwritten (its first response stays) and
+   * the store counts the extra computation instead; returns whether the entry was new.
+   */
+  put(entry: { key: string; modelKey: string; op: CachedOp; request: unknown; response: unknown; durationMs: number; servedBy?: string | undefined }): boolean;
   clearModel(modelKey: string): number;
 }
 
@@ -26,6 +33,24 @@ export interface CacheStats {
   misses: number;
   /** Calls passed through without caching (unseeded sampling, aborted). */
   bypassed: number;
+}
+
+export interface CachedEngineOptions {
+  /** Calls in flight at once (local: the model's sequences; remote: the pool's limits). Default 1. */
+  capacity?: () => number;
+}
+
+/** What every view of one engine shares: its queue, its identity, its counters, its calls in flight. */
+class EngineState {
+  readonly counts: CacheStats = { hits: 0, misses: 0, bypassed: 0 };
+  readonly slots: Slots;
+  identityPromise: Promise<EngineIdentity> | undefined;
+  /** Misses being computed now, by key: a second caller of the same call waits for the first. */
+  readonly computing = new Map<string, Promise<unknown>>();
+
+  constructor(capacity: () => number) {
+    this.slots = new Slots(capacity);
+  }
 }
 
 /**
@@ -46,25 +71,47 @@ export function callCacheKey(identity: EngineIdentity, op: CachedOp, request: un
   return createHash('sha256').update(material).digest('hex');
 }
 
+/**
+ * The engine every kind calls. Each call asks the cache first (a hit takes no slot), then waits
+ * for a slot in the engine's one FIFO queue, then the engine computes it and the cache stores it.
+ * `withPolicy` makes a view for one run — the same queue, cache and identity, with the run's own
+ * policy (compute, defer, shard) and counters — so calls from every job on this engine share the
+ * bound while each run sees its own progress.
+ */
 export class CachedEngine implements Engine {
-  private readonly counts: CacheStats = { hits: 0, misses: 0, bypassed: 0 };
-  private identityPromise: Promise<EngineIdentity> | undefined;
+  private readonly state: EngineState;
 
   constructor(
     readonly inner: Engine,
     private readonly store: CallCacheStore,
-  ) {}
+    options: CachedEngineOptions = {},
+    shared?: EngineState,
+    private readonly policy: CallPolicy = COMPUTE,
+    private readonly run?: RunCalls,
+  ) {
+    this.state = shared ?? new EngineState(options.capacity ?? (() => 1));
+  }
+
+  /** A view of this engine for one run: its own policy and counters, the shared queue and cache. */
+  withPolicy(policy: CallPolicy, run?: RunCalls): CachedEngine {
+    return new CachedEngine(this.inner, this.store, {}, this.state, policy, run);
+  }
 
   identity(): Promise<EngineIdentity> {
-    this.identityPromise ??= this.inner.identity().catch((err: unknown) => {
-      this.identityPromise = undefined;
+    this.state.identityPromise ??= this.inner.identity().catch((err: unknown) => {
+      this.state.identityPromise = undefined;
       throw err;
     });
-    return this.identityPromise;
+    return this.state.identityPromise;
   }
 
   stats(): CacheStats {
-    return { ...this.counts };
+    return { ...this.state.counts };
+  }
+
+  /** The queue of this engine: calls in flight, the most at once, waiting, the bound. */
+  queueStats(): SlotStats {
+    return this.state.slots.stats();
   }
 
   /** Forget every stored call of this engine's model; returns how many. */
@@ -74,41 +121,74 @@ export class CachedEngine implements Engine {
 
   generate(request: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
     const reproducible = request.sampling.temperature === 0 || request.sampling.seed !== undefined;
-    return this.cached('generate', request, reproducible, () => this.inner.generate(request, signal), (r) => r.finishReason !== 'aborted');
+    return this.cached('generate', request, reproducible, (s) => this.inner.generate(request, s), signal, (r) => r.finishReason !== 'aborted');
   }
 
   score(request: ScoreRequest, signal?: AbortSignal): Promise<ScoreResult> {
-    return this.cached('score', request, true, () => this.inner.score(request, signal));
+    return this.cached('score', request, true, (s) => this.inner.score(request, s), signal);
   }
 
   embed(request: EmbedRequest, signal?: AbortSignal): Promise<EmbedResult> {
-    return this.cached('embed', request, true, () => this.inner.embed(request, signal));
+    return this.cached('embed', request, true, (s) => this.inner.embed(request, s), signal);
   }
 
   close(): Promise<void> {
     return this.inner.close();
   }
 
-  private async cached<R>(op: CachedOp, request: unknown, cacheable: boolean, call: () => Promise<R>, keep: (r: R) => boolean = () => true): Promise<R> {
+  private async cached<R>(op: CachedOp, request: unknown, cacheable: boolean, call: (signal?: AbortSignal) => Promise<R>, signal?: AbortSignal, keep: (r: R) => boolean = () => true): Promise<R> {
+    const counts = this.state.counts;
     if (!cacheable) {
-      this.counts.bypassed++;
-      return call();
+      counts.bypassed++;
+      return this.inQueue(() => call(signal), signal);
     }
     const identity = await this.identity();
     const key = callCacheKey(identity, op, request);
     const hit = this.store.get(key);
     if (hit) {
-      this.counts.hits++;
+      counts.hits++;
+      if (this.run) this.run.hits++;
       return hit.response as R;
     }
-    const started = performance.now();
-    const response = await call();
-    if (!keep(response)) {
-      this.counts.bypassed++;
-      return response;
+    if (!computes(this.policy, key)) {
+      const deferred = { key, modelKey: identity.modelKey, op, request };
+      this.run?.noteDeferred(deferred);
+      throw new CallDeferredError(deferred);
     }
-    this.counts.misses++;
-    this.store.put({ key, modelKey: identity.modelKey, op, request, response, durationMs: performance.now() - started });
-    return response;
+    const running = this.state.computing.get(key) as Promise<R> | undefined;
+    if (running) return running;
+    const computing = this.inQueue(async () => {
+      // Another process (or a view that finished a moment ago) may have stored it while this waited.
+      const late = this.store.get(key);
+      if (late) {
+        counts.hits++;
+        if (this.run) this.run.hits++;
+        return late.response as R;
+      }
+      const started = performance.now();
+      const response = await call(signal);
+      if (!keep(response)) {
+        counts.bypassed++;
+        return response;
+      }
+      counts.misses++;
+      if (this.run) this.run.computed++;
+      const servedBy = (response as { servedBy?: unknown } | null)?.servedBy;
+      this.store.put({ key, modelKey: identity.modelKey, op, request, response, durationMs: performance.now() - started, ...(typeof servedBy === 'string' ? { servedBy } : {}) });
+      return response;
+    }, signal).finally(() => this.state.computing.delete(key));
+    this.state.computing.set(key, computing);
+    return computing;
+  }
+
+  private inQueue<R>(work: () => Promise<R>, signal?: AbortSignal): Promise<R> {
+    return this.state.slots.run(async () => {
+      this.run?.started();
+      try {
+        return await work();
+      } finally {
+        this.run?.ended();
+      }
+    }, signal);
   }
 }

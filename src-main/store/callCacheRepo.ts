@@ -14,6 +14,8 @@ export interface CallCacheEntry {
   response: unknown;
   createdAt: string;
   durationMs: number;
+  /** The pool endpoint that computed it (remote pools), else null. */
+  servedBy?: string | null;
 }
 
 interface Row {
@@ -24,6 +26,8 @@ interface Row {
   response: string;
   created_at: string;
   duration_ms: number;
+  computations: number;
+  served_by: string | null;
 }
 
 export class CallCacheRepo {
@@ -40,15 +44,21 @@ export class CallCacheRepo {
       response: JSON.parse(r.response),
       createdAt: r.created_at,
       durationMs: r.duration_ms,
+      servedBy: r.served_by,
     };
   }
 
-  /** Store a call; a second put of the same key replaces it (same inputs, same output). */
-  put(entry: Omit<CallCacheEntry, 'createdAt'> & { createdAt?: string }): void {
-    this.db
+  /**
+   * Store a computed call. A key already stored keeps its first response (same inputs, same output
+   * for a deterministic engine; never overwrite what results were built on) and its `computations`
+   * count goes up instead. Returns whether the entry was new.
+   */
+  put(entry: Omit<CallCacheEntry, 'createdAt'> & { createdAt?: string }): boolean {
+    const inserted = this.db
       .prepare(
-        `INSERT OR REPLACE INTO llm_call_cache(key, model_key, op, request, response, created_at, duration_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO llm_call_cache(key, model_key, op, request, response, created_at, duration_ms, served_by)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT(key) DO NOTHING`,
       )
       .run(
         entry.key,
@@ -58,7 +68,29 @@ export class CallCacheRepo {
         JSON.stringify(entry.response),
         entry.createdAt ?? new Date().toISOString(),
         entry.durationMs,
-      );
+        entry.servedBy ?? null,
+      ).changes === 1;
+    if (!inserted) this.db.prepare(`UPDATE llm_call_cache SET computations = computations + 1 WHERE key = ?`).run(entry.key);
+    return inserted;
+  }
+
+  /** Calls the engine computed more than once (0 when the queue kept its promise). */
+  extraComputations(modelKey?: string): number {
+    const row = (
+      modelKey === undefined
+        ? this.db.prepare(`SELECT coalesce(sum(computations - 1), 0) AS n FROM llm_call_cache`).get()
+        : this.db.prepare(`SELECT coalesce(sum(computations - 1), 0) AS n FROM llm_call_cache WHERE model_key = ?`).get(modelKey)
+    ) as { n: number };
+    return row.n;
+  }
+
+  /** Mean engine time per computed call of a model and operation (for cost estimates), or null. */
+  meanDurationMs(modelKey: string, op: CachedOp): number | null {
+    const row = this.db.prepare(`SELECT avg(duration_ms) AS ms, count(*) AS n FROM (SELECT duration_ms FROM llm_call_cache WHERE model_key = ? AND op = ? AND duration_ms > 0 ORDER BY created_at DESC LIMIT 200)`).get(modelKey, op) as {
+      ms: number | null;
+      n: number;
+    };
+    return row.n > 0 ? row.ms : null;
   }
 
   /** Delete every stored call of one model; returns how many. */

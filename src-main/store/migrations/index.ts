@@ -11,6 +11,7 @@ import { migration0005 } from './0005_remote_endpoints';
 import { migration0006 } from './0006_experiments';
 import { migration0007 } from './0007_conversations';
 import { migration0008 } from './0008_job_owner';
+import { migration0009 } from './0009_call_queue';
 
 export const migrations: readonly Migration[] = [
   migration0001,
@@ -21,4 +22,5 @@ export const migrations: readonly Migration[] = [
   migration0006,
   migration0007,
   migration0008,
+  migration0009,
 ];
