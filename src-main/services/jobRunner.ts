@@ -57,7 +57,11 @@ interface JobRow {
 const FINISHED: ReadonlySet<JobStatus> = new Set(['succeeded', 'failed', 'cancelled', 'interrupted']);
 
 export class JobRunner {
-  private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; startedMs: number }>();
+  /**
+   * Jobs running in this process. `startedMs`/`baseProgress` are the clock and the progress when the job last
+   * started or resumed: the ETA comes from the rate since then, never earlier progress over new elapsed time.
+   */
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<void>; startedMs: number; baseProgress: number }>();
   private readonly lastEmit = new Map<string, number>();
   /** The latest progress of each running job, including reports the throttle did not write. */
   private readonly latest = new Map<string, { done: number; total: number | null | undefined; message: string | undefined }>();
@@ -130,7 +134,9 @@ export class JobRunner {
 
   private launch(id: string, kind: string, title: string, params: unknown, fn: JobFn, resuming: boolean): Job {
     const created = new Date(this.now()).toISOString();
+    let baseProgress = 0;
     if (resuming) {
+      baseProgress = (this.db.prepare(`SELECT progress FROM jobs WHERE id=?`).get(id) as { progress: number } | undefined)?.progress ?? 0;
       this.db
         .prepare(`UPDATE jobs SET status='running', error=NULL, result=NULL, finished_at=NULL, started_at=?, message='resuming', owner=? WHERE id=?`)
         .run(created, JSON.stringify(currentOwner()), id);
@@ -162,7 +168,7 @@ export class JobRunner {
         this.running.delete(id);
       }
     })();
-    this.running.set(id, { controller, done, startedMs });
+    this.running.set(id, { controller, done, startedMs, baseProgress });
     const job = this.get(id);
     this.events.emit('job.updated', job);
     return job;
@@ -247,9 +253,10 @@ export class JobRunner {
   private toJob(row: JobRow): Job {
     const running = this.running.get(row.id);
     let etaSeconds: number | null = null;
-    if (running && row.status === 'running' && row.total && row.progress > 0 && row.progress < row.total) {
+    if (running && row.status === 'running' && row.total && row.progress > running.baseProgress && row.progress < row.total) {
+      // Rate since this run of the job began: units done since then over time since then.
       const elapsed = (this.now() - running.startedMs) / 1000;
-      etaSeconds = Math.max(0, Math.round(((row.total - row.progress) * elapsed) / row.progress));
+      etaSeconds = Math.max(0, Math.round(((row.total - row.progress) * elapsed) / (row.progress - running.baseProgress)));
     }
     return {
       id: row.id,

@@ -74,6 +74,33 @@ describe('JobRunner', () => {
 });
 
 describe('JobRunner resumable kinds', () => {
+  it('after a resume, estimates the time left from the rate since the resume, not earlier progress over new time', async () => {
+    let t = 1_000_000;
+    const { runner } = setup(() => t);
+    const report = (id: string, d: number, total: number) => (runner as unknown as { report(id: string, d: number, t: number): void }).report(id, d, total);
+    runner.registerKind<Record<string, never>>('slow', { title: () => 'Slow', run: (_p, ctx) =>
+        new Promise((_r, reject) => {
+          if (ctx.signal.aborted) reject(new Error('cancelled'));
+          ctx.signal.addEventListener('abort', () => reject(new Error('cancelled')));
+        }),
+    });
+    const job = runner.startKind('slow', {});
+    t += 600_000; // the first run did 600 of 1000 units in 600 s
+    report(job.id, 600, 1000);
+    expect(runner.get(job.id).etaSeconds).toBe(400);
+    runner.cancel(job.id);
+    await runner.wait(job.id);
+    t += 3_600_000; // an hour later
+    runner.resume(job.id);
+    expect(runner.get(job.id).etaSeconds).toBeNull(); // nothing done since the resume yet
+    t += 10_000; // 50 units in the 10 s since the resume: 5 units/s, 350 left → 70 s
+    report(job.id, 650, 1000);
+    // The old estimate, 350 × 10 s / 650, said 5 s.
+    expect(runner.get(job.id).etaSeconds).toBe(70);
+    runner.cancel(job.id);
+    await runner.wait(job.id);
+  });
+
   it('resumes a cancelled job under the same id, skipping finished units', async () => {
     const { db, runner } = setup();
     const done = new Set<number>(); // stands in for rows a real kind writes to the workspace
