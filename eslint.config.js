@@ -1,6 +1,8 @@
-// Lint, including the layering of ../shared/design/architecture.md:
-//   core imports nothing of ours; store/engine/retrieval/io import core at most;
-//   only src-main/app imports electron; the renderer imports only the API contract and its own code.
+// Lint, including the layering of ../shared/design/architecture.md, bottom to top:
+//   core (pure) < store, engine, retrieval, io < api (contract: zod only; router: validation and
+//   error mapping) < experiments < services < handlers (contract methods onto services) < server,
+//   cli, app (transports). Nothing imports a layer above its own; only src-main/app imports electron;
+//   the renderer imports only the API contract and its own code.
 import tseslint from 'typescript-eslint';
 import svelte from 'eslint-plugin-svelte';
 import svelteParser from 'svelte-eslint-parser';
@@ -13,7 +15,8 @@ const layer = (from, forbidden, message) => ({
   },
 });
 
-const ours = ['**/store/**', '**/engine/**', '**/retrieval/**', '**/io/**', '**/services/**', '**/experiments/**', '**/api/**', '**/server/**', '**/cli/**', '**/app/**'];
+const ours = ['**/store/**', '**/engine/**', '**/retrieval/**', '**/io/**', '**/services/**', '**/experiments/**', '**/api/**', '**/handlers/**', '**/server/**', '**/cli/**', '**/app/**'];
+const transports = ['**/server/**', '**/cli/**', '**/app/**', 'electron'];
 
 export default tseslint.config(
   { ignores: ['dist/**', 'release/**', 'node_modules/**', 'native/**', 'test/e2e/screenshots/**', '.cache/**'] },
@@ -45,13 +48,16 @@ export default tseslint.config(
     },
   },
   // store, engine, retrieval, io: core at most (and each other only where the design says so).
-  ...['src-main/store', 'src-main/retrieval', 'src-main/io'].map((dir) =>
-    layer(dir, ['**/services/**', '**/experiments/**', '**/api/**', '**/server/**', '**/cli/**', '**/app/**', 'electron'], `${dir} sits below services, experiments, api, server, cli and app.`),
+  ...['src-main/store', 'src-main/retrieval', 'src-main/io', 'src-main/engine'].map((dir) =>
+    layer(dir, ['**/api/**', '**/experiments/**', '**/services/**', '**/handlers/**', ...transports], `${dir} sits below api, experiments, services, handlers, server, cli and app.`),
   ),
-  layer('src-main/engine', ['**/services/**', '**/experiments/**', '**/api/**', '**/server/**', '**/cli/**', '**/app/**', 'electron'], 'engine sits below services, experiments, api, server, cli and app.'),
-  // services/experiments: no transports, no electron.
-  layer('src-main/services', ['**/server/**', '**/cli/**', '**/app/**', 'electron'], 'services know no transport.'),
-  layer('src-main/experiments', ['**/server/**', '**/cli/**', '**/app/**', 'electron'], 'experiments know no transport.'),
+  // api (the contract and the router): below everything that uses it.
+  layer('src-main/api', ['**/experiments/**', '**/services/**', '**/handlers/**', ...transports], 'api (contract and router) sits below experiments, services, handlers and the transports.'),
+  // experiments/services: no handlers, no transports, no electron.
+  layer('src-main/experiments', ['**/services/**', '**/handlers/**', ...transports], 'experiments sit below services, handlers and the transports.'),
+  layer('src-main/services', ['**/handlers/**', ...transports], 'services know no handler and no transport.'),
+  // handlers map the contract onto services; the transports (server, app, cli) sit above them.
+  layer('src-main/handlers', transports, 'handlers sit below the transports (server, cli, app).'),
   // the API contract is shared with the renderer: zod only.
   {
     files: ['src-main/api/contract/**/*.ts'],

@@ -7,7 +7,7 @@ import { BrowserWindow, Menu, app, dialog, ipcMain, nativeTheme, net, protocol, 
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createApiRouter } from '../api/handlers/index';
+import { createApiRouter } from '../handlers/index';
 import { createAppServices, type AppServices } from '../services/appServices';
 import { ensureDemo } from '../services/demoSetup';
 import { defaultWorkspacePath } from '../store/workspace';

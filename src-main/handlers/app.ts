@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
-import type { AppServices } from '../../services/appServices';
-import type { Handlers } from '../router';
-import { APP_VERSION } from '../../services/version';
+import type { AppServices } from '../services/appServices';
+import type { Handlers } from '../api/router';
+import { APP_VERSION } from '../services/version';
 
 type AppHandlers = Pick<Handlers, 'app.info' | 'workspace.info' | 'settings.get' | 'settings.update'>;
 

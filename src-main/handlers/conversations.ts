@@ -1,8 +1,8 @@
-import type { AppServices } from '../../services/appServices';
-import { loadDemoConversations } from '../../services/conversations/demo';
-import { exportSetEvaluation } from '../../services/conversations/evaluationExport';
-import { conversationsFromAnswers, conversationsFromFairRagRun } from '../../services/conversations/ragBridge';
-import { ApiFailure, type Handlers } from '../router';
+import type { AppServices } from '../services/appServices';
+import { loadDemoConversations } from '../services/conversations/demo';
+import { exportSetEvaluation } from '../services/conversations/evaluationExport';
+import { conversationsFromAnswers, conversationsFromFairRagRun } from '../services/conversations/ragBridge';
+import { ApiFailure, type Handlers } from '../api/router';
 
 type ConversationHandlers = Pick<
   Handlers,

@@ -1,6 +1,6 @@
-import { evaluateIrRuns } from '../../services/evaluation/irEvaluation';
-import { exportIrEvaluation } from '../../services/evaluation/irEvaluationExport';
-import type { Handlers } from '../router';
+import { evaluateIrRuns } from '../services/evaluation/irEvaluation';
+import { exportIrEvaluation } from '../services/evaluation/irEvaluationExport';
+import type { Handlers } from '../api/router';
 
 type EvaluationHandlers = Pick<Handlers, 'evaluation.ir' | 'evaluation.export'>;
 

@@ -1,6 +1,6 @@
 /** All handlers: one function per contract method, each delegating to a service. */
-import type { AppServices } from '../../services/appServices';
-import { createRouter, type Handlers, type Router } from '../router';
+import type { AppServices } from '../services/appServices';
+import { createRouter, type Handlers, type Router } from '../api/router';
 import { appHandlers } from './app';
 import { collectionHandlers } from './collections';
 import { conversationHandlers } from './conversations';

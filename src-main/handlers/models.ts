@@ -1,5 +1,5 @@
-import type { AppServices } from '../../services/appServices';
-import type { Handlers } from '../router';
+import type { AppServices } from '../services/appServices';
+import type { Handlers } from '../api/router';
 
 type ModelHandlers = Pick<
   Handlers,

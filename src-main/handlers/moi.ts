@@ -1,11 +1,11 @@
 /** The `moi.*` methods: a MoI run's tables, drill-down and exports (runs are started with `experiments.*`). */
-import type { MoiSpec } from '../contract/moi';
-import { MoiSpec as MoiSpecSchema } from '../contract/moi';
-import { moiMetrics } from '../../experiments/moi/metrics';
-import { moiQueryDetail } from '../../experiments/moi/queryDetail';
-import type { AppServices } from '../../services/appServices';
-import type { RunRow } from '../../store/experimentsRepo';
-import { ApiFailure, type Handlers } from '../router';
+import type { MoiSpec } from '../api/contract/moi';
+import { MoiSpec as MoiSpecSchema } from '../api/contract/moi';
+import { moiMetrics } from '../experiments/moi/metrics';
+import { moiQueryDetail } from '../experiments/moi/queryDetail';
+import type { AppServices } from '../services/appServices';
+import type { RunRow } from '../store/experimentsRepo';
+import { ApiFailure, type Handlers } from '../api/router';
 
 type MoiHandlers = Pick<Handlers, 'moi.metrics' | 'moi.query' | 'moi.export'>;
 

@@ -1,10 +1,10 @@
 /** RichRAG's own API methods: metrics, the per-query view and exports of runs of kind 'richrag'. */
-import { RichRagSpec } from '../contract/richrag';
-import { richRagMetrics } from '../../experiments/richrag/metrics';
-import { richRagQueryView } from '../../experiments/richrag/queryView';
-import type { AppServices } from '../../services/appServices';
-import type { RunRow } from '../../store/experimentsRepo';
-import { ApiFailure, type Handlers } from '../router';
+import { RichRagSpec } from '../api/contract/richrag';
+import { richRagMetrics } from '../experiments/richrag/metrics';
+import { richRagQueryView } from '../experiments/richrag/queryView';
+import type { AppServices } from '../services/appServices';
+import type { RunRow } from '../store/experimentsRepo';
+import { ApiFailure, type Handlers } from '../api/router';
 
 type RichRagHandlers = Pick<Handlers, 'richrag.metrics' | 'richrag.query' | 'richrag.export'>;
 

@@ -2,7 +2,7 @@
  * Browser mode as one call: open the workspace, wire services, API router and the HTTP server.
  * Used by `fairground serve`, `npm run serve`, `npm start` without Electron, and the e2e tests.
  */
-import { createApiRouter } from '../api/handlers/index';
+import { createApiRouter } from '../handlers/index';
 import { createAppServices, type AppServices } from '../services/appServices';
 import { rendererDir } from '../services/paths';
 import { startHttpServer, type RunningServer } from './httpServer';

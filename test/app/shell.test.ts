@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApiRouter } from '../../src-main/api/handlers/index';
+import { createApiRouter } from '../../src-main/handlers/index';
 import { APP_INDEX_URL, resolveAppUrl } from '../../src-main/app/appProtocol';
 import { CALL_CHANNEL, EVENT_CHANNEL, PICK_FILE_CHANNEL, registerIpc, type IpcMainLike, type InvokeEventLike } from '../../src-main/app/ipcBridge';
 import { guardContents, isAllowedExternalUrl } from '../../src-main/app/navigationGuard';

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FairRagItemsPage, FairRagMetrics } from '../../src-main/api/contract/experiments';
 import type { ApiOutput } from '../../src-main/api/contract/index';
 import type { Job } from '../../src-main/api/contract/jobs';
-import { createApiRouter } from '../../src-main/api/handlers/index';
+import { createApiRouter } from '../../src-main/handlers/index';
 import type { Router } from '../../src-main/api/router';
 import { evalExposureCommand } from '../../src-main/cli/commands/evalExposure';
 import { sha256File } from '../../src-main/engine/gguf/sha256File';

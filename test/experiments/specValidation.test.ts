@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FairRagSpec, UtilityMetricName } from '../../src-main/api/contract/experiments';
-import { createApiRouter } from '../../src-main/api/handlers/index';
+import { createApiRouter } from '../../src-main/handlers/index';
 import { experimentExport, experimentList, experimentShow } from '../../src-main/cli/commands/experiment';
 import { runCommand } from '../../src-main/cli/commands/run';
 import { TEXT_METRIC_NAMES } from '../../src-main/core/text/textMetrics';

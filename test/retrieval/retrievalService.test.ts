@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunSpec } from '../../src-main/api/contract/retrieval';
-import { createApiRouter } from '../../src-main/api/handlers/index';
+import { createApiRouter } from '../../src-main/handlers/index';
 import { bm25Scores } from '../../src-main/core/retrieval/bm25';
 import { reciprocalRankFusion } from '../../src-main/core/retrieval/rrf';
 import { parseRun, parseIrMetadataHeader } from '../../src-main/io/trec';

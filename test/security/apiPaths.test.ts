@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contract, type Envelope } from '../../src-main/api/contract/index';
-import { createApiRouter } from '../../src-main/api/handlers/index';
+import { createApiRouter } from '../../src-main/handlers/index';
 import type { Router } from '../../src-main/api/router';
 import { writeTinyGguf } from '../../src-main/engine/gguf/tinyModel';
 import { createAppServices, type AppServices } from '../../src-main/services/appServices';

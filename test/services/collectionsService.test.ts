@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ImportReport, Job } from '../../src-main/api/contract/index';
-import { createApiRouter } from '../../src-main/api/handlers/index';
+import { createApiRouter } from '../../src-main/handlers/index';
 import type { Router } from '../../src-main/api/router';
 import { createAppServices, type AppServices } from '../../src-main/services/appServices';
 

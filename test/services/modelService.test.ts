@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiRouter } from '../../src-main/api/handlers/index';
+import { createApiRouter } from '../../src-main/handlers/index';
 import { writeTinyGguf } from '../../src-main/engine/gguf/tinyModel';
 import { sha256File } from '../../src-main/engine/gguf/sha256File';
 import { createAppServices, type AppServices } from '../../src-main/services/appServices';

@@ -7,7 +7,7 @@
  *
  *   node --import tsx test/stress/jobChild.ts WORKSPACE CORPUS QUERIES
  */
-import { createApiRouter } from '../../src-main/api/handlers/index';
+import { createApiRouter } from '../../src-main/handlers/index';
 import type { Envelope } from '../../src-main/api/contract/index';
 import { createAppServices } from '../../src-main/services/appServices';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiOutput } from '../../../src-main/api/contract/index';
 import { MoiSpec } from '../../../src-main/api/contract/moi';
-import { createApiRouter } from '../../../src-main/api/handlers/index';
+import { createApiRouter } from '../../../src-main/handlers/index';
 import type { Router } from '../../../src-main/api/router';
 import { rankByUtility } from '../../../src-main/core/moi/solveMoi';
 import type { CachedEngine } from '../../../src-main/engine/callCache';

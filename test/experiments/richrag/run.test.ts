@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiOutput } from '../../../src-main/api/contract/index';
-import { createApiRouter } from '../../../src-main/api/handlers/index';
+import { createApiRouter } from '../../../src-main/handlers/index';
 import { defaultExperimentRegistry } from '../../../src-main/experiments/kinds';
 import { requireValidSpec } from '../../../src-main/experiments/specFile';
 import { createAppServices, type AppServices } from '../../../src-main/services/appServices';

@@ -3,7 +3,7 @@
  * (the router validates both), and failures come back as typed errors with their field.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { conversationHandlers } from '../../../src-main/api/handlers/conversations';
+import { conversationHandlers } from '../../../src-main/handlers/conversations';
 import { createRouter, type Handlers } from '../../../src-main/api/router';
 import { ConversationsService } from '../../../src-main/services/conversations/conversationsService';
 import { loadDemoConversations } from '../../../src-main/services/conversations/demo';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UtilityLabelReport, UtilityLabelRequest } from '../../../src-main/api/contract/labeling';
 import { UtilityLabelRequest as RequestSchema } from '../../../src-main/api/contract/labeling';
 import { RunSpec } from '../../../src-main/api/contract/retrieval';
-import { createApiRouter } from '../../../src-main/api/handlers/index';
+import { createApiRouter } from '../../../src-main/handlers/index';
 import { textMetric } from '../../../src-main/core/text/textMetrics';
 import { writeTinyGguf } from '../../../src-main/engine/gguf/tinyModel';
 import { createAppServices, type AppServices } from '../../../src-main/services/appServices';
