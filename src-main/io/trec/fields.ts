@@ -20,6 +20,9 @@ export function isSkippable(text: string): boolean {
   return t === '' || t.startsWith('#');
 }
 
+/** The longest run or qrels line read (1 MiB): far beyond any real line, small enough to fail fast on a binary file. */
+export const TREC_MAX_LINE_BYTES = 1 << 20;
+
 export interface Where {
   file: string | undefined;
   line: number;

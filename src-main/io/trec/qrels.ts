@@ -11,8 +11,8 @@
  * A (qid, docno) pair judged twice is an error, as in trec_eval.
  */
 import { DataError } from '../../core/errors';
-import { readLinesSync, splitLines, type NumberedLine } from '../lines';
-import { checkToken, isSkippable, parseInteger, splitWhitespace, type Where } from './fields';
+import { inputName, readLines, readLinesSync, splitLines, type LineReadOptions, type NumberedLine } from '../lines';
+import { TREC_MAX_LINE_BYTES, checkToken, isSkippable, parseInteger, splitWhitespace, type Where } from './fields';
 
 export interface QrelRow {
   qid: string;
@@ -38,7 +38,13 @@ export function parseRelevanceMappingTsv(text: string, file?: string): QrelRow[]
 }
 
 export function readQrelsFile(path: string, opts: QrelsReadOptions = {}): QrelRow[] {
-  return parseQrelsLines(readLinesSync(path), path, opts.format ?? 'auto');
+  return parseQrelsLines(readLinesSync(path, { maxLineBytes: TREC_MAX_LINE_BYTES }), path, opts.format ?? 'auto');
+}
+
+/** Qrels from a file, `-` (stdin) or a `.gz` file, read asynchronously (see ../lines). */
+export async function readQrels(path: string, opts: QrelsReadOptions & LineReadOptions = {}): Promise<QrelRow[]> {
+  const lines = await readLines(path, { ...opts, maxLineBytes: opts.maxLineBytes ?? TREC_MAX_LINE_BYTES });
+  return parseQrelsLines(lines, inputName(path), opts.format ?? 'auto');
 }
 
 const MAPPING_HEADER = ['qid', 'pid', 'relevance_label'];

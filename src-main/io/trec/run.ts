@@ -2,8 +2,9 @@
  * TREC run files: `qid iter docno rank score tag` (conventions.md §4).
  *
  * Reading accepts two layouts:
- * - `trec`: six whitespace-separated columns, no header; blank lines and `#` comment lines
- *   (ir_metadata headers) are skipped, as trec_eval does.
+ * - `trec`: six whitespace-separated columns (C isspace), no header; blank lines and `#` comment
+ *   lines (ir_metadata headers) are skipped, as trec_eval does. A line with more columns is read
+ *   from its first six with one warning, as trec_eval does, unless `columns: 'strict'`.
  * - `tsv`: the Fair-RAG variant (fair-rag.md §5; Fair-RAG `utils.py`
  *   `make_trec_top_file_for_single_qid`): tab-separated, one header line
  *   `qid sample docno rank sim run_id`, the run_id column may be empty or missing.
@@ -13,9 +14,10 @@
  * Stochastic runs (expeval) use the same columns with the sample id in column 2.
  */
 import { DataError } from '../../core/errors';
-import { readLinesSync, splitLines, type NumberedLine } from '../lines';
+import { compareBytewise } from '../../core/ir/rankOrder';
+import { inputName, readTextBlocks, readTextBlocksSync, type LineReadOptions, type TextBlock } from '../lines';
 import { formatIrMetadataHeader, type IrMetadata } from './irMetadata';
-import { checkToken, isSkippable, parseScore, splitWhitespace, type Where } from './fields';
+import { TREC_MAX_LINE_BYTES, checkToken, parseScore, type Where } from './fields';
 
 export interface RunRow {
   qid: string;
@@ -33,44 +35,255 @@ export type RunFormat = 'auto' | 'trec' | 'tsv';
 
 export interface RunReadOptions {
   format?: RunFormat;
+  /**
+   * `lenient` (default): a `trec` line with more than six columns is read from its first six, as
+   * trec_eval does, with one warning (`onWarning`). `strict`: exactly six columns, as pytrec_eval,
+   * ranx and ir_measures expect.
+   */
+  columns?: 'lenient' | 'strict';
+  /** Called once per file for a condition worth telling the user (more than six columns), with its first line. */
+  onWarning?: (message: string, line: number) => void;
+}
+
+/**
+ * A run in columns (no object per line): row i is qid[i], iter[i], docno[i], rank[i], score[i],
+ * tag[i] from line line[i], in file order. Equal neighbouring qid, iter and tag values share one
+ * string.
+ */
+export interface RunColumns {
+  length: number;
+  qid: string[];
+  iter: string[];
+  docno: string[];
+  tag: string[];
+  rank: Float64Array;
+  score: Float64Array;
+  line: Float64Array;
 }
 
 export function parseRun(text: string, file?: string, opts: RunReadOptions = {}): RunRow[] {
-  return parseRunLines(splitLines(text.replace(/^\uFEFF/, '')), file, opts);
+  return runRows(parseRunColumns(text, file, opts));
 }
 
-export function readRunFile(path: string, opts: RunReadOptions = {}): RunRow[] {
-  return parseRunLines(readLinesSync(path), path, opts);
+export function parseRunColumns(text: string, file?: string, opts: RunReadOptions = {}): RunColumns {
+  const parser = new RunParser(file, opts);
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  parser.push({ text: body.endsWith('\n') ? body : `${body}\n`, firstLine: 1 });
+  return parser.finish();
+}
+
+export function readRunFile(path: string, opts: RunReadOptions & Pick<LineReadOptions, 'maxLineBytes'> = {}): RunRow[] {
+  return runRows(readRunColumnsSync(path, opts));
+}
+
+export function readRunColumnsSync(path: string, opts: RunReadOptions & Pick<LineReadOptions, 'maxLineBytes'> = {}): RunColumns {
+  const parser = new RunParser(path, opts);
+  for (const block of readTextBlocksSync(path, { maxLineBytes: opts.maxLineBytes ?? TREC_MAX_LINE_BYTES })) parser.push(block);
+  return parser.finish();
+}
+
+/** A run file streamed in bounded memory per line (`-`: stdin, `.gz`: gunzipped; see ../lines). */
+export async function readRunColumns(path: string, opts: RunReadOptions & LineReadOptions = {}): Promise<RunColumns> {
+  const parser = new RunParser(path, opts);
+  for await (const block of readTextBlocks(path, { ...opts, maxLineBytes: opts.maxLineBytes ?? TREC_MAX_LINE_BYTES })) parser.push(block);
+  return parser.finish();
+}
+
+
+/** Row objects of a run in columns (for callers that want one object per row). */
+export function runRows(c: RunColumns): RunRow[] {
+  const rows: RunRow[] = new Array(c.length);
+  for (let i = 0; i < c.length; i++) {
+    rows[i] = { qid: c.qid[i]!, iter: c.iter[i]!, docno: c.docno[i]!, rank: c.rank[i]!, score: c.score[i]!, tag: c.tag[i]!, line: c.line[i]! };
+  }
+  return rows;
+}
+
+/**
+ * The rows of each query: qid → row indexes in file order, queries in order of first appearance.
+ * `iters` counts the distinct column-2 values of the query.
+ */
+export function runQueries(c: RunColumns): Map<string, { rows: number[]; iters: number }> {
+  const out = new Map<string, { rows: number[]; iters: number; lastIter: string; iterSet?: Set<string> }>();
+  let cur: { rows: number[]; iters: number; lastIter: string; iterSet?: Set<string> } | undefined;
+  let curQid: string | undefined;
+  for (let i = 0; i < c.length; i++) {
+    const qid = c.qid[i]!;
+    if (qid !== curQid) {
+      curQid = qid;
+      cur = out.get(qid);
+      if (!cur) out.set(qid, (cur = { rows: [], iters: 1, lastIter: c.iter[i]! }));
+    }
+    const iter = c.iter[i]!;
+    if (iter !== cur!.lastIter) {
+      cur!.iterSet ??= new Set([cur!.lastIter]);
+      cur!.iterSet.add(iter);
+      cur!.iters = cur!.iterSet.size;
+      cur!.lastIter = iter;
+    }
+    cur!.rows.push(i);
+  }
+  return out as Map<string, { rows: number[]; iters: number }>;
 }
 
 const TSV_COLUMNS = ['qid', 'sample', 'docno', 'rank', 'sim', 'run_id'];
 
-function parseRunLines(lines: readonly NumberedLine[], file: string | undefined, opts: RunReadOptions): RunRow[] {
-  let format = opts.format ?? 'auto';
-  const rows: RunRow[] = [];
-  const seen = new Set<string>();
-  let headerSeen = false;
-  for (const { line, text } of lines) {
-    if (isSkippable(text)) continue;
-    const where: Where = { file, line };
-    if (!headerSeen) {
-      headerSeen = true;
-      if (format === 'auto') format = looksLikeTsvHeader(text) ? 'tsv' : 'trec';
-      if (format === 'tsv') {
-        checkTsvHeader(text, where);
-        continue;
+/** trec_eval splits on C isspace: space, \t, \v, \f, \r (not Unicode spaces such as U+00A0). */
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13 && c !== 10);
+}
+
+/**
+ * A push parser over blocks of whole lines. Duplicates are checked per (qid, iter) with one set of
+ * docnos per group; consecutive rows of a group (the usual layout) reuse the group's set.
+ */
+class RunParser {
+  private format: RunFormat;
+  private headerSeen = false;
+  private warned = false;
+  private n = 0;
+  private cap = 1024;
+  private qid: string[] = [];
+  private iter: string[] = [];
+  private docno: string[] = [];
+  private tag: string[] = [];
+  private rank = new Float64Array(this.cap);
+  private score = new Float64Array(this.cap);
+  private line = new Float64Array(this.cap);
+  private groups = new Map<string, Map<string, Set<string>>>();
+  private curQid = '';
+  private curIter = '';
+  private curTag = '';
+  private curSet: Set<string> | undefined;
+  private readonly starts = new Int32Array(7);
+  private readonly ends = new Int32Array(7);
+  private readonly file: string | undefined;
+
+  constructor(
+    file: string | undefined,
+    private readonly opts: RunReadOptions,
+  ) {
+    this.file = file === undefined ? undefined : inputName(file);
+    this.format = opts.format ?? 'auto';
+  }
+
+  push(block: TextBlock): void {
+    const { text } = block;
+    let line = block.firstLine;
+    for (let start = 0, nl = text.indexOf('\n'); nl !== -1; start = nl + 1, nl = text.indexOf('\n', start), line++) {
+      let end = nl;
+      if (end > start && text.charCodeAt(end - 1) === 13) end--;
+      // Skip leading whitespace; blank and '#' lines are skipped as trec_eval does.
+      let s = start;
+      while (s < end && isSpace(text.charCodeAt(s))) s++;
+      if (s === end || text.charCodeAt(s) === 35) continue;
+      if (!this.headerSeen) {
+        this.headerSeen = true;
+        const raw = text.slice(start, end);
+        if (this.format === 'auto') this.format = looksLikeTsvHeader(raw) ? 'tsv' : 'trec';
+        if (this.format === 'tsv') {
+          checkTsvHeader(raw, { file: this.file, line });
+          continue;
+        }
+      }
+      if (this.format === 'tsv') this.tsvRow(text.slice(start, end), line);
+      else this.trecRow(text, s, end, line);
+    }
+  }
+
+  finish(): RunColumns {
+    const n = this.n;
+    return { length: n, qid: this.qid, iter: this.iter, docno: this.docno, tag: this.tag, rank: this.rank.subarray(0, n), score: this.score.subarray(0, n), line: this.line.subarray(0, n) };
+  }
+
+  private trecRow(text: string, s: number, end: number, line: number): void {
+    const { starts, ends } = this;
+    let f = 0;
+    let i = s;
+    while (i < end && f < 7) {
+      starts[f] = i;
+      while (i < end && !isSpace(text.charCodeAt(i))) i++;
+      ends[f++] = i;
+      while (i < end && isSpace(text.charCodeAt(i))) i++;
+    }
+    if (f !== 6) {
+      if (f < 6 || this.opts.columns === 'strict') {
+        let count = f;
+        for (; i < end; count++) {
+          while (i < end && !isSpace(text.charCodeAt(i))) i++;
+          while (i < end && isSpace(text.charCodeAt(i))) i++;
+        }
+        throw new DataError(`expected 6 columns 'qid iter docno rank score tag', got ${count}`, { file: this.file, line, field: 'columns' });
+      }
+      if (!this.warned) {
+        this.warned = true;
+        this.opts.onWarning?.('more than 6 columns; reading the first six, as trec_eval does (warned once per file)', line);
       }
     }
-    const row = format === 'tsv' ? parseTsvRow(text, where) : parseTrecRow(text, where);
-    // The key joins with a character that cannot occur inside a whitespace-free token.
-    const key = `${row.qid}\n${row.iter}\n${row.docno}`;
-    if (seen.has(key)) {
-      throw new DataError(`duplicate document '${row.docno}' for query '${row.qid}' and iteration '${row.iter}'`, { ...where, field: 'docno' });
-    }
-    seen.add(key);
-    rows.push(row);
+    const qid = this.same(text, 0, this.curQid);
+    const iter = this.same(text, 1, this.curIter);
+    const tag = this.same(text, 5, this.curTag);
+    this.add(qid, iter, text.slice(starts[2]!, ends[2]!), text.slice(starts[3]!, ends[3]!), text.slice(starts[4]!, ends[4]!), tag, line);
   }
-  return rows;
+
+  /** Field f as a string, reusing `prev` when the text is the same (no new string per line). */
+  private same(text: string, f: number, prev: string): string {
+    const a = this.starts[f]!;
+    const len = this.ends[f]! - a;
+    return len === prev.length && text.startsWith(prev, a) ? prev : text.slice(a, a + len);
+  }
+
+  private tsvRow(raw: string, line: number): void {
+    const where: Where = { file: this.file, line };
+    const f = raw.split('\t').map((c) => c.trim());
+    if (f.length !== 5 && f.length !== 6) {
+      throw new DataError(`expected 6 tab-separated columns '${TSV_COLUMNS.join(' ')}', got ${f.length}`, { ...where, field: 'columns' });
+    }
+    for (const [i, name] of ['qid', 'sample', 'docno'].entries()) {
+      if (f[i] === '') throw new DataError('empty', { ...where, field: name });
+    }
+    this.add(f[0]!, f[1]!, f[2]!, f[3]!, f[4]!, f[5] ?? '', line);
+  }
+
+  private add(qid: string, iter: string, docno: string, rawRank: string, rawScore: string, tag: string, line: number): void {
+    const rank = Number(rawRank);
+    if (rawRank === '' || !Number.isInteger(rank)) throw new DataError(`not an integer: '${rawRank}'`, { file: this.file, line, field: 'rank' });
+    const score = Number(rawScore);
+    if (!Number.isFinite(score)) parseScore(rawScore, 'score', { file: this.file, line });
+    if (qid !== this.curQid || iter !== this.curIter || this.curSet === undefined) {
+      let byIter = this.groups.get(qid);
+      if (!byIter) this.groups.set(qid, (byIter = new Map()));
+      let set = byIter.get(iter);
+      if (!set) byIter.set(iter, (set = new Set()));
+      this.curSet = set;
+      this.curQid = qid;
+      this.curIter = iter;
+    }
+    const size = this.curSet.size;
+    this.curSet.add(docno);
+    if (this.curSet.size === size) {
+      throw new DataError(`duplicate document '${docno}' for query '${qid}' and iteration '${iter}'`, { file: this.file, line, field: 'docno' });
+    }
+    this.curTag = tag;
+    const i = this.n++;
+    if (i === this.cap) this.grow();
+    this.qid.push(qid);
+    this.iter.push(iter);
+    this.docno.push(docno);
+    this.tag.push(tag);
+    this.rank[i] = rank;
+    this.score[i] = score;
+    this.line[i] = line;
+  }
+
+  private grow(): void {
+    this.cap *= 2;
+    for (const key of ['rank', 'score', 'line'] as const) {
+      const next = new Float64Array(this.cap);
+      next.set(this[key]);
+      this[key] = next;
+    }
+  }
 }
 
 function looksLikeTsvHeader(text: string): boolean {
@@ -84,58 +297,37 @@ function checkTsvHeader(text: string, where: Where): void {
   }
 }
 
-function parseTrecRow(text: string, where: Where): RunRow {
-  const f = splitWhitespace(text);
-  if (f.length !== 6) {
-    throw new DataError(`expected 6 columns 'qid iter docno rank score tag', got ${f.length}`, { ...where, field: 'columns' });
-  }
-  return makeRow(f[0]!, f[1]!, f[2]!, f[3]!, f[4]!, f[5]!, where);
-}
-
-function parseTsvRow(text: string, where: Where): RunRow {
-  const f = text.split('\t').map((c) => c.trim());
-  if (f.length !== 5 && f.length !== 6) {
-    throw new DataError(`expected 6 tab-separated columns '${TSV_COLUMNS.join(' ')}', got ${f.length}`, { ...where, field: 'columns' });
-  }
-  for (const [i, name] of ['qid', 'sample', 'docno'].entries()) {
-    if (f[i] === '') throw new DataError('empty', { ...where, field: name });
-  }
-  return makeRow(f[0]!, f[1]!, f[2]!, f[3]!, f[4]!, f[5] ?? '', where);
-}
-
-function makeRow(qid: string, iter: string, docno: string, rawRank: string, rawScore: string, tag: string, where: Where): RunRow {
-  const rank = Number(rawRank);
-  if (rawRank === '' || !Number.isInteger(rank)) throw new DataError(`not an integer: '${rawRank}'`, { ...where, field: 'rank' });
-  const score = parseScore(rawScore, 'score', where);
-  return { qid, iter, docno, rank, score, tag, line: where.line };
-}
-
 /** What a writer needs of a row; `RunRow` fits. */
 export interface RunWriteRow {
   qid: string;
   /** Default `Q0`. */
   iter?: string;
   docno: string;
-  /** Optional: rows without a score get one derived from their position (see formatRun). */
+  /** Optional: a group with a row without a finite score gets scores from positions (see formatRun). */
   score?: number;
 }
 
 export interface RunWriteOptions {
   tag: string;
-  /** Written first as an ir_metadata header; its `tag` defaults to the run tag. */
+  /**
+   * Written first as an ir_metadata header (`#` lines); its `tag` defaults to the run tag. Off
+   * unless given: pytrec_eval's, ranx's and ir_measures' run parsers fail on `#` lines, so callers
+   * write it only when asked (`--metadata`) or as a sidecar file (formatIrMetadataHeader).
+   */
   metadata?: IrMetadata;
 }
 
 /**
- * Write a run so that trec_eval reads back exactly the intended order.
+ * Write a run that every common reader (trec_eval, pytrec_eval, ranx, ir_measures) reads as six
+ * columns, in the order trec_eval reads it.
  *
- * The intended order is the order of `rows` within each (qid, iter) group; groups are written in
- * order of first appearance and ranks are 1..n within each group. trec_eval ignores the rank and
- * sorts by score (ties by docno descending), so a group's scores are kept only when they are all
- * finite and strictly decreasing in the intended order. Otherwise (a tie, an increase, a missing or
- * non-finite score) every score of that group is replaced by `n + 1 − rank` (n, n−1, …, 1): one
- * consistent rule per group rather than nudging single values. Scores are printed with JS's
- * shortest round-trip form, so a reader parses back the same doubles and the same order.
+ * Groups are the (qid, iter) pairs, in order of first appearance. When every row of a group has a
+ * finite score, the real scores are written and the rows are put in trec_eval's order (score
+ * descending, equal scores by docno descending, byte-wise), ranks 1..n: the written rank order and
+ * trec_eval's order agree without touching a score, and a Plackett–Luce sampler reading the file
+ * sees the retriever's scores. A group with a row without a finite score keeps its row order and
+ * gets the scores n, n−1, …, 1 (one rule for the whole group). Scores are printed with JS's shortest
+ * round-trip form, so a reader parses back the same doubles.
  */
 export function formatRun(rows: readonly RunWriteRow[], opts: RunWriteOptions): string {
   checkToken(opts.tag, 'tag');
@@ -158,10 +350,11 @@ export function formatRun(rows: readonly RunWriteRow[], opts: RunWriteOptions): 
       if (docnos.has(r.docno)) throw new DataError(`duplicate document '${r.docno}' for query '${r.qid}' and iteration '${r.iter ?? 'Q0'}'`, { field: 'docno' });
       docnos.add(r.docno);
     }
-    const keep = group.every((r, i) => Number.isFinite(r.score) && (i === 0 || r.score! < group[i - 1]!.score!));
-    const n = group.length;
-    group.forEach((r, i) => {
-      const score = keep ? r.score! : n - i;
+    const scored = group.every((r) => Number.isFinite(r.score));
+    const ordered = scored ? group.slice().sort((a, b) => b.score! - a.score! || compareBytewise(b.docno, a.docno)) : group;
+    const n = ordered.length;
+    ordered.forEach((r, i) => {
+      const score = scored ? r.score! : n - i;
       out += `${r.qid} ${r.iter ?? 'Q0'} ${r.docno} ${i + 1} ${String(score)} ${opts.tag}\n`;
     });
   }

@@ -39,7 +39,6 @@ describe('parseRun', () => {
 
   it.each([
     ['q Q0 d 1 1', 'r.trec:1: columns: expected 6 columns'],
-    ['q Q0 d 1 1 t extra', 'r.trec:1: columns: expected 6 columns'],
     ['q Q0 d one 1 t', "r.trec:1: rank: not an integer: 'one'"],
     ['q Q0 d 1.5 1 t', "r.trec:1: rank: not an integer: '1.5'"],
     ['q Q0 d 1 high t', "r.trec:1: score: not a number: 'high'"],
@@ -115,8 +114,8 @@ describe('formatRun', () => {
     expect(text).toBe('1 Q0 a 1 2.5 bm25\n1 Q0 b 2 0.125 bm25\n2 Q0 a 1 -1 bm25\n');
   });
 
-  it('re-derives scores n+1-rank for a group with a tie, an increase or a missing score', () => {
-    // Tie: trec_eval would put 'b' before 'a' (docno descending); the intended order is a, b, c.
+  it('writes the real scores of a group with ties, tied documents in trec_eval order (docno descending)', () => {
+    // Before #16.1 a tie replaced every score of the group by n, n-1, ..., 1 (here 3 2 1).
     const tie = formatRun(
       [
         { qid: 'q', docno: 'a', score: 1 },
@@ -126,22 +125,30 @@ describe('formatRun', () => {
       ],
       { tag: 't' },
     );
-    expect(tie).toBe('q Q0 a 1 3 t\nq Q0 b 2 2 t\nq Q0 c 3 1 t\nr Q0 x 1 9 t\n');
-    expect(formatRun([{ qid: 'q', docno: 'a', score: 1 }, { qid: 'q', docno: 'b', score: 2 }], { tag: 't' })).toBe('q Q0 a 1 2 t\nq Q0 b 2 1 t\n');
-    expect(formatRun([{ qid: 'q', docno: 'a' }, { qid: 'q', docno: 'b' }], { tag: 't' })).toBe('q Q0 a 1 2 t\nq Q0 b 2 1 t\n');
+    expect(tie).toBe('q Q0 b 1 1 t\nq Q0 a 2 1 t\nq Q0 c 3 0 t\nr Q0 x 1 9 t\n');
+    // Rank order = trec_eval order: d10 before d9 would be wrong (byte-wise 'd9' > 'd10').
+    expect(formatRun([{ qid: 'q', docno: 'd10', score: 0 }, { qid: 'q', docno: 'd9', score: 0 }], { tag: 't' })).toBe('q Q0 d9 1 0 t\nq Q0 d10 2 0 t\n');
+    // An increase: the scores decide the order.
+    expect(formatRun([{ qid: 'q', docno: 'a', score: 1 }, { qid: 'q', docno: 'b', score: 2 }], { tag: 't' })).toBe('q Q0 b 1 2 t\nq Q0 a 2 1 t\n');
   });
 
-  it('writes stochastic samples as separate groups that trec_eval order reads back as intended', () => {
+  it('derives scores n+1-rank, keeping the row order, for a group with a row without a finite score', () => {
+    expect(formatRun([{ qid: 'q', docno: 'a' }, { qid: 'q', docno: 'b' }], { tag: 't' })).toBe('q Q0 a 1 2 t\nq Q0 b 2 1 t\n');
+    expect(formatRun([{ qid: 'q', docno: 'b', score: 5 }, { qid: 'q', docno: 'a', score: Number.NaN }], { tag: 't' })).toBe('q Q0 b 1 2 t\nq Q0 a 2 1 t\n');
+  });
+
+  it('writes stochastic samples as separate groups whose rank order is trec_eval order', () => {
     const rows = [
-      { qid: 'q', iter: 'S0', docno: 'a', score: 1 },
-      { qid: 'q', iter: 'S1', docno: 'b', score: 1 },
+      { qid: 'q', iter: 'S0', docno: 'a', score: 2 },
+      { qid: 'q', iter: 'S1', docno: 'b', score: 2 },
       { qid: 'q', iter: 'S0', docno: 'b', score: 1 },
       { qid: 'q', iter: 'S1', docno: 'a', score: 1 },
     ];
-    const back = parseRun(formatRun(rows, { tag: 'pl' }));
+    const back = parseRun(formatRun(rows, { tag: 'pl' }), undefined, { columns: 'strict' });
     for (const [sample, expected] of [['S0', ['a', 'b']], ['S1', ['b', 'a']]] as const) {
       const group = back.filter((r) => r.iter === sample);
       expect(group.map((r) => r.rank)).toEqual([1, 2]);
+      expect(group.map((r) => r.docno)).toEqual(expected);
       expect(sortTrecEvalOrder(group).map((r) => r.docno)).toEqual(expected);
     }
   });
@@ -168,5 +175,18 @@ describe('formatRun', () => {
     expect(errorOf(() => formatRun([], { tag: 'my run' })).field).toBe('tag');
     expect(errorOf(() => formatRun([{ qid: 'q', docno: 'a' }, { qid: 'q', docno: 'a' }], { tag: 't' })).message).toMatch(/duplicate document 'a'/);
     expect(formatRun([], { tag: 't' })).toBe('');
+  });
+});
+
+describe('run columns beyond six (#16.2)', () => {
+  it('reads the first six columns with one warning, as trec_eval does; strict refuses', () => {
+    const warnings: [string, number][] = [];
+    const rows = parseRun('q Q0 a 1 2 t x y\nq Q0 b 2 1 t z', 'r.trec', { onWarning: (m, line) => warnings.push([m, line]) });
+    expect(rows.map((r) => [r.docno, r.score, r.tag])).toEqual([
+      ['a', 2, 't'],
+      ['b', 1, 't'],
+    ]);
+    expect(warnings).toEqual([['more than 6 columns; reading the first six, as trec_eval does (warned once per file)', 1]]);
+    expect(errorOf(() => parseRun('q Q0 a 1 2 t x y', 'r.trec', { columns: 'strict' })).message).toBe("r.trec:1: columns: expected 6 columns 'qid iter docno rank score tag', got 8");
   });
 });
