@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { CallDeferredError, COMPUTE, computes, type CallPolicy } from './queue/callPolicy';
 import type { RunCalls } from './queue/runCalls';
 import { Slots, type SlotStats } from './queue/slots';
-import type { EmbedRequest, EmbedResult, Engine, EngineIdentity, GenerateRequest, GenerateResult, ScoreRequest, ScoreResult } from './types';
+import type { EmbedRequest, EmbedResult, Engine, EngineIdentity, GenerateRequest, GenerateResult, ScoreRequest, ScoreResult, TokenizeRequest, TokenizeResult } from './types';
 
 export type CachedOp = 'generate' | 'score' | 'embed';
 
@@ -130,6 +130,11 @@ export class CachedEngine implements Engine {
 
   embed(request: EmbedRequest, signal?: AbortSignal): Promise<EmbedResult> {
     return this.cached('embed', request, true, (s) => this.inner.embed(request, s), signal);
+  }
+
+  /** Passed straight through: tokenizing is cheap and deterministic, neither cached nor queued. */
+  tokenize(request: TokenizeRequest, signal?: AbortSignal): Promise<TokenizeResult> {
+    return this.inner.tokenize(request, signal);
   }
 
   close(): Promise<void> {

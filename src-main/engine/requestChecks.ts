@@ -4,7 +4,7 @@
  * may use them; they encode the rules that make outputs deterministic (a sampled generation needs
  * an explicit seed).
  */
-import { EngineError, type EmbedRequest, type GenerateRequest, type ScoreRequest } from './types';
+import { EngineError, type EmbedRequest, type GenerateRequest, type ScoreRequest, type TokenizeRequest } from './types';
 
 const bad = (message: string): never => {
   throw new EngineError('bad-request', message);
@@ -50,4 +50,14 @@ export function checkEmbedRequest(req: EmbedRequest): void {
   req.texts.forEach((t, i) => {
     if (typeof t !== 'string' || t === '') bad(`embed: texts[${i}] must be a non-empty string`);
   });
+}
+
+export function checkTokenizeRequest(req: TokenizeRequest): void {
+  if (!Array.isArray(req.texts)) bad('tokenize: texts must be an array');
+  req.texts.forEach((t, i) => {
+    if (typeof t !== 'string') bad(`tokenize: texts[${i}] must be a string`);
+  });
+  if (req.maxTokens !== undefined && (!Number.isInteger(req.maxTokens) || req.maxTokens < 0)) {
+    bad(`tokenize: maxTokens must be a non-negative integer, got ${String(req.maxTokens)}`);
+  }
 }

@@ -76,6 +76,39 @@ export interface EmbedResult {
   dimensions: number;
 }
 
+/**
+ * Count texts in the generator's own tokens, and cut them to a token budget (prompt budgets as the
+ * papers truncated: "the first 512 tokens of each passage" means the generator's tokens).
+ */
+export interface TokenizeRequest {
+  texts: string[];
+  /** Also return each text cut to at most this many tokens (a non-negative integer). */
+  maxTokens?: number;
+}
+
+/** Who counted the tokens of a `TokenizeResult`. */
+export type TokenCountSource =
+  /** The model's own tokenizer (the local engine, the simulated engine). */
+  | 'model'
+  /** The server's tokenize endpoint (llama.cpp server and vLLM: POST /tokenize). */
+  | 'server'
+  /** No tokenizer available (a remote server without /tokenize): `estimateTokenCount`, UTF-8 bytes / 4 rounded up. */
+  | 'estimate';
+
+export interface TokenizeResult {
+  /**
+   * Tokens of each text as plain text is tokenized for a prompt: no beginning-of-sequence or other
+   * special tokens added, no space invented at the start. counts[i] belongs to texts[i].
+   */
+  counts: number[];
+  /**
+   * Only with `maxTokens`: texts[i] itself when counts[i] <= maxTokens, otherwise its longest
+   * prefix (a string prefix of texts[i], ending on a token boundary) of at most maxTokens tokens.
+   */
+  truncated?: string[];
+  source: TokenCountSource;
+}
+
 /** What identifies the model an engine runs, for cache keys and manifests. */
 export interface EngineIdentity {
   kind: 'local' | 'remote';
@@ -94,6 +127,11 @@ export interface Engine {
   generate(request: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult>;
   score(request: ScoreRequest, signal?: AbortSignal): Promise<ScoreResult>;
   embed(request: EmbedRequest, signal?: AbortSignal): Promise<EmbedResult>;
+  /**
+   * Token counts (and, with maxTokens, truncations) in this engine's tokens. Deterministic, cheap,
+   * never cached; `texts: []` answers `counts: []`. See `TokenizeResult` for the contract.
+   */
+  tokenize(request: TokenizeRequest, signal?: AbortSignal): Promise<TokenizeResult>;
   /** Release the model and any process or connection. Idempotent. */
   close(): Promise<void>;
 }

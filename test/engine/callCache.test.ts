@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CachedEngine, callCacheKey, canonicalJson } from '../../src-main/engine/callCache';
 import { LocalEngine } from '../../src-main/engine/local/localEngine';
-import type { EmbedRequest, Engine, EngineIdentity, GenerateRequest, ScoreRequest } from '../../src-main/engine/types';
+import type { EmbedRequest, Engine, EngineIdentity, GenerateRequest, ScoreRequest, TokenizeRequest } from '../../src-main/engine/types';
 import { CallCacheRepo } from '../../src-main/store/callCacheRepo';
 import { openWorkspace } from '../../src-main/store/workspace';
 import { TEST_SETTINGS, tinyModels, type TinyModels } from './support/tinyModels';
@@ -27,6 +27,9 @@ class CountingEngine implements Engine {
   embed(r: EmbedRequest, s?: AbortSignal) {
     this.calls.embed++;
     return this.inner.embed(r, s);
+  }
+  tokenize(r: TokenizeRequest, s?: AbortSignal) {
+    return this.inner.tokenize(r, s);
   }
   close() {
     return this.inner.close();

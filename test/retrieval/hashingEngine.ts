@@ -4,7 +4,8 @@
  * buckets (so texts sharing words are similar). It implements the full `Engine` interface.
  */
 import { hash32 } from '../../src-main/core/random/rng';
-import { EngineError, type EmbedRequest, type EmbedResult, type Engine, type EngineIdentity } from '../../src-main/engine/types';
+import { estimateTokenize } from '../../src-main/engine/tokenBudget';
+import { EngineError, type EmbedRequest, type EmbedResult, type Engine, type EngineIdentity, type TokenizeRequest, type TokenizeResult } from '../../src-main/engine/types';
 
 export class HashingEngine implements Engine {
   calls = 0;
@@ -45,6 +46,10 @@ export class HashingEngine implements Engine {
 
   async score(): Promise<never> {
     throw new EngineError('unsupported', 'hashing engine only embeds');
+  }
+
+  async tokenize(request: TokenizeRequest): Promise<TokenizeResult> {
+    return estimateTokenize(request);
   }
 
   async close(): Promise<void> {

@@ -20,7 +20,7 @@
 import { basename } from 'node:path';
 import { readGgufMetadata } from '../gguf/ggufReader';
 import { sha256File } from '../gguf/sha256File';
-import { checkEmbedRequest, checkGenerateRequest, checkScoreRequest } from '../requestChecks';
+import { checkEmbedRequest, checkGenerateRequest, checkScoreRequest, checkTokenizeRequest } from '../requestChecks';
 import {
   EngineError,
   type EmbedRequest,
@@ -31,6 +31,8 @@ import {
   type GenerateResult,
   type ScoreRequest,
   type ScoreResult,
+  type TokenizeRequest,
+  type TokenizeResult,
 } from '../types';
 import type { LoadResult, WorkerOp, WorkerOps } from './protocol';
 import { runtimeVersions } from './runtimeVersions';
@@ -119,6 +121,14 @@ export class LocalEngine implements Engine {
     checkEmbedRequest(request);
     if (signal?.aborted) throw new EngineError('aborted', 'embed cancelled before it started');
     return this.call('embed', request, signal);
+  }
+
+  /** The model's own tokenizer, in the worker (loads the model if it is not loaded yet). */
+  async tokenize(request: TokenizeRequest, signal?: AbortSignal): Promise<TokenizeResult> {
+    checkTokenizeRequest(request);
+    if (signal?.aborted) throw new EngineError('aborted', 'tokenize cancelled before it started');
+    if (request.texts.length === 0) return { counts: [], source: 'model', ...(request.maxTokens !== undefined ? { truncated: [] } : {}) };
+    return this.call('tokenize', request, signal);
   }
 
   async close(): Promise<void> {

@@ -12,6 +12,8 @@ import type {
   GenerateResult,
   ScoreRequest,
   ScoreResult,
+  TokenizeRequest,
+  TokenizeResult,
 } from '../types';
 import type { LocalEngineSettings } from './settings';
 
@@ -38,6 +40,7 @@ export interface WorkerOps {
   generate: { request: GenerateRequest; result: GenerateResult };
   score: { request: ScoreRequest; result: ScoreResult };
   embed: { request: EmbedRequest; result: EmbedResult };
+  tokenize: { request: TokenizeRequest; result: TokenizeResult };
 }
 
 export type WorkerOp = keyof WorkerOps;

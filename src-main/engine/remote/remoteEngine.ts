@@ -1,4 +1,5 @@
-import { checkEmbedRequest, checkGenerateRequest, checkScoreRequest } from '../requestChecks';
+import { checkEmbedRequest, checkGenerateRequest, checkScoreRequest, checkTokenizeRequest } from '../requestChecks';
+import { estimateTokenize } from '../tokenBudget';
 import {
   EngineError,
   type EmbedRequest,
@@ -9,6 +10,8 @@ import {
   type GenerateResult,
   type ScoreRequest,
   type ScoreResult,
+  type TokenizeRequest,
+  type TokenizeResult,
 } from '../types';
 import { allOrAbort } from './abortable';
 import { EchoScorer } from './echoScorer';
@@ -98,6 +101,12 @@ export class RemoteEngine implements Engine {
       throw new EngineError('remote-error', 'POST /embeddings: vectors of different lengths in one response');
     }
     return { vectors, dimensions };
+  }
+
+  /** The stated fallback for now: the UTF-8 bytes / 4 estimate (see tokenBudget.ts). */
+  async tokenize(request: TokenizeRequest): Promise<TokenizeResult> {
+    checkTokenizeRequest(request);
+    return estimateTokenize(request);
   }
 
   async close(): Promise<void> {

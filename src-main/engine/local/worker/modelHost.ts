@@ -18,13 +18,25 @@ import {
   type LlamaGrammar,
   type LlamaModel,
 } from 'node-llama-cpp';
-import { EngineError, type EmbedRequest, type EmbedResult, type GenerateRequest, type GenerateResult, type ScoreRequest, type ScoreResult } from '../../types';
+import { tokenPrefix } from '../../tokenBudget';
+import {
+  EngineError,
+  type EmbedRequest,
+  type EmbedResult,
+  type GenerateRequest,
+  type GenerateResult,
+  type ScoreRequest,
+  type ScoreResult,
+  type TokenizeRequest,
+  type TokenizeResult,
+} from '../../types';
 import type { LoadRequest, LoadResult } from '../protocol';
 import type { LocalEngineSettings } from '../settings';
 import { runtimeVersions } from '../runtimeVersions';
 import { generateInSequence } from './generate';
 import { scoreInSequence } from './score';
 import { SequencePool } from './sequencePool';
+import { textTokens } from './tokens';
 
 export interface HostCallbacks {
   onLoadProgress?(fraction: number): void;
@@ -127,6 +139,19 @@ export class ModelHost {
     const result = this.embedQueue.then(run, run);
     this.embedQueue = result.catch(() => undefined);
     return result;
+  }
+
+  /** Counts as a prompt's text is tokenized (tokens.ts), without the beginning-of-sequence token. */
+  tokenize(req: TokenizeRequest): TokenizeResult {
+    const counts: number[] = [];
+    const truncated: string[] = [];
+    for (const text of req.texts) {
+      const tokens = textTokens(this.model, text);
+      counts.push(tokens.length);
+      if (req.maxTokens === undefined) continue;
+      truncated.push(tokens.length <= req.maxTokens ? text : tokenPrefix(text, req.maxTokens, (k) => this.model.detokenize(tokens.slice(0, k), false)));
+    }
+    return { counts, source: 'model', ...(req.maxTokens !== undefined ? { truncated } : {}) };
   }
 
   async dispose(): Promise<void> {

@@ -59,6 +59,8 @@ async function dispatch<K extends WorkerOp>(id: number, op: K, request: WorkerOp
       return host.score(request as WorkerOps['score']['request'], signal);
     case 'embed':
       return host.embed(request as WorkerOps['embed']['request'], signal);
+    case 'tokenize':
+      return host.tokenize(request as WorkerOps['tokenize']['request']);
     default:
       throw new EngineError('unsupported', `unknown operation ${String(op)}`);
   }
