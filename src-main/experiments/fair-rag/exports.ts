@@ -168,7 +168,7 @@ export function table2Latex(metrics: FairRagMetrics): string {
   lines.push('\\begin{table}[ht]');
   lines.push('\\centering');
   lines.push(
-    `\\caption{Utility of fairer RAG models minus the utility of the deterministic baseline, per retrieval disparity interval of $\\overline{\\mathrm{EE\\text{-}D}}$. ` +
+    `\\caption{Utility of fairer RAG models minus the utility of the deterministic baseline, per retrieval disparity interval of $\\overline{\\mathrm{EE\\mbox{-}D}}$. ` +
       `$^{\\dagger}$ / $^{\\ddagger}$: significant difference from the baseline at $p < ${t.alpha}$ / $p < 0.01$ (${escapeLatex(t.test)}); --: no run in the interval.}`,
   );
   lines.push('\\label{tab:fair-rag-table2}');

@@ -5,7 +5,8 @@ import { escapeLatex } from '../../../src-main/io/latex/escape';
 describe('escapeLatex', () => {
   it('escapes the ten special characters once', () => {
     expect(escapeLatex('a\\b{c}$&#%_^~z')).toBe(String.raw`a\textbackslash{}b\{c\}\$\&\#\%\_\textasciicircum{}\textasciitilde{}z`);
-    expect(escapeLatex('plain text, ünïcode')).toBe('plain text, ünïcode');
+    // Non-ASCII becomes macros so the file compiles with plain pdflatex (issue 17 item 7; compile.test.ts).
+    expect(escapeLatex('plain text, ünïcode')).toBe('plain text, \\"{u}n\\"{i}code');
   });
 });
 
@@ -104,7 +105,7 @@ describe('formatBooktabsTable', () => {
         String.raw`System & EU & EE\_R \\`,
         String.raw`\midrule`,
         String.raw`BM25 & 0.51\hphantom{$^{\ddagger}$} & 0.70\hphantom{$^{\ddagger}$} \\`,
-        String.raw`Fair-PL (α=2) & 0.50$^{\dagger}$ & \textbf{0.81}\hphantom{$^{\ddagger}$} \\`,
+        String.raw`Fair-PL (\ensuremath{\alpha}=2) & 0.50$^{\dagger}$ & \textbf{0.81}\hphantom{$^{\ddagger}$} \\`,
         String.raw`RAG-Fusion & \textbf{0.60}$^{\ddagger}$ & 0.74$^{\dagger}$ \\`,
         String.raw`\bottomrule`,
         String.raw`\end{tabular}`,

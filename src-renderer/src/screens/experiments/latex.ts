@@ -20,6 +20,26 @@ export function escapeLatex(text: string): string {
   return text.replace(/[\\{}$&#^_~%]/g, (c) => SPECIALS[c]!);
 }
 
+/**
+ * Issue 17 item 7: a table must compile with plain pdflatex (no inputenc, no amsmath), so the
+ * non-ASCII characters the screens print (EE-D̄, α, –, −, ±, ≤, †) become macros valid in text and
+ * math mode, anything else `?`; `\text{…}` (amsmath) becomes `\mbox{…}`. The main side's writer does
+ * the same in src-main/io/latex/escape.ts (the renderer cannot import it).
+ */
+const ASCII: Record<string, string> = {
+  '–': '--', '—': '---', '−': '\\ensuremath{-}', '±': '\\ensuremath{\\pm}', '×': '\\ensuremath{\\times}', '·': '\\ensuremath{\\cdot}',
+  '≤': '\\ensuremath{\\leq}', '≥': '\\ensuremath{\\geq}', '≠': '\\ensuremath{\\neq}', '…': '\\ldots{}', '†': '\\ensuremath{^{\\dagger}}', '‡': '\\ensuremath{^{\\ddagger}}',
+  'α': '\\ensuremath{\\alpha}', 'ε': '\\ensuremath{\\epsilon}', 'φ': '\\ensuremath{\\phi}', 'τ': '\\ensuremath{\\tau}', 'μ': '\\ensuremath{\\mu}', 'σ': '\\ensuremath{\\sigma}', 'Δ': '\\ensuremath{\\Delta}',
+};
+export function asciiLatex(tex: string): string {
+  return tex
+    .replaceAll('\\text{', '\\mbox{')
+    .normalize('NFD')
+    .replace(/([A-Za-z])[\u0304\u0305]/g, '\\ensuremath{\\bar{\\mbox{$1}}}')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x00-\x7f]/g, (c) => ASCII[c] ?? '?');
+}
+
 export interface LatexCell {
   /** Already-escaped LaTeX, or plain text (escaped) when `text` is used. */
   latex?: string;
@@ -70,5 +90,5 @@ export function latexTable(o: LatexTableOptions): string {
     '\\end{tabular}',
     '\\end{table}',
   ];
-  return lines.join('\n') + '\n';
+  return asciiLatex(lines.join('\n') + '\n');
 }
