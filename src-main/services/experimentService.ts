@@ -3,7 +3,8 @@
  * field paths, prompt previews, runs executed as resumable jobs, and the read side views build on —
  * metrics, drill-down rows and exports with reproducibility manifests. Kind-specific work is the
  * kind's (src-main/experiments/); this service persists, schedules and wires the workspace's
- * services into the kind through `ExperimentDeps`.
+ * services into the kind through `ExperimentDeps`. Every kind is read through the same methods
+ * (metrics, items, export: the API's `runs.*`).
  *
  * Resuming: a run's job is registered by kind name ('experiments.run', params {runId}) so the job
  * tray's Resume (or `fairground run` again) re-executes it; the kind skips stored items and the call
@@ -18,7 +19,10 @@ import type { GeneratorRef } from '../api/contract/models';
 import { ApiFailure } from '../api/router';
 import { DataError } from '../core/errors';
 import { callCacheKey } from '../engine/callCache';
-import type { ExperimentDeps, ExperimentKind, ExperimentRegistry, MetricsInput, WorkContext } from '../experiments/registry';
+import { CallsDeferredError, COMPUTE, type CallPolicy } from '../engine/queue/callPolicy';
+import { RunCalls } from '../engine/queue/runCalls';
+import { isDeferred } from '../experiments/concurrency';
+import type { ExperimentDeps, ExperimentKind, ExperimentRegistry, ItemsQuery, MetricsInput, WorkContext } from '../experiments/registry';
 import { defaultExperimentRegistry } from '../experiments/kinds';
 import { validateSpec } from '../experiments/specFile';
 import { collectEnvironment, type EnvironmentInfo } from '../io/manifest/environment';
@@ -199,23 +203,47 @@ export class ExperimentService {
     return job;
   }
 
-  /** Execute a run (the job body; also callable directly). Idempotent over finished items. */
-  async executeRun(runId: number, ctx: WorkContext & Partial<Pick<JobContext, 'jobId'>>): Promise<Record<string, unknown>> {
+  /**
+   * Execute a run (the job body; also callable directly). Idempotent over finished items.
+   *
+   * Every engine the kind asks for is a view of that engine's one work queue with this run's
+   * policy (engine/queue/callPolicy.ts) and counters. Under a defer or shard policy the calls the
+   * cache cannot answer (and that are not this shard's) are left for later: the kind finishes every
+   * other unit, the run stops as `interrupted` with the reason, and `CallsDeferredError` carries the
+   * deferred calls (what `fairground plan export` writes and `run --dry-run` prices).
+   */
+  async executeRun(
+    runId: number,
+    ctx: WorkContext & Partial<Pick<JobContext, 'jobId'>>,
+    options: { policy?: CallPolicy; calls?: RunCalls } = {},
+  ): Promise<Record<string, unknown>> {
     const run = this.requireRun(runId);
     if (this.executing.has(runId)) throw new ApiFailure('conflict', `run ${runId} is already in progress`);
     const kind = this.requireKind(run.kind);
     const spec = kind.schema.parse(run.spec);
+    const policy = options.policy ?? COMPUTE;
+    const calls = options.calls ?? new RunCalls();
+    const deps: ExperimentDeps = { ...this.deps, engineFor: (ref) => this.models.engineFor(ref).withPolicy(policy, calls) };
     this.executing.add(runId);
     this.repo.setRunStarted(runId, ctx.jobId ?? null, currentOwner());
     try {
-      const stats = await kind.execute({ runId, spec, deps: this.deps, signal: ctx.signal, progress: (d, t, m) => ctx.progress(d, t, m) });
+      let stats: Record<string, unknown>;
+      try {
+        stats = await kind.execute({ runId, spec, deps, signal: ctx.signal, progress: (d, t, m) => ctx.progress(d, t, m) });
+      } catch (err) {
+        if (!isDeferred(err) || ctx.signal.aborted) throw err;
+        stats = {};
+      }
+      stats = { ...stats, callsInFlightMax: calls.maxInFlight };
+      if (calls.deferredCount > 0) throw new CallsDeferredError(calls.deferredCount, deferredMessage(policy, calls));
       this.repo.setRunStats(runId, stats);
       this.repo.setRunManifest(runId, await this.buildManifest(kind, run, spec, stats));
       this.repo.setRunFinished(runId, 'succeeded');
       return { runId, ...stats };
     } catch (err) {
       const cancelled = ctx.signal.aborted;
-      this.repo.setRunFinished(runId, cancelled ? 'cancelled' : 'failed', cancelled ? null : err instanceof Error ? err.message : String(err));
+      const waiting = err instanceof CallsDeferredError;
+      this.repo.setRunFinished(runId, cancelled ? 'cancelled' : waiting ? 'interrupted' : 'failed', cancelled ? null : err instanceof Error ? err.message : String(err));
       throw err;
     } finally {
       this.executing.delete(runId);
@@ -236,12 +264,17 @@ export class ExperimentService {
     return { deleted: this.repo.deleteRun(runId) };
   }
 
+  /**
+   * The `runs.*` results of a run of any kind, as its kind computes them. Each kind's metrics and
+   * item rows are the contract's types for its `kind` (the kinds declare them, ExperimentKind<S, M,
+   * R>); the router checks every response against the union on `kind`.
+   */
   metrics(runId: number): ApiOutput<'runs.metrics'> {
     const { kind, input } = this.metricsInput(runId);
     return kind.metrics(input) as ApiOutput<'runs.metrics'>;
   }
 
-  items(runId: number, query: { queryId?: string | undefined; condition?: string | undefined; offset: number; limit: number }): ApiOutput<'runs.items'> {
+  items(runId: number, query: ItemsQuery): ApiOutput<'runs.items'> {
     const run = this.requireRun(runId);
     const kind = this.requireKind(run.kind);
     return { kind: kind.kind, ...kind.items(runId, kind.schema.parse(run.spec), this.repo, query) } as ApiOutput<'runs.items'>;
@@ -275,6 +308,7 @@ export class ExperimentService {
         finished: run.status === 'succeeded',
         experimentName: run.experimentName,
         generatorName: this.generatorName(spec),
+        skipped: Array.isArray(run.stats.skippedQueries) ? (run.stats.skippedQueries as { queryId: string; reason: string }[]) : [],
       },
     };
   }
@@ -356,4 +390,11 @@ export class ExperimentService {
 
 function info(e: ExperimentRow, runs: number, lastRunId: number | null): ExperimentInfo {
   return { id: e.id, kind: e.kind, name: e.name, version: e.version, spec: e.spec as Record<string, unknown>, createdAt: e.createdAt, updatedAt: e.updatedAt, runs, lastRunId };
+}
+
+function deferredMessage(policy: CallPolicy, calls: RunCalls): string {
+  const n = calls.deferredCount;
+  const done = `${calls.computed} computed, ${calls.hits} from the cache`;
+  if (policy.mode === 'shard') return `shard ${policy.index + 1}/${policy.count} done (${done}); ${n} call(s) belong to other shards or wait for them — merge the shards' caches (fairground cache merge) and run again`;
+  return `${n} call(s) are not in the cache (${done}); export them with fairground plan export, or run without --cache-only to compute them`;
 }

@@ -4,12 +4,11 @@
  * place experiments get an engine from: `engineFor(ref)` returns a cached engine (every call goes
  * through the workspace's call cache) that is reused across jobs and closed at shutdown.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { GeneratorRef, ModelInfo, ModelSettings } from '../api/contract/models';
 import { ApiFailure } from '../api/router';
-import { DataError } from '../core/errors';
 import { CachedEngine } from '../engine/callCache';
 import { readGgufMetadata } from '../engine/gguf/ggufReader';
 import { sha256File } from '../engine/gguf/sha256File';
@@ -21,6 +20,8 @@ import type { GenerateResult } from '../engine/types';
 import { CallCacheRepo } from '../store/callCacheRepo';
 import { ModelsRepo, type ModelRecord } from '../store/modelsRepo';
 import type { JobRunner } from './jobRunner';
+import { PathAccess } from './paths';
+import { addSimModel, createSimEngine, describeSim, isSimRecord } from './simulation/simModels';
 import type { SettingsService } from './settingsService';
 
 /** What the library keeps from a GGUF header. */
@@ -66,6 +67,8 @@ export class ModelService {
     private readonly jobs: JobRunner,
     private readonly settings: SettingsService,
     private readonly workspacePath: string = ':memory:',
+    /** Which paths API requests may name (issue 15): `add` checks its path. */
+    private readonly paths: PathAccess = new PathAccess('any', null),
   ) {
     this.models = new ModelsRepo(db);
     this.cache = new CallCacheRepo(db);
@@ -118,9 +121,7 @@ export class ModelService {
 
   /** Register a GGUF by path: the header is read now (a broken file is refused), hashing runs as a job. */
   async add(path: string, name?: string): Promise<ModelInfo> {
-    const file = resolve(path);
-    if (!existsSync(file)) throw new DataError('no such file', { file, field: 'path' });
-    if (!statSync(file).isFile()) throw new DataError('not a file', { file, field: 'path' });
+    const file = this.paths.checkFile(path, 'path');
     const header = await readGgufMetadata(file);
     const modelName = name ?? basename(file).replace(/\.gguf$/i, '');
     if (this.models.getByName(modelName)) throw new ApiFailure('conflict', `a model named '${modelName}' is already in the library`, 'name');
@@ -166,9 +167,26 @@ export class ModelService {
     const existing = this.engines.get(key);
     if (existing) return existing;
     const inner = ref.kind === 'local' ? this.localEngine(ref.modelId) : this.remoteEngine(ref.endpointId);
-    const engine = new CachedEngine(inner, this.cache);
+    const capacity = this.capacityOf(ref, inner);
+    const engine = new CachedEngine(inner, this.cache, { capacity });
     this.engines.set(key, engine);
     return engine;
+  }
+
+  /**
+   * How many calls the engine's work queue keeps in flight: the engine's own figure where it has
+   * one (a remote pool: the sum of its healthy endpoints' limits), else a local model's parallel
+   * sequences (1 by default, which keeps the batch layout — and so greedy outputs — reproducible)
+   * or a server's maxConcurrency.
+   */
+  private capacityOf(ref: GeneratorRef, inner: object): () => number {
+    const own = (inner as { capacity?: () => number }).capacity;
+    if (typeof own === 'function') return () => own.call(inner);
+    // Settings changes replace the engine (closeEngine), so the figure is read once.
+    const d = this.describe(ref) as { settings?: { sequences?: number; maxConcurrency?: number } };
+    const n = ref.kind === 'local' ? d.settings?.sequences : d.settings?.maxConcurrency;
+    const fixed = typeof n === 'number' && n >= 1 ? Math.min(n, 256) : ref.kind === 'local' ? 1 : 4;
+    return () => fixed;
   }
 
   async try(ref: GeneratorRef, opts: TryOptions): Promise<GenerateResult & { fromCache: boolean; durationMs: number }> {
@@ -207,10 +225,16 @@ export class ModelService {
     return this.db.prepare(`DELETE FROM remote_endpoints WHERE id=?`).run(id).changes > 0;
   }
 
+  /** Register a simulated reader (issue 14; services/simulation/simModels.ts). */
+  addSim(input: { name?: string | undefined; profile: unknown }): ModelInfo {
+    return this.info(addSimModel(this.db, this.models, input));
+  }
+
   /** Descriptions for manifests: name, file, SHA-256, quantization; never secrets. */
   describe(ref: GeneratorRef): Record<string, unknown> {
     if (ref.kind === 'local') {
       const m = this.require(ref.modelId);
+      if (isSimRecord(m)) return describeSim(m);
       return { kind: 'local', name: m.name, file: basename(m.path), sha256: m.sha256, quantization: m.metadata.quantization ?? null, settings: this.effectiveSettings(m) };
     }
     const r = this.requireRemote(ref.endpointId);
@@ -240,8 +264,9 @@ export class ModelService {
     return { sha256 };
   }
 
-  private localEngine(id: number): LocalEngine {
+  private localEngine(id: number): LocalEngine | ReturnType<typeof createSimEngine> {
     const m = this.require(id);
+    if (isSimRecord(m)) return createSimEngine(this.db, m);
     if (!existsSync(m.path)) throw new ApiFailure('not-found', `the model file is missing: ${m.path}`);
     return new LocalEngine({
       modelPath: m.path,
@@ -275,6 +300,7 @@ export class ModelService {
     }
     return {
       id: m.id,
+      kind: isSimRecord(m) ? 'sim' : 'gguf',
       name: m.name,
       path: m.path,
       size: m.size,

@@ -10,15 +10,16 @@
  *   drawn from their own seeded streams and their prompts are in the cache).
  *
  * Progress counts distinct LLM calls (generations, then judgments once the outputs are known).
- * Concurrency: a local model gets as many calls in flight as its parallel sequences (1 by default,
- * which keeps the batch layout — and so greedy outputs — reproducible); a server its maxConcurrency.
+ * Concurrency is the engine's: every ready call goes to its one work queue (experiments/concurrency.ts),
+ * which keeps a local model's parallel sequences (1 by default, so the batch layout — and greedy
+ * outputs — stay reproducible) or a server pool's limits busy.
  */
 import type { FairRagSpec } from '../../api/contract/experiments';
-import type { GeneratorRef } from '../../api/contract/models';
 import type { CachedEngine } from '../../engine/callCache';
 import type { GenerateRequest } from '../../engine/types';
 import { documentText } from '../../retrieval/dense/embedDocuments';
 import type { RunItem } from '../../store/experimentsRepo';
+import { forEachUnit, lanesFor } from '../concurrency';
 import type { ExecuteContext, ExperimentDeps } from '../registry';
 import { entailmentProbability, nliGenerateRequest, nliPrompt, nliScoreRequest, parseCitations, parseNliAnswer } from './attribution';
 import { loadFairRagData, type QueryData } from './data';
@@ -87,38 +88,6 @@ export class ItemWriter {
   }
 }
 
-/**
- * Runs `work` over `items` with at most `concurrency` in flight; stops at the first error or abort.
- * Every worker finishes its current item before this returns, so results written by work still
- * in flight are flushed by the caller and a resumed job never overlaps them.
- */
-async function pool<T>(items: readonly T[], concurrency: number, signal: AbortSignal, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed: unknown;
-  const worker = async () => {
-    while (failed === undefined && next < items.length) {
-      if (signal.aborted) {
-        failed ??= signal.reason ?? new Error('cancelled');
-        break;
-      }
-      const item = items[next++]!;
-      try {
-        await work(item);
-      } catch (err) {
-        failed ??= err;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, worker));
-  if (failed !== undefined) throw failed;
-}
-
-function concurrencyOf(deps: ExperimentDeps, ref: GeneratorRef): number {
-  const d = deps.describeModel(ref) as { settings?: { sequences?: number; maxConcurrency?: number } };
-  const n = ref.kind === 'local' ? d.settings?.sequences : d.settings?.maxConcurrency;
-  return typeof n === 'number' && n >= 1 ? Math.min(n, 64) : ref.kind === 'local' ? 1 : 4;
-}
-
 export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<Record<string, unknown>> {
   const { spec, deps, runId, signal } = ctx;
   const started = performance.now();
@@ -161,27 +130,31 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
   const resumedGenerations = done;
   ctx.progress(done, distinctGenerations, `${distinctGenerations} distinct prompts for ${naiveGenerations} sampled rankings`);
 
-  // Pass 2: one generation per distinct prompt.
-  const concurrency = concurrencyOf(deps, genRef);
+  // Pass 2: one generation per distinct prompt, every query's prompts through the engine's one queue
+  // (no barrier between queries; queries are re-planned lazily so the plan is never held at once).
   const writer = new ItemWriter(repo, runId);
+  let deferredGenerations = 0;
   try {
-    for (const i of pending) {
-      const { data: q, plan: pq } = queries[i]!;
-      const todo = planQuery(spec, pq, render).generations.filter((g) => !storedGenerations.has(g.key));
-      await pool(todo, concurrency, signal, async (g) => {
-        const payload = await generate(spec, engine, deps, q, g, signal);
-        writer.add({ key: g.key, queryId: q.queryId, condition: '', sample: null, payload });
-        done++;
-        ctx.progress(done, distinctGenerations, `generated ${done} of ${distinctGenerations} prompts`);
-      });
-    }
+    const units = function* () {
+      for (const i of pending) {
+        const { data: q, plan: pq } = queries[i]!;
+        for (const g of planQuery(spec, pq, render).generations) if (!storedGenerations.has(g.key)) yield { q, g };
+      }
+    };
+    ({ deferred: deferredGenerations } = await forEachUnit(units(), lanesFor(engine), signal, async ({ q, g }) => {
+      const payload = await generate(spec, engine, deps, q, g, signal);
+      writer.add({ key: g.key, queryId: q.queryId, condition: '', sample: null, payload });
+      done++;
+      ctx.progress(done, distinctGenerations, `generated ${done} of ${distinctGenerations} prompts`);
+    }));
   } finally {
     writer.flush();
   }
 
-  // Pass 3: NLI judgments of every (top-k document, output) pair.
+  // Pass 3: NLI judgments of every (top-k document, output) pair whose output is stored (a stage
+  // that depends on pass 2: with generations deferred, only the ready part is judged).
   let judgments = { naive: 0, distinct: 0 };
-  if (judgeRef) judgments = await judge(ctx, deps.engineFor(judgeRef), concurrencyOf(deps, judgeRef), queries.map((x) => x.data), distinctGenerations);
+  if (judgeRef) judgments = await judge(ctx, deps.engineFor(judgeRef), queries.map((x) => x.data), distinctGenerations, deferredGenerations > 0);
 
   const counts = cacheCounts(repo, runId);
   return {
@@ -236,9 +209,9 @@ interface JudgmentUnit {
 async function judge(
   ctx: ExecuteContext<FairRagSpec>,
   engine: CachedEngine,
-  concurrency: number,
   queries: readonly QueryData[],
   generationsDone: number,
+  generationsDeferred: boolean,
 ): Promise<{ naive: number; distinct: number }> {
   const { spec, deps, runId, signal } = ctx;
   const repo = deps.experiments;
@@ -256,7 +229,10 @@ async function judge(
     for (const it of repo.items(runId, { queryId: q.queryId, keyPrefix: KEY_PREFIX.sample })) {
       const s = it.payload as SamplePayload;
       const g = outputs.get(s.promptHash);
-      if (!g) throw new Error(`query '${q.queryId}': the generation of ${it.key} is missing`);
+      if (!g) {
+        if (generationsDeferred) continue; // judged once its generation is in
+        throw new Error(`query '${q.queryId}': the generation of ${it.key} is missing`);
+      }
       for (const docId of s.ranking.slice(0, spec.k)) {
         naive++;
         const key = judgmentKey(q.queryId, g.outputHash, docId);
@@ -273,7 +249,7 @@ async function judge(
   ctx.progress(done, total, `${units.size} distinct attribution judgments for ${naive} retrieved items`);
   const writer = new ItemWriter(repo, runId);
   try {
-    await pool(todo, concurrency, signal, async (u) => {
+    await forEachUnit(todo, lanesFor(engine), signal, async (u) => {
       const payload = await judgeOne(attribution, engine, deps, u, signal);
       writer.add({ key: u.key, queryId: u.queryId, condition: '', sample: null, payload });
       done++;

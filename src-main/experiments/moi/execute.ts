@@ -7,13 +7,16 @@
  * resumes without redoing a stored unit, and a call finished just before a crash is answered by the
  * call cache: no call is computed twice.
  *
- * Calls are made one at a time (a local model's single sequence keeps greedy outputs reproducible).
+ * Calls go to the engines' work queues as soon as they are ready: the orderings and baseline passes
+ * of a query together, its answers once its fit is in, and queries side by side. The queue bounds
+ * what is in flight (a local model's single sequence by default keeps greedy outputs reproducible).
  */
 import { createHash } from 'node:crypto';
 import type { MoiSpec } from '../../api/contract/moi';
 import type { CachedEngine } from '../../engine/callCache';
 import { EngineError, type GenerateRequest } from '../../engine/types';
 import type { RunItem } from '../../store/experimentsRepo';
+import { forEachUnit, lanesFor, settleAll } from '../concurrency';
 import type { ExecuteContext, ExperimentDeps } from '../registry';
 import { loadMoiData, type MoiQueryData } from './data';
 import { fitQuery, resolveFixedA } from './fit';
@@ -56,8 +59,6 @@ export function generationRequest(spec: Pick<MoiSpec, 'decoding' | 'seeds'>, pro
   };
 }
 
-const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 interface Counters {
   done: number;
   total: number;
@@ -85,13 +86,15 @@ export async function executeMoi(ctx: ExecuteContext<MoiSpec>): Promise<Record<s
 
   const counters: Counters = { done: 0, total: plans.reduce((s, p) => s + plannedScoreRequests(p) + plannedGenerations(p), 0) };
   const env: ScoreEnv = { spec, engine: agent, deps, layout, signal };
-  for (let i = 0; i < data.queries.length; i++) {
-    signal.throwIfAborted();
+  // Every query's ready calls share the engines' queues: queries proceed side by side, each through
+  // its own stages (interventions, baselines → fit → answers).
+  let finished = 0;
+  const { deferred } = await forEachUnit(data.queries.keys(), lanesFor(agent, generator), signal, async (i) => {
     await runQuery(ctx, env, generator, data.queries[i]!, plans[i]!, fixedFor(plans[i]!.set.length)?.a ?? null, counters);
-    ctx.progress(counters.done, counters.total, `finished ${i + 1} of ${data.queries.length} queries`);
-    await yieldToEventLoop();
-  }
-  ctx.progress(counters.total, counters.total, 'done');
+    finished++;
+    ctx.progress(counters.done, counters.total, `finished ${finished} of ${data.queries.length} queries`);
+  });
+  if (deferred === 0) ctx.progress(counters.total, counters.total, 'done');
   return {
     queries: data.queries.length,
     skippedQueries: data.skipped,
@@ -150,42 +153,52 @@ async function runQuery(ctx: ExecuteContext<MoiSpec>, env: ScoreEnv, generator: 
 
   if (!repo.item(runId, queryKey(qid))) put(queryKey(qid), '', null, queryPayload(q, plan));
 
-  // 1. MoI's interventions: one teacher-forced pass per ordering (Eq. 3).
-  const perms: PermPayload[] = [];
-  for (const [i, order] of plan.set.permutations.entries()) {
-    const key = permKey(qid, order);
-    let p = stored<PermPayload>(key);
-    if (!p) {
-      p = await named(`ordering ${order.join(',')}`, () => scorePermutation(env, q.passages, q.text, order));
+  // 1. MoI's interventions: one teacher-forced pass per ordering (Eq. 3), all in the queue at once.
+  const perms: PermPayload[] = await settleAll(
+    plan.set.permutations.map(async (order, i) => {
+      const key = permKey(qid, order);
+      const known = stored<PermPayload>(key);
+      if (known) return known;
+      const p = await named(`ordering ${order.join(',')}`, () => scorePermutation(env, q.passages, q.text, order));
       put(key, 'moi', i, p);
       tick(`${qid}: scored ordering ${i + 1} of ${plan.set.permutations.length}`);
-    }
-    perms.push(p);
-  }
+      return p;
+    }),
+  );
 
-  // 2. Baselines' passes.
+  // 2. Baselines' passes (independent of each other: all in the queue at once).
   const pointwise = new Map<number, PointwisePayload>();
   const upr = new Map<number, UprPayload>();
+  const passes: Promise<void>[] = [];
   for (let p = 0; p < plan.n; p++) {
     if (plan.needs.pointwise) {
-      let pw = stored<PointwisePayload>(pointwiseKey(qid, p));
-      if (!pw) {
-        pw = await named(`passage ${p + 1} alone`, () => scorePointwise(env, q.passages, q.text, p, plan.needs.llmlinguaCode));
-        put(pointwiseKey(qid, p), 'pointwise', p, pw);
-        tick(`${qid}: scored passage ${p + 1} alone`);
-      }
-      pointwise.set(p, pw);
+      passes.push(
+        (async () => {
+          let pw = stored<PointwisePayload>(pointwiseKey(qid, p));
+          if (!pw) {
+            pw = await named(`passage ${p + 1} alone`, () => scorePointwise(env, q.passages, q.text, p, plan.needs.llmlinguaCode));
+            put(pointwiseKey(qid, p), 'pointwise', p, pw);
+            tick(`${qid}: scored passage ${p + 1} alone`);
+          }
+          pointwise.set(p, pw);
+        })(),
+      );
     }
     if (plan.needs.upr) {
-      let u = stored<UprPayload>(uprKey(qid, p));
-      if (!u) {
-        u = await named(`UPR prompt of passage ${p + 1}`, () => scoreUpr(env, q.passages, q.text, p));
-        put(uprKey(qid, p), 'qg', p, u);
-        tick(`${qid}: scored the UPR prompt of passage ${p + 1}`);
-      }
-      upr.set(p, u);
+      passes.push(
+        (async () => {
+          let u = stored<UprPayload>(uprKey(qid, p));
+          if (!u) {
+            u = await named(`UPR prompt of passage ${p + 1}`, () => scoreUpr(env, q.passages, q.text, p));
+            put(uprKey(qid, p), 'qg', p, u);
+            tick(`${qid}: scored the UPR prompt of passage ${p + 1}`);
+          }
+          upr.set(p, u);
+        })(),
+      );
     }
   }
+  await settleAll(passes);
   const steps = new Map<number, BspStepPayload>();
   let bspOrder: number[] | null = null;
   if (plan.needs.bsp) {
@@ -232,40 +245,51 @@ async function runQuery(ctx: ExecuteContext<MoiSpec>, env: ScoreEnv, generator: 
   const docsOf = (order: readonly number[]) => order.map((i) => q.passages[i]!);
   const hashOf = new Map<string, string>();
   const generations = new Map<string, GenerationPayload>();
-  const generate = async (order: number[]): Promise<string> => {
+  const answering = new Map<string, Promise<void>>();
+  /** The final answer of an order: its prompt's hash now, its generation once `answering` settles. */
+  const generate = (order: number[]): string => {
     const orderKey = order.join(',');
     const known = hashOf.get(orderKey);
     if (known) return known;
     const prompt = env.layout.generationPrompt(docsOf(order), q.text);
     const hash = promptHash(prompt);
     hashOf.set(orderKey, hash);
-    if (generations.has(hash)) return hash;
-    const key = generationKey(qid, hash);
-    let g = stored<GenerationPayload>(key);
-    if (!g) {
-      const request = generationRequest(spec, prompt);
-      const fromCache = await deps.isCached(generator, 'generate', request);
-      const r = await named('final answer', () => generator.generate(request, signal));
-      signal.throwIfAborted();
-      if (r.finishReason === 'aborted') throw new Error('the generation was aborted');
-      g = {
-        type: 'generation',
-        promptHash: hash,
-        prompt,
-        order,
-        output: r.text,
-        values: q.scorer.score(r.text, q.answers),
-        promptTokens: r.promptTokens,
-        completionTokens: r.completionTokens,
-        finishReason: r.finishReason,
-        fromCache,
-      };
-      put(key, '', null, g);
-      tick(`${qid}: answered ${generations.size + 1} prompt(s)`);
-    }
-    generations.set(hash, g);
+    if (answering.has(hash)) return hash;
+    answering.set(
+      hash,
+      (async () => {
+        const key = generationKey(qid, hash);
+        let g = stored<GenerationPayload>(key);
+        if (!g) {
+          const request = generationRequest(spec, prompt);
+          const fromCache = await deps.isCached(generator, 'generate', request);
+          const r = await named('final answer', () => generator.generate(request, signal));
+          signal.throwIfAborted();
+          if (r.finishReason === 'aborted') throw new Error('the generation was aborted');
+          g = {
+            type: 'generation',
+            promptHash: hash,
+            prompt,
+            order,
+            output: r.text,
+            values: q.scorer.score(r.text, q.answers),
+            promptTokens: r.promptTokens,
+            completionTokens: r.completionTokens,
+            finishReason: r.finishReason,
+            fromCache,
+          };
+          put(key, '', null, g);
+          tick(`${qid}: answered ${generations.size + 1} prompt(s)`);
+        }
+        generations.set(hash, g);
+      })(),
+    );
     return hash;
   };
+  // Every method's prompts go to the queue at once; the method rows are built once all are in.
+  const scHashes = plan.methods.some((m) => m === 'random' || m === 'self-consistency') ? plan.sc!.map((perm) => generate(perm)) : null;
+  for (const m of plan.methods) if (m !== 'random' && m !== 'self-consistency') generate(orders.get(m)!);
+  await settleAll([...answering.values()]);
 
   const methodItems: RunItem[] = [];
   const scoreCost = (items: readonly { promptTokens: number; continuationTokens: number; passes?: number }[]) => ({
@@ -277,7 +301,6 @@ async function runQuery(ctx: ExecuteContext<MoiSpec>, env: ScoreEnv, generator: 
     const distinct = [...new Set(hashes)].map((h) => generations.get(h)!);
     return { generations: distinct.length, generationPromptTokens: distinct.reduce((a, g) => a + g.promptTokens, 0), completionTokens: distinct.reduce((a, g) => a + g.completionTokens, 0) };
   };
-  let scHashes: string[] | null = null;
   for (const m of plan.methods) {
     signal.throwIfAborted();
     let order: number[] | null = null;
@@ -285,11 +308,7 @@ async function runQuery(ctx: ExecuteContext<MoiSpec>, env: ScoreEnv, generator: 
     let chosen: MethodPayload['chosen'] = null;
     let note: string | null = null;
     if (m === 'random' || m === 'self-consistency') {
-      if (!scHashes) {
-        scHashes = [];
-        for (const perm of plan.sc!) scHashes.push(await generate(perm));
-      }
-      hashes = scHashes;
+      hashes = scHashes!;
       if (m === 'self-consistency') {
         const c = chooseAnswer(
           hashes.map((h) => generations.get(h)!.output),
@@ -300,7 +319,7 @@ async function runQuery(ctx: ExecuteContext<MoiSpec>, env: ScoreEnv, generator: 
       if (plan.sc!.length < spec.selfConsistency.samples) note = `${note ? `${note}; ` : ''}only ${plan.sc!.length} distinct permutations of ${plan.n} passages exist`;
     } else {
       order = orders.get(m)!;
-      hashes = [await generate(order)];
+      hashes = [generate(order)];
     }
     const deps_: { promptTokens: number; continuationTokens: number; passes?: number }[] = [];
     if (m === 'moi' || m === 'moi-reversed') deps_.push(...perms);
