@@ -59,16 +59,50 @@ export interface LogitSamplingOptions {
 
 /**
  * Gumbel-max top-k (Sec. 3.2; the paper's "s̃ = s̃ + G" means w + G): for every sample draw
- * G_d = −log(−log U_d) for each item in input order, sort w_d + G_d descending and keep the first
- * k. Sorting perturbed log-weights draws the whole PL ranking at once, so its top-k prefix has
- * exactly the distribution of the first k sequential draws of Eq. 2.
+ * G_d = −log(−log U_d) for each item in input order, order the items by w_d + G_d descending and
+ * keep the first k. Ordering perturbed log-weights draws the whole PL ranking at once, so its top-k
+ * prefix has exactly the distribution of the first k sequential draws of Eq. 2.
  *
  * The logits are shifted by their maximum first: with the oracle's 1e8, 1e8 + G would round G to
  * multiples of 1.5e-8 and ties within the top group would no longer be uniform; w − max keeps the
  * top group's keys at full precision. Exact key ties (probability ~0) fall back to id order.
+ *
+ * Only the top k are selected (insertion into a k-slot list; a full sort only for k > 64), keys and
+ * indices live in typed arrays, and the Gumbel draws come in one batch (`Rng.fillGumbel`). The
+ * rankings for a given generator state are exactly those of the previous full-sort implementation
+ * (kept as test/bench/baselines/samplerV0.ts; test/core/sampling/samplerStream.test.ts compares
+ * them on many seeds), so no stream version is needed in manifests.
  */
 export function sampleTopKByLogits(options: LogitSamplingOptions): string[][] {
-  const { ids, logits, k, samples, rng } = options;
+  const { ids, samples, rng } = options;
+  const sampler = topKSampler(options);
+  const top = new Int32Array(sampler.depth);
+  const out: string[][] = new Array<string[]>(samples);
+  for (let s = 0; s < samples; s++) {
+    sampler.draw(rng, top);
+    const ranking = new Array<string>(top.length);
+    for (let j = 0; j < top.length; j++) ranking[j] = ids[top[j] as number] as string;
+    out[s] = ranking;
+  }
+  return out;
+}
+
+export interface TopKSampler {
+  /** Length of every ranking: min(n, k). */
+  readonly depth: number;
+  /** Draws one ranking from `rng`: writes item indices (positions in `ids`), best first, into `top[0..depth)`. */
+  draw(rng: Rng, top: Int32Array): void;
+}
+
+/** Above this depth a full sort beats insertion into the k-slot list. */
+const INSERTION_MAX_DEPTH = 64;
+
+/**
+ * The sampler of `sampleTopKByLogits` one ranking at a time, as item indices (no strings): for
+ * callers that stream rankings (the `sample` command) instead of holding N of them.
+ */
+export function topKSampler(options: Omit<LogitSamplingOptions, 'rng'>): TopKSampler {
+  const { ids, logits, k, samples } = options;
   if (ids.length !== logits.length) throw new RangeError(`got ${ids.length} ids but ${logits.length} logits`);
   checkUniqueIds(ids);
   checkCutoff(k);
@@ -80,15 +114,52 @@ export function sampleTopKByLogits(options: LogitSamplingOptions): string[][] {
   }
   const n = ids.length;
   const depth = Math.min(n, k);
-  const shifted = logits.map((w) => w - max);
+  const shifted = new Float64Array(n);
+  for (let i = 0; i < n; i++) shifted[i] = (logits[i] as number) - max;
+  // idRank[i]: position of ids[i] in code-unit order, so key ties compare integers, not strings.
+  const byId = Array.from({ length: n }, (_, i) => i).sort((a, b) => compareIds(ids[a] as string, ids[b] as string));
+  const idRank = new Int32Array(n);
+  byId.forEach((item, r) => (idRank[item] = r));
   const keys = new Float64Array(n);
-  const order = Array.from({ length: n }, (_, i) => i);
-  const byKey = (a: number, b: number): number => (keys[b] as number) - (keys[a] as number) || compareIds(ids[a] as string, ids[b] as string);
-  const out: string[][] = [];
-  for (let s = 0; s < samples; s++) {
-    for (let i = 0; i < n; i++) keys[i] = (shifted[i] as number) + rng.nextGumbel();
-    order.sort(byKey);
-    out.push(order.slice(0, depth).map((i) => ids[i] as string));
-  }
-  return out;
+  const order = depth > INSERTION_MAX_DEPTH ? new Int32Array(n) : undefined;
+  const byKey = (a: number, b: number): number => (keys[b] as number) - (keys[a] as number) || (idRank[a] as number) - (idRank[b] as number);
+
+  return {
+    depth,
+    draw(rng: Rng, top: Int32Array): void {
+      if (top.length < depth) throw new RangeError(`draw: the output holds ${top.length} slots, the depth is ${depth}`);
+      rng.fillGumbel(keys, n);
+      for (let i = 0; i < n; i++) keys[i] = (shifted[i] as number) + (keys[i] as number);
+      if (order) {
+        for (let i = 0; i < n; i++) order[i] = i;
+        order.sort(byKey);
+        top.set(order.subarray(0, depth));
+        return;
+      }
+      // top[0..count) holds the best items so far, best first; an item enters if it beats the last.
+      let count = 0;
+      for (let i = 0; i < n; i++) {
+        const key = keys[i] as number;
+        const rank = idRank[i] as number;
+        let j: number;
+        if (count === depth) {
+          if (depth === 0) break;
+          const last = top[depth - 1] as number;
+          const lastKey = keys[last] as number;
+          if (key < lastKey || (key === lastKey && rank > (idRank[last] as number))) continue;
+          j = depth - 1;
+        } else {
+          j = count++;
+        }
+        while (j > 0) {
+          const prev = top[j - 1] as number;
+          const prevKey = keys[prev] as number;
+          if (prevKey > key || (prevKey === key && (idRank[prev] as number) < rank)) break;
+          top[j] = prev;
+          j--;
+        }
+        top[j] = i;
+      }
+    },
+  };
 }
