@@ -11,18 +11,30 @@
  * queries, so its samples cannot be reproduced query by query). Within a query the candidates are
  * ordered by docno before the Gumbel draws, so reordering the input lines changes nothing.
  */
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import type { Writable } from 'node:stream';
 import { DataError } from '../../core/errors';
 import { createRng } from '../../core/random/rng';
 import { compareIds } from '../../core/sampling/itemChecks';
-import { samplePlackettLuce, type ScoredItem } from '../../core/sampling/plackettLuce';
+import { plackettLuceLogits, topKSampler, type ScoredItem, type TopKSampler } from '../../core/sampling/plackettLuce';
 import type { ScoreNormalization } from '../../core/sampling/scoreNormalization';
-import { formatRun, readRunFile, type RunRow, type RunWriteRow } from '../../io/trec';
+import { checkToken } from '../../io/trec/fields';
+import { readRunFile, type RunRow } from '../../io/trec';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
 
 const NORMALIZATIONS: readonly ScoreNormalization[] = ['paper', 'code'];
+
+/**
+ * Most rankings per query. The output is streamed, so memory does not limit N; the cap keeps a
+ * typo (an extra zero or three) from writing hundreds of gigabytes: 10^6 rankings of depth 5 are
+ * about 150 MB per query.
+ */
+export const SAMPLES_MAX = 1_000_000;
+
+/** Characters buffered before a write (about 1 MB). */
+const FLUSH_CHARS = 1 << 20;
 
 const help = `Usage: fairground sample --run RUN --alpha A --samples N -k K --seed S [--normalization paper|code] [--tag TAG] [--output FILE]
 
@@ -35,14 +47,16 @@ Options:
   --run FILE             deterministic run (qid Q0 docno rank score tag, or Fair-RAG's TSV); every row
                          of a query is a candidate, ranked by its score
   --alpha A              fairness control, A >= 0: 0 = uniform, 8 = practically deterministic
-  --samples N            rankings per query (the paper uses 100)
+  --samples N            rankings per query (the paper uses 100; at most 1000000). The output is
+                         streamed, so memory does not grow with N
   -k K                   ranking depth (the paper uses 5); queries with fewer than K candidates
                          get rankings of all of them
   --seed S               integer seed (0..4294967295); each query uses its own stream forked by qid
   --normalization M      paper (default): 1 + (s - min)/(max - min); code: the released code, which
                          shifts negative scores once more (range [1 + |min|/(max-min), 2 + |min|/(max-min)])
   --tag TAG              run tag (default pl_alphaA)
-  --output FILE          write the run here instead of stdout
+  --output FILE          write the run here instead of stdout (written beside FILE and renamed into
+                         place when complete: an error leaves no partial file)
 
 All-equal scores give uniform rankings (the released code freezes one ranking instead).
 Output: qid Q<sample> docno rank score tag, samples Q0..Q(N-1), ranks 1..K, scores K..1.
@@ -68,7 +82,7 @@ export const sampleCommand: CliCommand = {
     });
     const runFile = requireOption(values.run, 'run');
     const alpha = numberOption(requireOption(values.alpha, 'alpha'), 'alpha', { min: 0 }) as number;
-    const samples = numberOption(requireOption(values.samples, 'samples'), 'samples', { integer: true, min: 1 }) as number;
+    const samples = numberOption(requireOption(values.samples, 'samples'), 'samples', { integer: true, min: 1, max: SAMPLES_MAX }) as number;
     const k = numberOption(requireOption(values.k, 'k'), 'k', { integer: true, min: 1 }) as number;
     const seed = numberOption(requireOption(values.seed, 'seed'), 'seed', { integer: true, min: 0, max: 0xffffffff }) as number;
     const normalization = values.normalization ?? 'paper';
@@ -77,30 +91,52 @@ export const sampleCommand: CliCommand = {
     }
     const tag = values.tag ?? `pl_alpha${String(alpha)}`;
 
+    checkToken(tag, 'tag');
+
     const rows = readRows(path.resolve(io.cwd, runFile), runFile);
+    // Every query's sampler is built (and its scores checked) before anything is written, so a bad
+    // query fails the command with no output rather than after part of the run.
     const root = createRng(seed);
-    const out: RunWriteRow[] = [];
+    const plans: { qid: string; docnos: string[]; sampler: TopKSampler }[] = [];
     for (const [qid, items] of candidatesByQuery(rows, runFile)) {
-      let rankings: string[][];
+      checkToken(qid, 'qid');
+      const docnos = items.map((it) => it.id);
+      for (const docno of docnos) checkToken(docno, 'docno');
       try {
-        rankings = samplePlackettLuce({ items, alpha, k, samples, rng: root.fork(qid), normalization: normalization as ScoreNormalization });
+        const logits = plackettLuceLogits(
+          items.map((it) => it.score),
+          alpha,
+          normalization as ScoreNormalization,
+        );
+        plans.push({ qid, docnos, sampler: topKSampler({ ids: docnos, logits, k, samples }) });
       } catch (err) {
         if (err instanceof RangeError) throw new CliError(`query '${qid}': ${err.message}`);
         throw err;
       }
-      rankings.forEach((ranking, s) => {
-        ranking.forEach((docno, i) => out.push({ qid, iter: `Q${s}`, docno, score: ranking.length - i }));
-      });
     }
-    const text = formatRun(out, { tag });
-    if (values.output === undefined) {
-      io.stdout.write(text);
-    } else {
-      try {
-        writeFileSync(path.resolve(io.cwd, values.output), text);
-      } catch (err) {
-        throw new CliError(`cannot write ${values.output} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+
+    // Streamed: memory stays bounded whatever N is (the rankings are never held). A file is written
+    // beside its final name and renamed into place at the end, so a failure leaves no partial run.
+    const sink = values.output === undefined ? streamSink(io.stdout) : fileSink(path.resolve(io.cwd, values.output), values.output);
+    try {
+      for (const { qid, docnos, sampler } of plans) {
+        const rng = root.fork(qid);
+        const top = new Int32Array(sampler.depth);
+        const prefix = `${qid} Q`;
+        for (let s = 0; s < samples; s++) {
+          sampler.draw(rng, top);
+          const head = `${prefix}${s} `;
+          for (let i = 0; i < top.length; i++) {
+            // rank i + 1, score depth − i: strictly decreasing, so formatRun would keep it too.
+            sink.text += `${head}${docnos[top[i] as number] as string} ${i + 1} ${top.length - i} ${tag}\n`;
+          }
+          if (sink.text.length >= FLUSH_CHARS) await sink.flush();
+        }
       }
+      await sink.finish();
+    } catch (err) {
+      sink.abort();
+      throw err;
     }
     return 0;
   },
@@ -140,4 +176,102 @@ function candidatesByQuery(rows: readonly RunRow[], file: string): Map<string, S
   const out = new Map<string, ScoredItem[]>();
   for (const [qid, q] of byQuery) out.set(qid, q.items.sort((a, b) => compareIds(a.id, b.id)));
   return out;
+}
+
+interface Sink {
+  /** Text not yet written; callers append and call `flush` once it is large. */
+  text: string;
+  flush(): Promise<void>;
+  finish(): Promise<void>;
+  abort(): void;
+}
+
+/** Writes to a stream, waiting for 'drain' when it asks to (a slow pipe never grows the heap). */
+function streamSink(stream: Writable): Sink {
+  let failure: Error | undefined;
+  const onError = (err: Error) => (failure = err);
+  stream.on('error', onError);
+  const sink: Sink = {
+    text: '',
+    async flush() {
+      if (failure) throw failure;
+      const chunk = sink.text;
+      sink.text = '';
+      if (chunk === '' || stream.write(chunk)) return;
+      await new Promise<void>((resolve, reject) => {
+        const done = (err?: Error) => {
+          stream.off('drain', done);
+          stream.off('close', done);
+          stream.off('error', done);
+          if (err) reject(err);
+          else if (failure) reject(failure);
+          else resolve();
+        };
+        stream.on('drain', done);
+        stream.on('close', done);
+        stream.on('error', done);
+      });
+    },
+    async finish() {
+      await sink.flush();
+      stream.off('error', onError);
+    },
+    abort() {
+      sink.text = '';
+      stream.off('error', onError);
+    },
+  };
+  return sink;
+}
+
+/** Writes `FILE.partial-PID`, renamed to `FILE` by `finish`, removed by `abort`. */
+function fileSink(resolved: string, given: string): Sink {
+  const partial = `${resolved}.partial-${process.pid}`;
+  const fail = (err: unknown): never => {
+    throw new CliError(`cannot write ${given} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  };
+  let fd: number | undefined;
+  try {
+    fd = openSync(partial, 'w');
+  } catch (err) {
+    fail(err);
+  }
+  const close = () => {
+    if (fd === undefined) return;
+    const f = fd;
+    fd = undefined;
+    closeSync(f);
+  };
+  const sink: Sink = {
+    text: '',
+    flush() {
+      const chunk = sink.text;
+      sink.text = '';
+      try {
+        const bytes = Buffer.from(chunk, 'utf8');
+        for (let at = 0; at < bytes.length; ) at += writeSync(fd as number, bytes, at);
+      } catch (err) {
+        fail(err);
+      }
+      return Promise.resolve();
+    },
+    async finish() {
+      await sink.flush();
+      try {
+        close();
+        renameSync(partial, resolved);
+      } catch (err) {
+        fail(err);
+      }
+    },
+    abort() {
+      sink.text = '';
+      try {
+        close();
+      } finally {
+        rmSync(partial, { force: true });
+      }
+    },
+  };
+  return sink;
 }

@@ -1,7 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createRng } from '../../../src-main/core/random/rng';
+import { samplePlackettLuce } from '../../../src-main/core/sampling/plackettLuce';
+import { formatRun, type RunWriteRow } from '../../../src-main/io/trec';
 import { runCliCaptured } from '../../support/cli';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'fairground-sample-'));
@@ -93,5 +96,41 @@ describe('fairground sample', () => {
     expect((await cli([...args(RUN, []), '--normalization', 'zscore'])).stderr).toMatch(/--normalization: expected one of paper, code/);
     expect((await cli(['sample', '--run', RUN, '--alpha', '2000', '--samples', '5', '-k', '4', '--seed', '1'])).stderr).toMatch(/query 'q1': alpha 2000 makes the logits overflow/);
     expect((await cli(args(file('q1 Q0 a 1 x t\n', 'nan.trec'), []))).stderr).toMatch(/nan\.trec:1: score: not a number/);
+  });
+
+  it('streams: the output (past a 1 MB flush) is byte for byte the in-memory run of the same seed', async () => {
+    // 12,000 samples: about 1.2 MB of q1 lines, so the sink flushes inside a query.
+    const r = await cli(['sample', '--run', RUN, '--alpha', '1', '--samples', '12000', '-k', '4', '--seed', '77']);
+    expect(r.stderr).toBe('');
+    const root = createRng(77);
+    const rows: RunWriteRow[] = [];
+    for (const [qid, lines] of [['q1', Q1], ['q2', Q2]] as const) {
+      const items = lines.map((l) => l.split(' ')).map((f) => ({ id: f[2]!, score: Number(f[4]) })).sort((a, b) => (a.id < b.id ? -1 : 1));
+      const rankings = samplePlackettLuce({ items, alpha: 1, k: 4, samples: 12000, rng: root.fork(qid) });
+      rankings.forEach((ranking, s) => ranking.forEach((docno, i) => rows.push({ qid, iter: `Q${s}`, docno, score: ranking.length - i })));
+    }
+    expect(r.stdout.length).toBeGreaterThan(2 ** 20);
+    expect(r.stdout).toBe(formatRun(rows, { tag: 'pl_alpha1' }));
+  });
+
+  it('caps --samples at 1,000,000 with a clear error instead of running out of memory', async () => {
+    const r = await cli(['sample', '--run', RUN, '--alpha', '2', '--samples', '10000000', '-k', '5', '--seed', '1']);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('fairground sample: --samples: must be at most 1000000, got 10000000\n');
+  });
+
+  it('--output leaves no file when it cannot be written and no partial file after an error', async () => {
+    const missing = await cli([...args(RUN, []), '--output', 'no/such/dir/out.trec']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/cannot write no\/such\/dir\/out\.trec \(ENOENT\)/);
+    const bad = await cli([...args(RUN, []), '--tag', 'two words', '--output', 'tagged.trec']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/tag: must be non-empty and contain no whitespace/);
+    expect(readdirSync(dir).filter((f) => f.startsWith('tagged.trec'))).toEqual([]);
+    const ok = await cli([...args(RUN, []), '--output', 'ok.trec']);
+    expect(ok.code).toBe(0);
+    expect(readFileSync(path.join(dir, 'ok.trec'), 'utf8')).toBe((await cli(args(RUN, []))).stdout);
+    expect(readdirSync(dir).filter((f) => f.startsWith('ok.trec'))).toEqual(['ok.trec']);
   });
 });
