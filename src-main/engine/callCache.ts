@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import { CallDeferredError, COMPUTE, computes, type CallPolicy } from './queue/callPolicy';
 import type { RunCalls } from './queue/runCalls';
 import { Slots, type SlotStats } from './queue/slots';
-import type { EmbedRequest, EmbedResult, Engine, EngineIdentity, GenerateRequest, GenerateResult, ScoreRequest, ScoreResult, TokenizeRequest, TokenizeResult } from './types';
+import type { CallReport, EmbedRequest, EmbedResult, Engine, EngineIdentity, GenerateRequest, GenerateResult, ScoreRequest, ScoreResult, TokenizeRequest, TokenizeResult } from './types';
 
 export type CachedOp = 'generate' | 'score' | 'embed';
 
@@ -121,15 +121,15 @@ export class CachedEngine implements Engine {
 
   generate(request: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
     const reproducible = request.sampling.temperature === 0 || request.sampling.seed !== undefined;
-    return this.cached('generate', request, reproducible, (s) => this.inner.generate(request, s), signal, (r) => r.finishReason !== 'aborted');
+    return this.cached('generate', request, reproducible, (s, report) => this.inner.generate(request, s, report), signal, (r) => r.finishReason !== 'aborted');
   }
 
   score(request: ScoreRequest, signal?: AbortSignal): Promise<ScoreResult> {
-    return this.cached('score', request, true, (s) => this.inner.score(request, s), signal);
+    return this.cached('score', request, true, (s, report) => this.inner.score(request, s, report), signal);
   }
 
   embed(request: EmbedRequest, signal?: AbortSignal): Promise<EmbedResult> {
-    return this.cached('embed', request, true, (s) => this.inner.embed(request, s), signal);
+    return this.cached('embed', request, true, (s, report) => this.inner.embed(request, s, report), signal);
   }
 
   /** Passed straight through: tokenizing is cheap and deterministic, neither cached nor queued. */
@@ -141,7 +141,14 @@ export class CachedEngine implements Engine {
     return this.inner.close();
   }
 
-  private async cached<R>(op: CachedOp, request: unknown, cacheable: boolean, call: (signal?: AbortSignal) => Promise<R>, signal?: AbortSignal, keep: (r: R) => boolean = () => true): Promise<R> {
+  private async cached<R>(
+    op: CachedOp,
+    request: unknown,
+    cacheable: boolean,
+    call: (signal?: AbortSignal, report?: CallReport) => Promise<R>,
+    signal?: AbortSignal,
+    keep: (r: R) => boolean = () => true,
+  ): Promise<R> {
     const counts = this.state.counts;
     if (!cacheable) {
       counts.bypassed++;
@@ -171,15 +178,17 @@ export class CachedEngine implements Engine {
         return late.response as R;
       }
       const started = performance.now();
-      const response = await call(signal);
+      // Which endpoint computed it (remote pools fill this in), for the cache row and the manifest.
+      const report: CallReport = { servedBy: [], attempts: 0 };
+      const response = await call(signal, report);
       if (!keep(response)) {
         counts.bypassed++;
         return response;
       }
       counts.misses++;
       if (this.run) this.run.computed++;
-      const servedBy = (response as { servedBy?: unknown } | null)?.servedBy;
-      this.store.put({ key, modelKey: identity.modelKey, op, request, response, durationMs: performance.now() - started, ...(typeof servedBy === 'string' ? { servedBy } : {}) });
+      const servedBy = report.servedBy.join(' ');
+      this.store.put({ key, modelKey: identity.modelKey, op, request, response, durationMs: performance.now() - started, ...(servedBy ? { servedBy } : {}) });
       return response;
     }, signal).finally(() => this.state.computing.delete(key));
     this.state.computing.set(key, computing);

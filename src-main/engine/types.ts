@@ -112,7 +112,7 @@ export interface TokenizeResult {
 /** What identifies the model an engine runs, for cache keys and manifests. */
 export interface EngineIdentity {
   kind: 'local' | 'remote';
-  /** Local: SHA-256 of the GGUF file. Remote: `remote:<baseUrl>#<model>`. */
+  /** Local: SHA-256 of the GGUF file. Remote: `remote:<model>` or `remote:<model>@<revision>` (remoteModelKey). */
   modelKey: string;
   /** Human-readable model name. */
   modelName: string;
@@ -122,11 +122,22 @@ export interface EngineIdentity {
   versions: Record<string, string>;
 }
 
+/**
+ * Where one call was computed, filled in by the engine while it runs (pass a fresh one per call).
+ * For manifests; never part of a result or a cache key, so replicas' results stay identical.
+ */
+export interface CallReport {
+  /** The remote endpoints (base URLs) that answered the call's requests, in order of first use. */
+  servedBy: string[];
+  /** HTTP attempts made, retries included. */
+  attempts: number;
+}
+
 export interface Engine {
   identity(): Promise<EngineIdentity>;
-  generate(request: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult>;
-  score(request: ScoreRequest, signal?: AbortSignal): Promise<ScoreResult>;
-  embed(request: EmbedRequest, signal?: AbortSignal): Promise<EmbedResult>;
+  generate(request: GenerateRequest, signal?: AbortSignal, report?: CallReport): Promise<GenerateResult>;
+  score(request: ScoreRequest, signal?: AbortSignal, report?: CallReport): Promise<ScoreResult>;
+  embed(request: EmbedRequest, signal?: AbortSignal, report?: CallReport): Promise<EmbedResult>;
   /**
    * Token counts (and, with maxTokens, truncations) in this engine's tokens. Deterministic, cheap,
    * never cached; `texts: []` answers `counts: []`. See `TokenizeResult` for the contract.

@@ -13,6 +13,10 @@
  * connection), echo support (`supported`, `reject` with 400, `ignore` like llama.cpp's server),
  * rejecting `max_tokens: 0` like vLLM, echoing a BOS token first like vLLM, a response delay,
  * bearer-token checking, shuffled embedding order. It counts requests and the most in flight.
+ *
+ * For endpoint pools: what GET /models says about the weights (`root` like vLLM, `meta` like
+ * llama.cpp's server), a server that is down (`failAll`: every request fails), and a fixed
+ * per-request delay (`delayMs`) so throughput is bounded by concurrency, as on a GPU server.
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
@@ -33,6 +37,12 @@ export interface FakeOpenAiOptions {
   modelsEndpoint: boolean;
   /** Return embeddings in reverse order (the API orders by `index`, not by position). */
   reverseEmbeddings: boolean;
+  /** vLLM's `root` in GET /models (the weights it loaded): undefined reports the model id, null leaves it out. */
+  root: string | null | undefined;
+  /** llama.cpp server's `meta` in GET /models (n_params, size, n_vocab, …). */
+  meta: Record<string, number> | undefined;
+  /** While set, every request fails this way (a replica that is down or overloaded). */
+  failAll: InjectedFailure | undefined;
 }
 
 export interface InjectedFailure {
@@ -126,6 +136,9 @@ export class FakeOpenAiServer {
       delayMs: 0,
       modelsEndpoint: true,
       reverseEmbeddings: false,
+      root: undefined,
+      meta: undefined,
+      failAll: undefined,
       ...options,
     };
     this.server = http.createServer((req, res) => void this.handle(req, res));
@@ -177,7 +190,7 @@ export class FakeOpenAiServer {
       if (!waited) return; // the client gave up
     }
 
-    const failure = this.failures.shift();
+    const failure = this.failures.shift() ?? this.options.failAll;
     if (failure?.disconnect) {
       req.socket.destroy();
       return;
@@ -221,7 +234,15 @@ export class FakeOpenAiServer {
   private models(): unknown {
     return {
       object: 'list',
-      data: this.options.models.map((id) => ({ id, object: 'model', created: 1_700_000_000, owned_by: 'fairground-fake', root: id, max_model_len: 4096 })),
+      data: this.options.models.map((id) => ({
+        id,
+        object: 'model',
+        created: 1_700_000_000,
+        owned_by: 'fairground-fake',
+        ...(this.options.root === null ? {} : { root: this.options.root ?? id }),
+        ...(this.options.meta ? { meta: this.options.meta } : {}),
+        max_model_len: 4096,
+      })),
     };
   }
 

@@ -1,4 +1,4 @@
-import { EngineError, type ContinuationScore } from '../types';
+import { EngineError, type CallReport, type ContinuationScore } from '../types';
 import { abortable } from './abortable';
 import { continuationLogprobs } from './echoLogprobs';
 import type { OpenAiHttpClient } from './openAiHttpClient';
@@ -57,13 +57,13 @@ export class EchoScorer {
     await abortable(this.probing, signal, 'score');
   }
 
-  async scoreOne(prompt: string, continuation: string, signal: AbortSignal): Promise<ScoredContinuation> {
+  async scoreOne(prompt: string, continuation: string, signal: AbortSignal, report?: CallReport): Promise<ScoredContinuation> {
     for (;;) {
       const maxTokens = this.maxTokens;
       const body = { model: this.model, prompt: prompt + continuation, echo: true, logprobs: 1, max_tokens: maxTokens, temperature: 0 };
       let json: unknown;
       try {
-        json = await this.http.postJson('/completions', body, { signal });
+        json = await this.http.postJson('/completions', body, { signal, report });
       } catch (error) {
         if (!(error instanceof EngineError) || error.code !== 'bad-request' || this.echoConfirmed) throw error;
         if (maxTokens === 0) {

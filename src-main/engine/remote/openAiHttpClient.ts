@@ -1,18 +1,21 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { EngineError } from '../types';
+import { EngineError, type CallReport } from '../types';
+import { abortable } from './abortable';
+import type { Endpoint, EndpointPool } from './endpointPool';
 import { LinkedSignal } from './linkedSignal';
-import { backoffDelay, parseRetryAfter } from './retryDelay';
-import type { Semaphore } from './semaphore';
+import { modelsResponse } from './openAiResponses';
+import { parseRetryAfter } from './retryDelay';
+import { servedRevision } from './servedRevision';
+import { outboundFetch } from '../outbound';
 
 export interface HttpClientSettings {
-  baseUrl: string;
   apiKey: string | undefined;
   timeoutMs: number;
   retries: number;
-  backoffBaseMs: number;
-  backoffMaxMs: number;
-  jitter: boolean;
   maxRetryAfterMs: number;
+  /** The model whose revision `checkRevision` verifies on each endpoint before its first call. */
+  model: string;
+  /** When set, an endpoint must report this served revision (servedRevision.ts) or it is left out. */
+  checkRevision: string | undefined;
 }
 
 export interface RequestOptions {
@@ -20,6 +23,8 @@ export interface RequestOptions {
   /** Override the configured retries and timeout (e.g. for an optional lookup). */
   retries?: number;
   timeoutMs?: number;
+  /** Filled in with the endpoint that answered and the attempts made. */
+  report?: CallReport | undefined;
 }
 
 /** 408, 429 and 5xx are worth another try; 501 (not implemented) will not change. */
@@ -27,17 +32,28 @@ function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || (status >= 500 && status !== 501);
 }
 
+/** How one HTTP attempt ended. Only a cancellation throws; everything else is decided by the caller. */
+type Outcome =
+  | { kind: 'ok'; json: unknown }
+  | { kind: 'not-json'; text: string }
+  | { kind: 'http'; status: number; detail: string; retryAfterMs: number | undefined }
+  | { kind: 'network'; detail: string }
+  | { kind: 'timeout' };
+
+/** Revision checks are a small GET: do not let a hung replica stall a call for long. */
+const checkTimeoutMs = 10_000;
+
 /**
- * JSON over HTTP to an OpenAI-compatible server: bearer auth, a timeout per attempt, retries with
- * backoff on transient failures, and errors that never contain the API key.
- *
- * A request holds its concurrency slot through its retries: when the server says "too many
- * requests", freeing the slot during the backoff would only let another request take its place.
+ * JSON over HTTP to a pool of OpenAI-compatible replicas (endpointPool.ts): each attempt takes a
+ * slot on the least-loaded healthy endpoint; a transient failure (network error, 408/429/5xx) is
+ * retried, on another endpoint when one is available and otherwise on the same one once its
+ * back-off (Retry-After or exponential) is over. Bearer auth, a timeout per attempt, and errors that
+ * never contain the API key.
  */
 export class OpenAiHttpClient {
   constructor(
     private readonly settings: HttpClientSettings,
-    private readonly slots: Semaphore,
+    readonly pool: EndpointPool,
   ) {}
 
   getJson(path: string, options: RequestOptions = {}): Promise<unknown> {
@@ -49,97 +65,156 @@ export class OpenAiHttpClient {
   }
 
   private async send(method: string, path: string, body: unknown, options: RequestOptions): Promise<unknown> {
-    const { signal } = options;
-    try {
-      return await this.slots.run(() => this.attempts(method, path, body, options), signal);
-    } catch (error) {
-      // An abort while waiting for a slot rejects with the signal's reason, not an EngineError.
-      if (!(error instanceof EngineError) && signal?.aborted) {
-        throw new EngineError('aborted', `${method} ${this.url(path)}: cancelled`);
-      }
-      throw error;
-    }
-  }
-
-  private async attempts(method: string, path: string, body: unknown, options: RequestOptions): Promise<unknown> {
-    const { signal } = options;
+    const { signal, report } = options;
     const retries = options.retries ?? this.settings.retries;
     const timeoutMs = options.timeoutMs ?? this.settings.timeoutMs;
-    const where = `${method} ${this.url(path)}`;
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (this.settings.apiKey) headers.authorization = `Bearer ${this.settings.apiKey}`;
     const payload = body === undefined ? undefined : JSON.stringify(body);
+    const failedOn = new Set<Endpoint>();
 
-    for (let attempt = 0; ; attempt++) {
-      if (signal?.aborted) throw new EngineError('aborted', `${where}: cancelled`);
-      const attemptSignal = new LinkedSignal(signal);
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        attemptSignal.abort();
-      }, timeoutMs);
-
-      let response: Response | undefined;
-      let text = '';
-      let networkError: string | undefined;
-      try {
-        response = await fetch(this.url(path), { method, headers, body: payload, signal: attemptSignal.signal });
-        // Reading the body is part of the attempt: a server can stall mid-response too.
-        text = await response.text();
-      } catch (error) {
-        if (signal?.aborted) throw new EngineError('aborted', `${where}: cancelled`);
-        if (timedOut) {
-          // Not retried: the server may still be working on it, and a retry would double that work.
-          throw new EngineError('timeout', `${where}: no complete response within ${timeoutMs} ms`);
+    for (let attempt = 0; ; ) {
+      if (signal?.aborted) throw new EngineError('aborted', `${method} ${path}: cancelled`);
+      const lease = await this.pool.acquire(signal, failedOn).catch((error: unknown) => {
+        if (signal?.aborted || (error instanceof EngineError && error.code === 'aborted')) {
+          throw new EngineError('aborted', `${method} ${path}: cancelled`);
         }
-        networkError = this.redact(describeNetworkError(error));
+        throw error;
+      });
+      const endpoint = lease.endpoint;
+      const where = `${method} ${endpoint.baseUrl}${path}`;
+      let outcome: Outcome;
+      let latencyMs = 0;
+      try {
+        if (this.settings.checkRevision !== undefined && !endpoint.checked) {
+          await this.checkRevision(endpoint, signal);
+          if (endpoint.excluded !== undefined) continue; // not an attempt: the pool now leaves it out
+          if (!endpoint.checked) {
+            // The check itself failed transiently (the pool marked the endpoint): count it as an attempt.
+            if (++attempt > retries) throw new EngineError('remote-error', `${where}: ${endpoint.lastError?.message ?? 'revision check failed'}`);
+            failedOn.add(endpoint);
+            continue;
+          }
+        }
+        attempt++;
+        if (report) report.attempts++;
+        const started = performance.now();
+        outcome = await this.once(endpoint, method, path, payload, timeoutMs, signal);
+        latencyMs = performance.now() - started;
       } finally {
-        clearTimeout(timer);
-        attemptSignal.dispose();
+        lease.release();
       }
 
-      if (networkError !== undefined || response === undefined) {
-        if (attempt < retries) {
-          await this.pause(backoffDelay(attempt, this.settings.backoffBaseMs, this.settings.backoffMaxMs, this.settings.jitter), where, signal);
+      switch (outcome.kind) {
+        case 'ok':
+          this.pool.markSuccess(endpoint, latencyMs, usageOf(outcome.json));
+          if (report && !report.servedBy.includes(endpoint.baseUrl)) report.servedBy.push(endpoint.baseUrl);
+          return outcome.json;
+        case 'not-json': {
+          const message = `${where}: response is not JSON: ${this.redact(snippet(outcome.text))}`;
+          this.pool.markError(endpoint, message);
+          throw new EngineError('remote-error', message);
+        }
+        case 'timeout': {
+          // Not retried: the server may still be working on it, and a retry would double that work.
+          const message = `${where}: no complete response within ${timeoutMs} ms`;
+          this.pool.markFailure(endpoint, message);
+          throw new EngineError('timeout', message);
+        }
+        case 'network': {
+          const detail = this.redact(outcome.detail);
+          this.pool.markFailure(endpoint, `network error: ${detail}`);
+          if (attempt > retries) throw new EngineError('remote-error', `${where}: network error after ${attempt} attempt(s): ${detail}`);
+          this.retryElsewhere(endpoint, failedOn);
           continue;
         }
-        throw new EngineError('remote-error', `${where}: network error after ${attempt + 1} attempt(s): ${networkError}`);
-      }
-
-      if (response.ok) {
-        try {
-          return JSON.parse(text) as unknown;
-        } catch {
-          throw new EngineError('remote-error', `${where}: response is not JSON: ${this.redact(snippet(text))}`);
+        case 'http': {
+          const detail = `HTTP ${outcome.status}: ${this.redact(outcome.detail)}`;
+          if (!isRetryableStatus(outcome.status)) {
+            // The request's own fault (or this server's configuration): no back-off, no retry.
+            this.pool.markError(endpoint, detail);
+            throw new EngineError(codeForStatus(outcome.status), `${where}: ${detail}${hintForStatus(outcome.status, attempt)}`);
+          }
+          const asked = outcome.retryAfterMs;
+          this.pool.markFailure(endpoint, detail, asked);
+          if (attempt > retries) throw new EngineError('remote-error', `${where}: ${detail}${hintForStatus(outcome.status, attempt)}`);
+          if (asked !== undefined && asked > this.settings.maxRetryAfterMs && !this.pool.hasAlternative(new Set([...failedOn, endpoint]))) {
+            throw new EngineError('remote-error', `${where}: ${detail} (server asks to retry after ${asked} ms, more than maxRetryAfterMs)`);
+          }
+          this.retryElsewhere(endpoint, failedOn);
+          continue;
         }
       }
-
-      const detail = `HTTP ${response.status}: ${this.redact(serverMessage(text))}`;
-      if (isRetryableStatus(response.status) && attempt < retries) {
-        const asked = parseRetryAfter(response.headers);
-        if (asked !== undefined && asked > this.settings.maxRetryAfterMs) {
-          throw new EngineError('remote-error', `${where}: ${detail} (server asks to retry after ${asked} ms, more than maxRetryAfterMs)`);
-        }
-        const wait =
-          asked ?? backoffDelay(attempt, this.settings.backoffBaseMs, this.settings.backoffMaxMs, this.settings.jitter);
-        await this.pause(wait, where, signal);
-        continue;
-      }
-      throw new EngineError(codeForStatus(response.status), `${where}: ${detail}${hintForStatus(response.status, attempt)}`);
     }
   }
 
-  private async pause(ms: number, where: string, signal: AbortSignal | undefined): Promise<void> {
+  /** Remembers that this call failed on `endpoint`; counts a retry that can go to another one. */
+  private retryElsewhere(endpoint: Endpoint, failedOn: Set<Endpoint>): void {
+    failedOn.add(endpoint);
+    if (this.pool.hasAlternative(failedOn)) endpoint.retriedElsewhere++;
+  }
+
+  /** One attempt on one endpoint. Throws only when the caller's signal aborts it. */
+  private async once(endpoint: Endpoint, method: string, path: string, payload: string | undefined, timeoutMs: number, signal: AbortSignal | undefined): Promise<Outcome> {
+    const url = `${endpoint.baseUrl}${path}`;
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (payload !== undefined) headers['content-type'] = 'application/json';
+    if (this.settings.apiKey) headers.authorization = `Bearer ${this.settings.apiKey}`;
+    const attemptSignal = new LinkedSignal(signal);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      attemptSignal.abort();
+    }, timeoutMs);
+    let response: Response;
+    let text: string;
     try {
-      await sleep(ms, undefined, { signal });
-    } catch {
-      throw new EngineError('aborted', `${where}: cancelled`);
+      // Redirects are followed only to public addresses or the host typed (issue 15).
+      response = await outboundFetch(url, { method, headers, body: payload, signal: attemptSignal.signal });
+      // Reading the body is part of the attempt: a server can stall mid-response too.
+      text = await response.text();
+    } catch (error) {
+      if (signal?.aborted) throw new EngineError('aborted', `${method} ${url}: cancelled`);
+      if (timedOut) return { kind: 'timeout' };
+      return { kind: 'network', detail: describeNetworkError(error) };
+    } finally {
+      clearTimeout(timer);
+      attemptSignal.dispose();
     }
+    if (response.ok) {
+      try {
+        return { kind: 'ok', json: JSON.parse(text) as unknown };
+      } catch {
+        return { kind: 'not-json', text };
+      }
+    }
+    return { kind: 'http', status: response.status, detail: serverMessage(text), retryAfterMs: parseRetryAfter(response.headers) };
   }
 
-  private url(path: string): string {
-    return `${this.settings.baseUrl}${path}`;
+  /**
+   * Before an endpoint's first call: does it serve the expected revision of the model? One GET
+   * /models, shared by the calls that arrive meanwhile. A mismatch leaves the endpoint out of the
+   * pool; a failed lookup marks it like a failed call (it is checked again later).
+   */
+  private async checkRevision(endpoint: Endpoint, signal: AbortSignal | undefined): Promise<void> {
+    endpoint.checking ??= (async () => {
+      const where = `GET ${endpoint.baseUrl}/models`;
+      const outcome = await this.once(endpoint, 'GET', '/models', undefined, Math.min(this.settings.timeoutMs, checkTimeoutMs), undefined);
+      if (outcome.kind !== 'ok') {
+        const why = outcome.kind === 'http' ? `HTTP ${outcome.status}: ${this.redact(outcome.detail)}` : outcome.kind === 'network' ? this.redact(outcome.detail) : outcome.kind;
+        this.pool.markFailure(endpoint, `${where} (revision check): ${why}`);
+        return;
+      }
+      const parsed = modelsResponse.safeParse(outcome.json);
+      const entry = parsed.success ? parsed.data.data.find((m) => m.id === this.settings.model) : undefined;
+      const expected = this.settings.checkRevision!;
+      const served = entry ? servedRevision(entry) : undefined;
+      if (!entry) this.pool.exclude(endpoint, `${where}: does not list the model ${JSON.stringify(this.settings.model)}`);
+      else if (served !== expected) {
+        this.pool.exclude(endpoint, `${where}: serves ${served ?? 'no reported revision'}, not the recorded ${expected}`);
+      } else endpoint.checked = true;
+    })().finally(() => {
+      endpoint.checking = undefined;
+    });
+    await abortable(endpoint.checking, signal, `GET ${endpoint.baseUrl}/models`);
   }
 
   /** Servers sometimes quote the key back ("Incorrect API key provided: sk-…"); never pass it on. */
@@ -149,14 +224,24 @@ export class OpenAiHttpClient {
   }
 }
 
+/** Token counts from an OpenAI `usage` object, when the response has one (per-endpoint throughput). */
+function usageOf(json: unknown): { prompt?: number; completion?: number } {
+  const usage = (json as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } } | null)?.usage;
+  if (!usage || typeof usage !== 'object') return {};
+  return {
+    ...(typeof usage.prompt_tokens === 'number' ? { prompt: usage.prompt_tokens } : {}),
+    ...(typeof usage.completion_tokens === 'number' ? { completion: usage.completion_tokens } : {}),
+  };
+}
+
 function codeForStatus(status: number): 'bad-request' | 'remote-error' {
   return status === 400 || status === 422 ? 'bad-request' : 'remote-error';
 }
 
-function hintForStatus(status: number, attempt: number): string {
+function hintForStatus(status: number, attempts: number): string {
   if (status === 401 || status === 403) return ' (check the API key)';
   if (status === 404) return ' (check that baseUrl ends in /v1 and that the server serves this model)';
-  if (isRetryableStatus(status)) return ` (after ${attempt + 1} attempt(s))`;
+  if (isRetryableStatus(status)) return ` (after ${attempts} attempt(s))`;
   return '';
 }
 

@@ -2,6 +2,7 @@ import { checkEmbedRequest, checkGenerateRequest, checkScoreRequest, checkTokeni
 import { estimateTokenize } from '../tokenBudget';
 import {
   EngineError,
+  type CallReport,
   type EmbedRequest,
   type EmbedResult,
   type Engine,
@@ -17,17 +18,23 @@ import { allOrAbort } from './abortable';
 import { EchoScorer } from './echoScorer';
 import { buildGenerateCall, mapFinishReason } from './generateRequestBody';
 import { LinkedSignal } from './linkedSignal';
+import { EndpointPool, type EndpointStats } from './endpointPool';
 import { OpenAiHttpClient } from './openAiHttpClient';
 import { chatCompletionResponse, completionResponse, embeddingsResponse, modelsResponse, parseResponse } from './openAiResponses';
-import { resolveRemoteConfig, type RemoteEngineConfig, type ResolvedRemoteConfig } from './remoteEngineConfig';
-import { Semaphore } from './semaphore';
+import { remoteModelKey, resolveRemoteConfig, type RemoteEngineConfig, type ResolvedRemoteConfig } from './remoteEngineConfig';
+import { servedRevision } from './servedRevision';
 
 /** /models is optional metadata: do not let a hung server stall identity() for long. */
 const modelsLookupTimeoutMs = 10_000;
 
 /**
- * An `Engine` backed by an OpenAI-compatible HTTP server (vLLM, llama.cpp's server, the OpenAI
- * API, …). All requests of one engine share one concurrency bound.
+ * An `Engine` backed by OpenAI-compatible HTTP servers (vLLM, llama.cpp's server, the OpenAI API,
+ * …): one base URL, or a pool of replicas serving the same model (endpointPool.ts), each with its
+ * own concurrency limit, shared by all operations of the engine.
+ *
+ * Identity: the served model — its name and recorded revision (`remoteModelKey`) plus the
+ * settings that change how requests are spelled — never a URL, so replicas share cache entries.
+ * Which endpoint computed a call goes into the caller's `CallReport`, not into the result.
  */
 export class RemoteEngine implements Engine {
   private readonly config: ResolvedRemoteConfig;
@@ -39,7 +46,8 @@ export class RemoteEngine implements Engine {
 
   constructor(config: RemoteEngineConfig) {
     this.config = resolveRemoteConfig(config);
-    this.http = new OpenAiHttpClient(this.config, new Semaphore(this.config.maxConcurrency));
+    const pool = new EndpointPool(this.config.endpoints, this.config);
+    this.http = new OpenAiHttpClient({ ...this.config, checkRevision: this.config.checkRevision ? this.config.revision : undefined }, pool);
     this.scorer = new EchoScorer(this.http, this.config.model, this.config.scoring, this.lifetime.signal);
   }
 
@@ -47,7 +55,7 @@ export class RemoteEngine implements Engine {
     if (this.identityFound) return this.identityFound;
     const identity: EngineIdentity = {
       kind: 'remote',
-      modelKey: `remote:${this.config.baseUrl}#${this.config.model}`,
+      modelKey: remoteModelKey(this.config.model, this.config.revision),
       modelName: this.config.model,
       outputAffectingSettings: { serverKind: this.config.serverKind, jsonSchemaTransport: this.config.jsonSchemaTransport },
       versions: {},
@@ -58,10 +66,20 @@ export class RemoteEngine implements Engine {
     return this.identityFound;
   }
 
-  async generate(request: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
+  /** Requests the engine can have in flight at once: the sum of its endpoints' limits (for a work queue's bound). */
+  capacity(): number {
+    return this.http.pool.capacity();
+  }
+
+  /** Per-endpoint load, health, throughput and errors since the engine started. */
+  endpointStats(): EndpointStats[] {
+    return this.http.pool.stats();
+  }
+
+  async generate(request: GenerateRequest, signal?: AbortSignal, report?: CallReport): Promise<GenerateResult> {
     checkGenerateRequest(request);
     const call = buildGenerateCall(request, this.config);
-    const json = await this.guarded(signal, (s) => this.http.postJson(call.path, call.body, { signal: s }));
+    const json = await this.guarded(signal, (s) => this.http.postJson(call.path, call.body, { signal: s, report }));
     const where = `POST ${call.path}`;
     const response =
       call.path === '/chat/completions' ? parseResponse(chatCompletionResponse, json, where) : parseResponse(completionResponse, json, where);
@@ -76,11 +94,11 @@ export class RemoteEngine implements Engine {
   }
 
   /** One request per continuation, all within the engine's concurrency bound. */
-  async score(request: ScoreRequest, signal?: AbortSignal): Promise<ScoreResult> {
+  async score(request: ScoreRequest, signal?: AbortSignal, report?: CallReport): Promise<ScoreResult> {
     checkScoreRequest(request);
     const scores = await this.guarded(signal, async (s) => {
       await this.scorer.ready(s);
-      return allOrAbort(request.continuations, s, (continuation, itemSignal) => this.scorer.scoreOne(request.prompt, continuation, itemSignal));
+      return allOrAbort(request.continuations, s, (continuation, itemSignal) => this.scorer.scoreOne(request.prompt, continuation, itemSignal, report));
     });
     return {
       // Tokens wholly inside the prompt for every continuation (a straddling token is not).
@@ -89,12 +107,12 @@ export class RemoteEngine implements Engine {
     };
   }
 
-  async embed(request: EmbedRequest, signal?: AbortSignal): Promise<EmbedResult> {
+  async embed(request: EmbedRequest, signal?: AbortSignal, report?: CallReport): Promise<EmbedResult> {
     checkEmbedRequest(request);
     const size = this.config.embedBatchSize;
     const batches: string[][] = [];
     for (let at = 0; at < request.texts.length; at += size) batches.push(request.texts.slice(at, at + size));
-    const results = await this.guarded(signal, (s) => allOrAbort(batches, s, (batch, itemSignal) => this.embedBatch(batch, itemSignal)));
+    const results = await this.guarded(signal, (s) => allOrAbort(batches, s, (batch, itemSignal) => this.embedBatch(batch, itemSignal, report)));
     const vectors = results.flat();
     const dimensions = vectors[0]!.length;
     if (vectors.some((v) => v.length !== dimensions)) {
@@ -110,11 +128,14 @@ export class RemoteEngine implements Engine {
   }
 
   async close(): Promise<void> {
-    if (!this.lifetime.signal.aborted) this.lifetime.abort(new EngineError('aborted', 'the remote engine is closed'));
+    if (this.lifetime.signal.aborted) return;
+    const closed = new EngineError('aborted', 'the remote engine is closed');
+    this.lifetime.abort(closed);
+    this.http.pool.close(closed);
   }
 
-  private async embedBatch(texts: string[], signal: AbortSignal): Promise<number[][]> {
-    const json = await this.http.postJson('/embeddings', { model: this.config.model, input: texts }, { signal });
+  private async embedBatch(texts: string[], signal: AbortSignal, report: CallReport | undefined): Promise<number[][]> {
+    const json = await this.http.postJson('/embeddings', { model: this.config.model, input: texts }, { signal, report });
     const { data } = parseResponse(embeddingsResponse, json, 'POST /embeddings');
     // The API does not promise `data` in input order; `index` says which input each vector is for.
     const vectors: Array<number[] | undefined> = new Array(texts.length);
@@ -130,7 +151,7 @@ export class RemoteEngine implements Engine {
     return vectors as number[][];
   }
 
-  /** Versions from GET /models; undefined when the server has no such endpoint or it failed. */
+  /** Versions from GET /models of one endpoint; undefined when the server has no such endpoint or it failed. */
   private async modelVersions(): Promise<Record<string, string> | undefined> {
     try {
       const json = await this.http.getJson('/models', {
@@ -146,6 +167,10 @@ export class RemoteEngine implements Engine {
       // vLLM also reports the weights it loaded and the context length.
       if (typeof entry.root === 'string') versions['remote.modelRoot'] = entry.root;
       if (typeof entry.max_model_len === 'number') versions['remote.maxModelLen'] = String(entry.max_model_len);
+      const served = servedRevision(entry);
+      if (served !== undefined) versions['remote.servedRevision'] = served;
+      if (this.config.revision !== undefined) versions['remote.revision'] = this.config.revision;
+      if (this.config.endpoints.length > 1) versions['remote.endpoints'] = String(this.config.endpoints.length);
       return versions;
     } catch {
       return undefined;

@@ -24,14 +24,41 @@ export type RemoteScoringMode = 'auto' | 'echo-logprobs' | 'none';
  */
 export type JsonSchemaTransport = 'response_format' | 'guided_json';
 
-export interface RemoteEngineConfig {
-  /** The API root including `/v1`, e.g. `http://127.0.0.1:8000/v1`. */
+/** One replica of a pool: its API root and how many requests it takes at once. */
+export interface RemoteEndpointConfig {
+  /** The API root including `/v1`, e.g. `http://10.0.0.7:8000/v1`. */
   baseUrl: string;
+  /** Most requests in flight at this endpoint; defaults to the engine's `maxConcurrency`. */
+  maxConcurrency?: number;
+}
+
+export interface RemoteEngineConfig {
+  /**
+   * The API root including `/v1`, e.g. `http://127.0.0.1:8000/v1`: a pool of one. Give either
+   * this or `endpoints`; when both are given, `baseUrl` must be one of the endpoints.
+   */
+  baseUrl?: string;
+  /**
+   * Several replicas serving the same model (vLLM, llama.cpp's server, a gateway): each call goes
+   * to the least-loaded healthy one and a failed call is retried on another.
+   */
+  endpoints?: RemoteEndpointConfig[];
   model: string;
+  /**
+   * Which weights the model name stands for, when known: what the servers reported when the
+   * model was added (`servedRevision`) or what the user states (a commit, a file hash). Part of
+   * the cache identity, with the model name; the URLs are not, so replicas share cache entries.
+   */
+  revision?: string;
+  /**
+   * Check each endpoint before its first call: it must report the same `revision`
+   * (see servedRevision.ts). An endpoint that serves different weights is left out of the pool.
+   */
+  checkRevision?: boolean;
   /** Sent as `Authorization: Bearer …`; never appears in any error or identity. */
   apiKey?: string;
   serverKind?: RemoteServerKind;
-  /** Most requests in flight at once, across all operations of this engine. */
+  /** Most requests in flight at once per endpoint (unless the endpoint says), across all operations. */
   maxConcurrency?: number;
   /** Per HTTP attempt (not per operation): LLM calls can be slow, so the default is generous. */
   timeoutMs?: number;
@@ -49,7 +76,12 @@ export interface RemoteEngineConfig {
   embedBatchSize?: number;
 }
 
-export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey'>> & { apiKey: string | undefined };
+export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey' | 'baseUrl' | 'endpoints' | 'revision'>> & {
+  apiKey: string | undefined;
+  revision: string | undefined;
+  /** At least one; URLs without trailing slashes, each with its own limit. */
+  endpoints: Array<Required<RemoteEndpointConfig>>;
+};
 
 export const remoteDefaults = {
   serverKind: 'openai',
@@ -63,31 +95,28 @@ export const remoteDefaults = {
   scoring: 'auto',
   jsonSchemaTransport: 'response_format',
   embedBatchSize: 64,
-} as const satisfies Omit<ResolvedRemoteConfig, 'baseUrl' | 'model' | 'apiKey'>;
+  checkRevision: false,
+} as const satisfies Omit<ResolvedRemoteConfig, 'endpoints' | 'model' | 'apiKey' | 'revision'>;
+
+/**
+ * The cache identity of a served model: its name and, when known, its revision — never a URL, so
+ * every replica (and every workspace that talks to the same model) shares cache entries. Computed
+ * from configuration alone, so a run can finish from the cache with no server reachable.
+ */
+export function remoteModelKey(model: string, revision?: string | null): string {
+  return revision ? `remote:${model}@${revision}` : `remote:${model}`;
+}
 
 /** Fills defaults and rejects settings that cannot work, naming the field. */
 export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteConfig {
-  let url: URL;
-  try {
-    url = new URL(config.baseUrl);
-  } catch {
-    throw new DataError(`not a URL: ${JSON.stringify(config.baseUrl)}`, { field: 'baseUrl' });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new DataError(`must be an http(s) URL, got ${url.protocol}`, { field: 'baseUrl' });
-  }
-  // fetch refuses URLs with credentials; the key belongs in apiKey, where it is kept out of messages.
-  if (url.username || url.password) {
-    throw new DataError('must not contain credentials; put the key in apiKey', { field: 'baseUrl' });
-  }
-  if (!config.model.trim()) throw new DataError('must not be empty', { field: 'model' });
-
-  const resolved: ResolvedRemoteConfig = {
+  if (typeof config.model !== 'string' || !config.model.trim()) throw new DataError('must not be empty', { field: 'model' });
+  const { baseUrl, endpoints, apiKey, revision, ...rest } = config;
+  const resolved = {
     ...remoteDefaults,
-    ...definedOnly(config),
-    baseUrl: config.baseUrl.replace(/\/+$/, ''),
+    ...definedOnly(rest),
     model: config.model,
-    apiKey: config.apiKey || undefined,
+    apiKey: apiKey || undefined,
+    revision: revision?.trim() || undefined,
   };
   oneOf(resolved.serverKind, ['openai', 'vllm', 'llama.cpp'], 'serverKind');
   oneOf(resolved.scoring, ['auto', 'echo-logprobs', 'none'], 'scoring');
@@ -99,7 +128,45 @@ export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteC
   nonNegativeInteger(resolved.backoffBaseMs, 'backoffBaseMs');
   nonNegativeInteger(resolved.backoffMaxMs, 'backoffMaxMs');
   nonNegativeInteger(resolved.maxRetryAfterMs, 'maxRetryAfterMs');
+  if (resolved.checkRevision && !resolved.revision) throw new DataError('checkRevision needs a revision to check against', { field: 'revision' });
+  return { ...resolved, endpoints: resolveEndpoints(baseUrl, endpoints, resolved.maxConcurrency) };
+}
+
+function resolveEndpoints(baseUrl: string | undefined, endpoints: RemoteEndpointConfig[] | undefined, defaultLimit: number): Array<Required<RemoteEndpointConfig>> {
+  const list = endpoints && endpoints.length > 0 ? endpoints : baseUrl !== undefined ? [{ baseUrl }] : [];
+  if (list.length === 0) throw new DataError('give a base URL or at least one endpoint', { field: 'baseUrl' });
+  const seen = new Set<string>();
+  const resolved = list.map((endpoint, i) => {
+    const field = endpoints && endpoints.length > 0 ? `endpoints[${i}].baseUrl` : 'baseUrl';
+    const url = checkBaseUrl(endpoint.baseUrl, field);
+    if (seen.has(url)) throw new DataError(`${url} is listed twice`, { field });
+    seen.add(url);
+    const limit = endpoint.maxConcurrency ?? defaultLimit;
+    positiveInteger(limit, field.replace(/baseUrl$/, 'maxConcurrency'));
+    return { baseUrl: url, maxConcurrency: limit };
+  });
+  if (baseUrl !== undefined && endpoints && endpoints.length > 0 && !seen.has(checkBaseUrl(baseUrl, 'baseUrl'))) {
+    throw new DataError('must be one of the endpoints when both are given', { field: 'baseUrl' });
+  }
   return resolved;
+}
+
+/** An http(s) URL without credentials, trailing slashes removed. */
+function checkBaseUrl(value: unknown, field: string): string {
+  let url: URL;
+  try {
+    url = new URL(String(value));
+  } catch {
+    throw new DataError(`not a URL: ${JSON.stringify(value)}`, { field });
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new DataError(`must be an http(s) URL, got ${url.protocol}`, { field });
+  }
+  // fetch refuses URLs with credentials; the key belongs in apiKey, where it is kept out of messages.
+  if (url.username || url.password) {
+    throw new DataError('must not contain credentials; put the key in apiKey', { field });
+  }
+  return String(value).replace(/\/+$/, '');
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

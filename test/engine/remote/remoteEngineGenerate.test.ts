@@ -93,11 +93,11 @@ describe('RemoteEngine.generate', () => {
 });
 
 describe('RemoteEngine.identity', () => {
-  it('keys the model by base URL and model, with versions from GET /models', async () => {
+  it('keys the model by its name, not the URL, with versions from GET /models', async () => {
     const identity = await engine.identity();
     expect(identity).toEqual({
       kind: 'remote',
-      modelKey: `remote:${server.baseUrl}#fake-model`,
+      modelKey: 'remote:fake-model',
       modelName: 'fake-model',
       outputAffectingSettings: { serverKind: 'openai', jsonSchemaTransport: 'response_format' },
       versions: {
@@ -106,6 +106,7 @@ describe('RemoteEngine.identity', () => {
         'remote.modelCreated': '1700000000',
         'remote.modelRoot': 'fake-model',
         'remote.maxModelLen': '4096',
+        'remote.servedRevision': 'root=fake-model',
       },
     });
   });
@@ -113,7 +114,7 @@ describe('RemoteEngine.identity', () => {
   it('does not fail when the server has no /models', async () => {
     server.options.modelsEndpoint = false;
     const identity = await engine.identity();
-    expect(identity.modelKey).toBe(`remote:${server.baseUrl}#fake-model`);
+    expect(identity.modelKey).toBe('remote:fake-model');
     expect(identity.versions).toEqual({});
   });
 
