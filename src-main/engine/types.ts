@@ -111,7 +111,7 @@ export interface TokenizeResult {
 
 /** What identifies the model an engine runs, for cache keys and manifests. */
 export interface EngineIdentity {
-  kind: 'local' | 'remote';
+  kind: 'local' | 'remote' | 'sim';
   /** Local: SHA-256 of the GGUF file. Remote: `remote:<model>` or `remote:<model>@<revision>` (remoteModelKey). */
   modelKey: string;
   /** Human-readable model name. */

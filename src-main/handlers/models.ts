@@ -3,13 +3,14 @@ import type { Handlers } from '../api/router';
 
 type ModelHandlers = Pick<
   Handlers,
-  'models.list' | 'models.add' | 'models.download' | 'models.remove' | 'models.updateSettings' | 'models.try' | 'models.clearCache' | 'remotes.list' | 'remotes.add' | 'remotes.remove' | 'remotes.try'
+  'models.list' | 'models.add' | 'models.addSim' | 'models.download' | 'models.remove' | 'models.updateSettings' | 'models.try' | 'models.clearCache' | 'remotes.list' | 'remotes.add' | 'remotes.remove' | 'remotes.try'
 >;
 
 export function modelHandlers(s: AppServices): ModelHandlers {
   return {
     'models.list': () => s.models.list(),
     'models.add': ({ path, name }) => s.models.add(path, name),
+    'models.addSim': ({ name, profile }) => s.models.addSim({ name, profile }),
     'models.download': ({ url, sha256, name }) => s.models.startDownload({ url, sha256: sha256?.toLowerCase(), name }),
     'models.remove': async ({ id }) => ({ removed: await s.models.remove(id) }),
     'models.updateSettings': ({ id, settings }) => s.models.updateSettings(id, settings),

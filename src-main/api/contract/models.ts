@@ -16,8 +16,29 @@ export const ModelSettings = z
   .strict();
 export type ModelSettings = z.infer<typeof ModelSettings>;
 
+/**
+ * The profile of a simulated reader (issue 14; engine/sim/profile.ts says what each field plants).
+ * Stored as the model's settings; part of its cache identity.
+ */
+export const SimProfile = z
+  .object({
+    collection: z.string().trim().min(1).max(200),
+    utility: z.enum(['labels', 'answer-in-document']).default('labels'),
+    /** query id → document id → planted utility in [0, 1]; overrides `utility` for the pairs named. */
+    utilities: z.record(z.string(), z.record(z.string(), z.number().min(0).max(1))).optional(),
+    bias: z.union([z.enum(['uniform', 'primacy', 'recency', 'u-shaped']), z.array(z.number().min(0).max(1e6)).min(1).max(1000)]).default('u-shaped'),
+    closedBookAccuracy: z.number().min(0).max(1).default(0.2),
+    noise: z.number().min(0).max(1).default(0),
+    seed: z.number().int().min(0).max(0xffffffff).default(0),
+  })
+  .strict()
+  .refine((p) => !Array.isArray(p.bias) || p.bias.some((v) => v > 0), { message: 'an explicit bias vector needs a positive value', path: ['bias'] });
+export type SimProfile = z.infer<typeof SimProfile>;
+
 export const ModelInfo = z.object({
   id: z.number().int(),
+  /** 'gguf': a GGUF file run by llama.cpp; 'sim': a simulated reader (planted outputs, not a language model). */
+  kind: z.enum(['gguf', 'sim']).default('gguf'),
   name: z.string(),
   path: z.string(),
   size: z.number(),
@@ -89,6 +110,11 @@ export const modelsContract = {
       .strict(),
     Job,
     'Download a GGUF into the models folder beside the workspace (resumable, checksummed) and add it to the library.',
+  ),
+  'models.addSim': method(
+    z.object({ name: z.string().trim().min(1).max(200).optional(), profile: SimProfile }).strict(),
+    ModelInfo,
+    'Register a simulated reader (planted utility, position bias, closed-book accuracy, noise) over a collection of this workspace.',
   ),
   'models.remove': method(Id, z.object({ removed: z.boolean() }), 'Remove a model from the library (the file stays).'),
   'models.updateSettings': method(z.object({ id: z.number().int(), settings: ModelSettings }).strict(), ModelInfo, 'Change a model’s engine settings.'),

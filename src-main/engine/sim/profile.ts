@@ -1,0 +1,72 @@
+/**
+ * The declared behaviour of a simulated reader (issue 14): what it knows and how it reads. Stored with
+ * the model in the model library (services/simulation/simModels.ts); its canonical JSON is part of the
+ * engine's cache identity, so two profiles never share a cached call.
+ *
+ * - `collection`: the collection whose queries, answers, sub-aspects and documents it knows.
+ * - `utility`: the planted utility u(q, d) ∈ [0, 1] of a document for a query:
+ *     'labels' (default): the collection's utility label of (q, d) if there is one, else its relevance
+ *     grade divided by the query's largest grade, else 0;
+ *     'answer-in-document': 1 when the document's text contains one of the query's answers, else 0.
+ *   `utilities` (query id → document id → u) overrides either for the pairs it names.
+ * - `bias`: the position-bias curve a over the L documents of a prompt (positions 1..L), normalised
+ *   to Σ a = 1 (biasCurve below): a named shape or an explicit vector.
+ * - `closedBookAccuracy` c: how often a prompt without any useful document is answered correctly.
+ * - `noise` ∈ [0, 1]: 0 = deterministic thresholds; see simEngine.ts for what it does to each call.
+ * - `seed`: every random choice is a hash of (seed, request), so equal requests get equal answers.
+ */
+export const BIAS_SHAPES = ['uniform', 'primacy', 'recency', 'u-shaped'] as const;
+export type BiasShape = (typeof BIAS_SHAPES)[number];
+
+export interface SimProfile {
+  collection: string;
+  utility: 'labels' | 'answer-in-document';
+  utilities?: Record<string, Record<string, number>> | undefined;
+  bias: BiasShape | number[];
+  closedBookAccuracy: number;
+  noise: number;
+  seed: number;
+}
+
+export const DEFAULT_SIM_PROFILE: Omit<SimProfile, 'collection'> = {
+  utility: 'labels',
+  bias: 'u-shaped',
+  closedBookAccuracy: 0.2,
+  noise: 0,
+  seed: 0,
+};
+
+/** Bumped whenever a change to the simulated reader changes any output (part of the cache identity). */
+export const SIM_ENGINE_VERSION = '1';
+
+/**
+ * The position-bias vector a (Σ a = 1) for a prompt with L documents. Named shapes, before normalising:
+ *   uniform   1
+ *   primacy   1/j
+ *   recency   1/(L + 1 − j)
+ *   u-shaped  1/j + 1/(2(L + 1 − j))   (lost in the middle: both ends favoured, the start more)
+ * An explicit vector is used as given when it has L entries; a longer one is cut to its first L, a
+ * shorter one extended with its last value; then normalised.
+ */
+export function biasCurve(bias: SimProfile['bias'], length: number): number[] {
+  if (length <= 0) return [];
+  const j = Array.from({ length }, (_, i) => i + 1);
+  let raw: number[];
+  if (Array.isArray(bias)) {
+    if (bias.length === 0) throw new RangeError('an explicit bias vector needs at least one value');
+    raw = j.map((p) => bias[Math.min(p, bias.length) - 1]!);
+  } else if (bias === 'uniform') raw = j.map(() => 1);
+  else if (bias === 'primacy') raw = j.map((p) => 1 / p);
+  else if (bias === 'recency') raw = j.map((p) => 1 / (length + 1 - p));
+  else if (bias === 'u-shaped') raw = j.map((p) => 1 / p + 1 / (2 * (length + 1 - p)));
+  else throw new RangeError(`unknown bias shape '${String(bias)}'`);
+  const sum = raw.reduce((a, b) => a + b, 0);
+  if (!(sum > 0) || raw.some((v) => !(v >= 0))) throw new RangeError('a bias vector needs non-negative values with a positive sum');
+  return raw.map((v) => v / sum);
+}
+
+/** A one-line description for model lists and captions, e.g. "u-shaped bias, closed-book 0.2, noise 0". */
+export function describeProfile(p: SimProfile): string {
+  const bias = Array.isArray(p.bias) ? `bias [${p.bias.join(', ')}]` : `${p.bias} bias`;
+  return `simulated reader of '${p.collection}': ${bias}, utility from ${p.utility}, closed-book ${p.closedBookAccuracy}, noise ${p.noise}, seed ${p.seed}`;
+}
