@@ -3,7 +3,7 @@ import type { AppServices } from '../services/appServices';
 import type { Handlers } from '../api/router';
 import { APP_VERSION } from '../services/version';
 
-type AppHandlers = Pick<Handlers, 'app.info' | 'workspace.info' | 'settings.get' | 'settings.update'>;
+type AppHandlers = Pick<Handlers, 'app.info' | 'workspace.info' | 'settings.get' | 'settings.update' | 'files.allowedFolders' | 'files.setAllowedFolders' | 'files.browse'>;
 
 export function appHandlers(s: AppServices): AppHandlers {
   return {
@@ -19,5 +19,8 @@ export function appHandlers(s: AppServices): AppHandlers {
     'workspace.info': () => s.workspaceService.info(),
     'settings.get': () => s.settings.get(),
     'settings.update': (patch) => s.settings.update(patch),
+    'files.allowedFolders': () => s.paths.allowedFolders(),
+    'files.setAllowedFolders': ({ folders }) => s.paths.setAllowedFolders(folders),
+    'files.browse': ({ path }) => s.paths.browse(path),
   };
 }

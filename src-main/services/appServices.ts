@@ -2,6 +2,8 @@
  * The services of one open workspace, wired together once and shared by every transport
  * (Electron IPC, HTTP/WebSocket) and the CLI.
  */
+import { dirname } from 'node:path';
+import type { Database } from 'better-sqlite3';
 import { openWorkspace, type OpenOptions, type Workspace } from '../store/workspace';
 import { CollectionsService } from './collectionsService';
 import { ConversationsService } from './conversations/conversationsService';
@@ -10,6 +12,7 @@ import { ExperimentService } from './experimentService';
 import { JobRunner } from './jobRunner';
 import { LabelingService } from './labeling/labelingService';
 import { ModelService } from './modelService';
+import { PathAccess, type PathAccessMode, type PathAccessStore } from './paths';
 import { localEngineOpener, RetrievalService } from './retrievalService';
 import { SettingsService } from './settingsService';
 import { WorkspaceService } from './workspaceService';
@@ -27,6 +30,8 @@ export interface AppServices {
   readonly labeling: LabelingService;
   readonly experiments: ExperimentService;
   readonly transport: 'electron' | 'http';
+  /** Which files API requests may name (issue 15 item 3): grants in Electron, allowed folders in browser mode. */
+  readonly paths: PathAccess;
   close(): Promise<void>;
 }
 
@@ -34,6 +39,8 @@ export interface AppServicesOptions extends OpenOptions {
   transport: 'electron' | 'http';
   /** Mark jobs left running by a dead process as interrupted (default true; false for CLI commands). */
   markInterrupted?: boolean;
+  /** Path policy for API requests (default: 'grants' for electron, 'folders' for http). */
+  pathAccess?: PathAccessMode;
 }
 
 export function createAppServices(workspacePath: string, options: AppServicesOptions): AppServices {
@@ -44,16 +51,25 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
   // workspace with a running app must not touch the app's jobs.
   if (options.markInterrupted !== false) jobs.markInterrupted();
   const settings = new SettingsService(workspace.db);
+  const paths = new PathAccess(
+    options.pathAccess ?? (options.transport === 'electron' ? 'grants' : 'folders'),
+    workspace.path === ':memory:' ? null : dirname(workspace.path),
+    allowedFoldersStore(workspace.db),
+  );
   const workspaceService = new WorkspaceService(workspace);
   jobs.registerKind<{ full: boolean }>('workspace.check', {
     title: () => 'Check workspace integrity',
     run: (p, ctx) => workspaceService.check(ctx, p.full),
   });
-  const models = new ModelService(workspace.db, jobs, settings, workspace.path);
-  const collections = new CollectionsService(workspace.db, jobs);
+  const models = new ModelService(workspace.db, jobs, settings, workspace.path, paths);
+  const collections = new CollectionsService(workspace.db, jobs, paths);
   const conversations = new ConversationsService(workspace.db);
   // Embedding models: a library name or a GGUF path; llama.cpp threads follow the setting (0 = physical cores).
-  const retrieval = new RetrievalService(workspace.db, jobs, { openEngine: localEngineOpener(workspace.db, () => ({ threads: settings.get().threads })) });
+  // A GGUF path (rather than a library name) from a request is a path like any other: checked.
+  const openLocal = localEngineOpener(workspace.db, () => ({ threads: settings.get().threads }));
+  const retrieval = new RetrievalService(workspace.db, jobs, {
+    openEngine: (model) => openLocal(models.models.getByName(model) ? model : paths.checkFile(model, 'model')),
+  });
   const labeling = new LabelingService(workspace.db, jobs, models, collections.repo);
   const experiments = new ExperimentService(workspace.db, jobs, models, collections.repo);
   let closed = false;
@@ -70,6 +86,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
     labeling,
     experiments,
     transport: options.transport,
+    paths,
     async close() {
       if (closed) return;
       closed = true;
@@ -77,6 +94,26 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
       await models.close();
       await retrieval.close();
       workspace.close();
+    },
+  };
+}
+
+/** The user's allowed folders: one row of the workspace's settings table (key `allowedFolders`). */
+function allowedFoldersStore(db: Database): PathAccessStore {
+  return {
+    load() {
+      const row = db.prepare(`SELECT value FROM settings WHERE key = 'allowedFolders'`).get() as { value: string } | undefined;
+      try {
+        const v = row ? (JSON.parse(row.value) as unknown) : [];
+        return Array.isArray(v) ? v.filter((f): f is string => typeof f === 'string') : [];
+      } catch {
+        return [];
+      }
+    },
+    save(folders) {
+      db.prepare(
+        `INSERT INTO settings(key, value, updated_at) VALUES ('allowedFolders', ?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value, updated_at=excluded.updated_at`,
+      ).run(JSON.stringify(folders), new Date().toISOString());
     },
   };
 }

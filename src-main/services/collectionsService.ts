@@ -3,13 +3,10 @@
  * on this machine, or uploaded contents in browser mode), preview a file for the column mapping,
  * browse documents and queries, and override a label by hand.
  */
-import { accessSync, constants, statSync } from 'node:fs';
-import { isAbsolute } from 'node:path';
 import type { ApiParsedInput, ApiOutput } from '../api/contract/index';
 import type { ImportReport } from '../api/contract/collections';
 import type { Job } from '../api/contract/jobs';
 import { ApiFailure } from '../api/router';
-import { DataError } from '../core/errors';
 import { decodeUtf8 } from '../io/lines';
 import { fileSource, previewTable, textSource, type TextSource } from '../io/importers/index';
 import { CollectionNameTakenError, CollectionsRepo } from '../store/collectionsRepo';
@@ -17,6 +14,7 @@ import type { CollectionRow } from '../store/collectionTypes';
 import type { Database } from 'better-sqlite3';
 import { importIntoCollection, type ImportProgress } from './collectionsImport';
 import type { JobRunner } from './jobRunner';
+import { PathAccess } from './paths';
 
 export type ImportFilesRequest = ApiParsedInput<'collections.import'>;
 export type ImportTextRequest = ApiParsedInput<'collections.importText'>;
@@ -28,6 +26,8 @@ export class CollectionsService {
   constructor(
     db: Database,
     private readonly jobs: JobRunner,
+    /** Which paths API requests may name (issue 15): every path of `startImport`/`previewFile` is checked. */
+    private readonly paths: PathAccess = new PathAccess('any', null),
   ) {
     this.repo = new CollectionsRepo(db);
     // Imports from paths are idempotent (what is already there is a no-op), so an interrupted or
@@ -69,8 +69,8 @@ export class CollectionsService {
 
   /** Import files on this machine: paths must be absolute and readable (checked before the job starts). */
   startImport(req: ImportFilesRequest): Job {
-    req.files.forEach((f, i) => checkReadable(f, `files[${i}]`));
-    return this.jobs.startKind('collections.import', req);
+    const files = req.files.map((f, i) => this.paths.checkFile(f, `files[${i}]`));
+    return this.jobs.startKind('collections.import', { ...req, files });
   }
 
   /** Import uploaded contents (browser mode). */
@@ -112,7 +112,7 @@ export class CollectionsService {
   }
 
   async previewFile(req: ApiParsedInput<'collections.previewFile'>): Promise<ApiOutput<'collections.previewFile'>> {
-    const source = req.path !== undefined ? fileSource(checkReadable(req.path, 'path')) : uploadedSource(req.file!);
+    const source = req.path !== undefined ? fileSource(this.paths.checkFile(req.path, 'path')) : uploadedSource(req.file!);
     return previewTable(source, req.kind, req.mapping ?? {});
   }
 
@@ -158,18 +158,6 @@ export class CollectionsService {
 
 function summary(c: CollectionRow): ApiOutput<'collections.list'>[number] {
   return { id: c.id, name: c.name, description: c.description, contentHash: c.contentHash, createdAt: c.createdAt, counts: c.counts };
-}
-
-function checkReadable(path: string, field: string): string {
-  if (!isAbsolute(path)) throw new ApiFailure('validation', `${field}: the path must be absolute, got '${path}'`, field);
-  try {
-    if (statSync(path).isDirectory()) throw new DataError('is a folder, not a file', { file: path });
-    accessSync(path, constants.R_OK);
-  } catch (err) {
-    if (err instanceof DataError) throw err;
-    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file: path });
-  }
-  return path;
 }
 
 function uploadedSource(f: UploadedFile): TextSource {

@@ -1,7 +1,8 @@
 /** Where the app's own files are, whether running from sources, from dist/, or packaged. */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { dirname, isAbsolute, join, parse, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ApiFailure } from '../api/router';
 
 let cachedRoot: string | undefined;
 
@@ -31,4 +32,214 @@ export function rendererDir(): string {
 
 export function resourcesDir(): string {
   return join(packageRoot(), 'resources');
+}
+
+// ---- path grants (issue 15 item 3) -------------------------------------------------------------
+
+/**
+ * Which files a transport may hand to a service by path.
+ *
+ * - `any`: the CLI — the user typed the path into their own shell.
+ * - `folders`: browser mode — regular files under the folders the user allowed in Settings
+ *   (the workspace's folder always; more via `files.setAllowedFolders`).
+ * - `grants`: Electron — exactly the files the main process granted: picked in a native dialog
+ *   or dropped on the window (the preload turns a dropped File into its path; a page cannot
+ *   forge one), plus files under the allowed folders.
+ *
+ * In every mode a path is resolved to its real path (symlinks followed) before the check, and
+ * only regular files are accepted: never a folder, a device, a FIFO, a socket, or anything under
+ * /proc, /sys or /dev (where `stat` calls endless or secret files "regular").
+ */
+export type PathAccessMode = 'any' | 'folders' | 'grants';
+
+/** Folders whose files are never readable through the API, and which cannot be allowed. */
+const SYSTEM_ROOTS = ['/proc', '/sys', '/dev', '/run', '/etc', '/boot', '/var/run', '/private/etc', '/private/var/run'];
+
+export interface BrowseEntry {
+  name: string;
+  path: string;
+  kind: 'file' | 'folder';
+  size: number;
+  modifiedAt: string;
+}
+
+export interface AllowedFolders {
+  mode: PathAccessMode;
+  /** The workspace's folder (always allowed) first, then the user's folders. */
+  folders: string[];
+  /** The folders the user added (what `files.setAllowedFolders` sets). */
+  userFolders: string[];
+}
+
+/** A refused path: `forbidden` (not granted, outside the allowed folders, not a regular file), `validation` or `not-found`. */
+export class PathAccessError extends ApiFailure {
+  constructor(message: string, field: string, code: 'forbidden' | 'validation' | 'not-found') {
+    super(code, message, field);
+    this.name = 'PathAccessError';
+  }
+}
+
+export interface PathAccessStore {
+  /** The user's allowed folders as stored (absolute paths). */
+  load(): string[];
+  save(folders: string[]): void;
+}
+
+export class PathAccess {
+  private readonly granted = new Set<string>();
+
+  constructor(
+    readonly mode: PathAccessMode,
+    private readonly workspaceFolder: string | null,
+    private readonly store: PathAccessStore = memoryStore(),
+  ) {}
+
+  /** Grant one file (Electron: picked in a dialog, dropped). Returns its real path. */
+  grant(path: string): string {
+    const real = this.regularFile(path, 'path');
+    this.granted.add(real);
+    return real;
+  }
+
+  isGranted(path: string): boolean {
+    try {
+      return this.granted.has(realpathSync(path));
+    } catch {
+      return false;
+    }
+  }
+
+  allowedFolders(): AllowedFolders {
+    const user = this.store.load().filter((f) => isAbsolute(f));
+    const folders = [...(this.workspaceFolder ? [this.workspaceFolder] : []), ...user.filter((f) => f !== this.workspaceFolder)];
+    return { mode: this.mode, folders, userFolders: user };
+  }
+
+  /** Replace the user's allowed folders; each must be an existing folder outside the system folders, not the filesystem root. */
+  setAllowedFolders(folders: readonly string[]): AllowedFolders {
+    const out: string[] = [];
+    folders.forEach((f, i) => {
+      const field = `folders[${i}]`;
+      if (!isAbsolute(f)) throw new PathAccessError(`${field}: the folder must be an absolute path, got '${f}'`, field, 'validation');
+      let real: string;
+      try {
+        real = realpathSync(f);
+      } catch {
+        throw new PathAccessError(`${field}: no such folder: ${f}`, field, 'not-found');
+      }
+      if (!statSync(real).isDirectory()) throw new PathAccessError(`${field}: not a folder: ${f}`, field, 'validation');
+      if (real === parse(real).root) throw new PathAccessError(`${field}: the filesystem root cannot be allowed; pick the folder that holds your data`, field, 'forbidden');
+      if (isSystemPath(real)) throw new PathAccessError(`${field}: system folders (${SYSTEM_ROOTS.join(', ')}) cannot be allowed`, field, 'forbidden');
+      if (!out.includes(real)) out.push(real);
+    });
+    this.store.save(out);
+    return this.allowedFolders();
+  }
+
+  /**
+   * The real path of a file a request named, if this transport may read it; otherwise a
+   * PathAccessError saying why (not absolute, not a regular file, not granted / outside the
+   * allowed folders).
+   */
+  checkFile(path: string, field = 'path'): string {
+    const real = this.regularFile(path, field);
+    if (this.mode === 'any') return real;
+    if (this.mode === 'grants' && this.granted.has(real)) return real;
+    if (this.insideAllowed(real)) return real;
+    throw new PathAccessError(
+      this.mode === 'grants'
+        ? `${field}: ${path} was not chosen in a file dialog or dropped on the window; pick it with the Browse button`
+        : `${field}: ${path} is outside the folders this app may read (${this.allowedFolders().folders.join(', ')}); add its folder in Settings → Allowed folders`,
+      field,
+      'forbidden',
+    );
+  }
+
+  /** The folders and regular files directly inside an allowed folder (browser mode's file picker). */
+  browse(folder?: string): { path: string; parent: string | null; entries: BrowseEntry[]; truncated: boolean } {
+    const roots = this.allowedFolders().folders.map((f) => safeRealpath(f) ?? f);
+    const target = folder ?? roots[0];
+    if (!target) throw new PathAccessError('no folder is allowed', 'path', 'forbidden');
+    if (!isAbsolute(target)) throw new PathAccessError(`path: the folder must be an absolute path, got '${target}'`, 'path', 'validation');
+    const real = safeRealpath(target);
+    if (!real) throw new PathAccessError(`path: no such folder: ${target}`, 'path', 'not-found');
+    if (!roots.some((r) => within(real, r))) throw new PathAccessError(`path: ${target} is outside the allowed folders (${roots.join(', ')})`, 'path', 'forbidden');
+    if (!statSync(real).isDirectory()) throw new PathAccessError(`path: not a folder: ${target}`, 'path', 'validation');
+    const entries: BrowseEntry[] = [];
+    const LIMIT = 5000;
+    let truncated = false;
+    for (const d of readdirSync(real, { withFileTypes: true })) {
+      if (d.name.startsWith('.')) continue;
+      const p = join(real, d.name);
+      let st: Stats;
+      try {
+        st = statSync(p);
+      } catch {
+        continue; // a dangling link
+      }
+      const rp = safeRealpath(p);
+      // A link out of the allowed folders is not shown (and would be refused if named).
+      if (!rp || !roots.some((r) => within(rp, r))) continue;
+      if (!st.isDirectory() && !st.isFile()) continue;
+      if (entries.length >= LIMIT) {
+        truncated = true;
+        break;
+      }
+      entries.push({ name: d.name, path: p, kind: st.isDirectory() ? 'folder' : 'file', size: st.isFile() ? st.size : 0, modifiedAt: st.mtime.toISOString() });
+    }
+    entries.sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind === 'folder' ? -1 : 1));
+    const parent = dirname(real);
+    return { path: real, parent: parent !== real && roots.some((r) => within(parent, r)) ? parent : null, entries, truncated };
+  }
+
+  private insideAllowed(real: string): boolean {
+    return this.allowedFolders().folders.some((f) => {
+      const root = safeRealpath(f);
+      return root !== null && within(real, root);
+    });
+  }
+
+  private regularFile(path: string, field: string): string {
+    if (typeof path !== 'string' || !isAbsolute(path)) throw new PathAccessError(`${field}: the path must be absolute, got '${path}'`, field, 'validation');
+    let real: string;
+    try {
+      real = realpathSync(path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new PathAccessError(`${field}: ${code === 'ENOENT' ? 'no such file' : `cannot read (${code ?? (err as Error).message})`}: ${path}`, field, code === 'ENOENT' ? 'not-found' : 'forbidden');
+    }
+    if (isSystemPath(real)) throw new PathAccessError(`${field}: ${path} is a system file (under ${SYSTEM_ROOTS.join(', ')}), not a data file`, field, 'forbidden');
+    const st = statSync(real);
+    if (st.isDirectory()) throw new PathAccessError(`${field}: ${path} is a folder, not a file`, field, 'validation');
+    if (!st.isFile()) throw new PathAccessError(`${field}: ${path} is not a regular file (a device, pipe or socket)`, field, 'forbidden');
+    try {
+      accessSync(real, constants.R_OK);
+    } catch {
+      throw new PathAccessError(`${field}: no permission to read ${path}`, field, 'forbidden');
+    }
+    return real;
+  }
+}
+
+export function isSystemPath(real: string): boolean {
+  return SYSTEM_ROOTS.some((r) => within(real, r));
+}
+
+function within(path: string, root: string): boolean {
+  if (path === root) return true;
+  const rel = relative(root, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+}
+
+function safeRealpath(p: string): string | null {
+  try {
+    return realpathSync(p);
+  } catch {
+    return null;
+  }
+}
+
+function memoryStore(): PathAccessStore {
+  let folders: string[] = [];
+  return { load: () => folders, save: (f) => void (folders = [...f]) };
 }

@@ -1,15 +1,16 @@
 /**
  * File paths in API requests (issue 10). Policy found in the code (services/*):
  *
- * - READ: methods that take a path read the file the OS user can read, as the user typed it —
- *   this is a desktop workbench and the path box is how a researcher picks a file:
- *     collections.import files[]        absolute paths only; the content is imported
- *     collections.previewFile path      absolute path only; returns the first lines (raw text)
- *     models.add path                   the GGUF header is read (a non-GGUF names its first 4 bytes)
+ * - READ (issue 15: path grants): methods that take a path read only regular files under the
+ *   folders the user allowed (browser mode: the workspace's folder, plus Settings → Allowed
+ *   folders; Electron: also files picked in a native dialog or dropped) — services/paths.ts:
+ *     collections.import files[]        the content is imported
+ *     collections.previewFile path      returns the first lines (raw text)
+ *     models.add path                   the GGUF header is read
  *     retrieval.dense.build model,
  *     retrieval.runs.create model       a library name or a GGUF path, loaded by llama.cpp
- *   Only a holder of the token can call them (browserMode.test.ts); the token is printed to the
- *   user and passed in the launch URL.
+ *   test/security/pathGrants.test.ts probes that policy over HTTP; here every method is probed
+ *   with a file outside the workspace folder, and none may read it.
  * - WRITE: no method writes a file: exports (TREC runs, CSV/LaTeX, manifests) come back as text
  *   in the response; everything else goes into the workspace database. This test holds the API
  *   to that: every method of the contract — including ones added after this test — is called
@@ -95,7 +96,8 @@ beforeAll(async () => {
   outside = join(root, 'outside');
   mkdirSync(outside, { recursive: true });
   writeFileSync(join(outside, 'existing.jsonl'), `{"id": "s1", "text": "${SENTINEL}"}\n`);
-  await writeTinyGguf(join(root, 'tiny.gguf'), { preset: 'tiny', seed: 3 });
+  mkdirSync(wsDir, { recursive: true });
+  await writeTinyGguf(join(wsDir, 'tiny.gguf'), { preset: 'tiny', seed: 3 });
   fake = await FakeOpenAiServer.start({ apiKey: 'k' });
   services = createAppServices(join(wsDir, 'w.fairground'), { transport: 'http' });
   router = createApiRouter(services, (err) => {
@@ -105,7 +107,7 @@ beforeAll(async () => {
   await services.collections.importContents({ collectionName: 'c' }, 'corpus', [{ name: 'corpus.jsonl', content: '{"id": "d1", "text": "tidal power turbines"}\n{"id": "d2", "text": "wind farms"}\n' }]);
   await services.collections.importContents({ collectionName: 'c' }, 'queries', [{ name: 'q.jsonl', content: '{"id": "q1", "text": "tidal power"}\n' }]);
   await services.collections.importContents({ collectionName: 'c' }, 'qrels', [{ name: 'qrels.txt', content: 'q1 0 d1 1\n' }]);
-  await ok('models.add', { path: join(root, 'tiny.gguf'), name: 'tiny' });
+  await ok('models.add', { path: join(wsDir, 'tiny.gguf'), name: 'tiny' });
   await ok('remotes.add', { name: 'fake', baseUrl: fake.baseUrl, model: 'fake-model', apiKey: 'k' });
   await ok('retrieval.runs.create', { collectionId: 1, method: 'bm25', name: 'bm25' });
   await settleJobs();
@@ -128,7 +130,7 @@ describe('file paths in API requests', () => {
     }
   });
 
-  it('no method writes outside the workspace folder; the ones that read a given file are the documented ones', async () => {
+  it('no method writes outside the workspace folder, and none reads a file outside it', async () => {
     const before = tree(root, wsDir);
     const cwdBefore = new Set(readdirSync(process.cwd()));
     const probes: string[] = [];
@@ -175,9 +177,8 @@ describe('file paths in API requests', () => {
     expect(changed).toEqual([]);
     expect(probes.filter((p) => existsSync(p))).toEqual([]);
     expect([...readdirSync(process.cwd())].filter((n) => !cwdBefore.has(n))).toEqual([]);
-    // The read policy: a path given to these methods is read (and its content can come back).
-    expect([...readers].sort()).toEqual(expect.arrayContaining(['collections.previewFile']));
-    for (const r of readers) expect(r).toMatch(/^collections\.(previewFile|import)/);
+    // The read policy: no method reads a file outside the allowed folders (issue 15).
+    expect([...readers].sort()).toEqual([]);
     expect(internalErrors).toEqual([]);
   }, 300_000);
 });

@@ -20,6 +20,8 @@ let router: Router;
 beforeEach(async () => {
   await services?.close();
   services = createAppServices(':memory:', { transport: 'http' });
+  // Browser mode reads files only under allowed folders (issue 15); an in-memory workspace has no folder of its own.
+  services.paths.setAllowedFolders([FIX, tmp]);
   router = createApiRouter(services, (err) => {
     throw err;
   });
@@ -66,10 +68,13 @@ describe('collections API', () => {
     expect(await callError('collections.import', { collectionName: 'X', kind: 'corpus', files: ['rel/corpus.jsonl'] })).toMatchObject({ code: 'validation', field: 'files[0]' });
     const missing = join(tmp, 'nope.jsonl');
     expect(await callError('collections.import', { collectionName: 'X', kind: 'corpus', files: [missing] })).toMatchObject({
-      code: 'invalid-data',
-      file: missing,
-      message: `${missing}: cannot read file (ENOENT)`,
+      code: 'not-found',
+      field: 'files[0]',
+      message: `files[0]: no such file: ${missing}`,
     });
+    // Outside the allowed folders, and not a regular file: refused before any job (issue 15).
+    expect(await callError('collections.import', { collectionName: 'X', kind: 'corpus', files: ['/etc/passwd'] })).toMatchObject({ code: 'forbidden', field: 'files[0]' });
+    expect(await callError('collections.import', { collectionName: 'X', kind: 'corpus', files: ['/dev/zero'] })).toMatchObject({ code: 'forbidden', field: 'files[0]' });
     expect(services.jobs.list()).toEqual([]);
   });
 

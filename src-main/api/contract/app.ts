@@ -32,7 +32,40 @@ export const WorkspaceInfo = z.object({
   counts: z.record(z.string(), z.number().int()),
 });
 
+/** Which files API requests may name (issue 15 item 3; services/paths.ts). */
+export const AllowedFolders = z.object({
+  /** 'folders': browser mode (files under `folders`); 'grants': Electron (files picked in a dialog or dropped, and files under `folders`); 'any': CLI. */
+  mode: z.enum(['any', 'folders', 'grants']),
+  /** The workspace's folder (always allowed) first, then the user's folders. */
+  folders: z.array(z.string()),
+  /** The folders the user added in Settings. */
+  userFolders: z.array(z.string()),
+});
+
+export const FolderListing = z.object({
+  /** The folder listed (real path). */
+  path: z.string(),
+  /** Its parent when that is still inside an allowed folder, else null. */
+  parent: z.string().nullable(),
+  entries: z.array(
+    z.object({ name: z.string(), path: z.string(), kind: z.enum(['file', 'folder']), size: z.number().int(), modifiedAt: z.string() }),
+  ),
+  /** More than 5,000 entries: the rest are not listed. */
+  truncated: z.boolean(),
+});
+
 export const appContract = {
+  'files.allowedFolders': method(Empty, AllowedFolders, 'The folders whose files API requests may name (browser mode); the workspace folder is always one.'),
+  'files.setAllowedFolders': method(
+    z.object({ folders: z.array(z.string().min(1).max(4096)).max(100) }).strict(),
+    AllowedFolders,
+    'Replace the user’s allowed folders (absolute paths of existing folders; not the filesystem root or system folders).',
+  ),
+  'files.browse': method(
+    z.object({ path: z.string().min(1).max(4096).optional() }).strict(),
+    FolderListing,
+    'The folders and regular files in an allowed folder (default: the workspace folder), for a path field’s file picker.',
+  ),
   'app.info': method(Empty, AppInfo, 'Version and runtime of the running app.'),
   'workspace.info': method(Empty, WorkspaceInfo, 'The open workspace: path, schema, size and row counts.'),
   'settings.get': method(Empty, Settings, 'All settings with defaults filled in.'),

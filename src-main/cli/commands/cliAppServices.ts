@@ -8,5 +8,6 @@ import { inspectWorkspace } from '../../store/workspace';
 export function createCliAppServices(workspace: string | undefined, io: CliIo): AppServices {
   const path = resolveWorkspacePath(workspace, io);
   if (!inspectWorkspace(path).exists) throw new CliError(`no workspace at ${path} (create one with 'fairground workspace init')`);
-  return createAppServices(path, { transport: 'http', markInterrupted: false });
+  // The user typed these paths into their own shell: no path grants (issue 15) for the CLI.
+  return createAppServices(path, { transport: 'http', markInterrupted: false, pathAccess: 'any' });
 }

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataError } from '../../core/errors';
 import { DownloadError } from './downloadError';
 import { isInsecureRemote, resolveModelUrl } from './modelUrl';
+import { OutboundRefusedError, outboundFetch } from '../outbound';
 import {
   discardPartial,
   downloadPaths,
@@ -152,13 +153,16 @@ async function transfer(context: TransferContext): Promise<number> {
     if (error instanceof DownloadError) return error;
     if (signal?.aborted) return aborted(paths);
     if (stall.signal.aborted) return new DownloadError('network', `${url.href}: no data for ${context.stallTimeoutMs} ms`);
+    // A redirect to a local or private address: refused, not worth another try.
+    if (error instanceof OutboundRefusedError) return new DownloadError('http-error', error.message);
     return new DownloadError('network', `${url.href}: ${describeNetworkError(error)}`);
   };
 
   try {
     let response: Response;
     try {
-      response = await fetch(url, { headers, signal: requestSignal });
+      // Redirects (Hugging Face → its CDN) are followed only to public addresses (issue 15).
+      response = await outboundFetch(url, { headers, signal: requestSignal });
     } catch (error) {
       throw await failure(error);
     }

@@ -1,0 +1,121 @@
+/**
+ * Outbound HTTP as the user typed it (issue 15 item 3): `outboundFetch` follows redirects itself
+ * and refuses one that leads to a loopback, private, link-local or otherwise non-public address
+ * the user did not type — so a model URL or a remote server cannot bounce a request onto
+ * 127.0.0.1, the LAN or a cloud metadata endpoint (169.254.169.254). The URL the user typed is
+ * fetched even when it is local (a llama.cpp server on 127.0.0.1 is a normal setup).
+ *
+ * The check resolves each redirect's host name once; a DNS answer that changes between the check
+ * and the connection (rebinding) is not covered.
+ */
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+
+const nonPublic = new BlockList();
+for (const [net, bits] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const) {
+  nonPublic.addSubnet(net, bits, 'ipv4');
+}
+for (const [net, bits] of [
+  ['::', 128],
+  ['::1', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const) {
+  nonPublic.addSubnet(net, bits, 'ipv6');
+}
+
+/** True for an IP address that is not on the public internet (loopback, private, link-local, CGNAT, multicast, reserved). */
+export function isNonPublicAddress(address: string): boolean {
+  const a = address.replace(/^\[|\]$/g, '');
+  const v = isIP(a);
+  if (v === 4) return nonPublic.check(a, 'ipv4');
+  if (v === 6) {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a);
+    if (mapped) return nonPublic.check(mapped[1]!, 'ipv4');
+    return nonPublic.check(a, 'ipv6');
+  }
+  return false;
+}
+
+export class OutboundRefusedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutboundRefusedError';
+  }
+}
+
+export type Resolver = (host: string) => Promise<string[]>;
+
+const dnsResolver: Resolver = async (host) => (await lookup(host, { all: true })).map((r) => r.address);
+
+export interface OutboundOptions {
+  /** At most this many redirects (default 5). */
+  maxRedirects?: number;
+  /** Name resolution (tests). */
+  resolve?: Resolver;
+}
+
+/** Whether a redirect target may be fetched: the host the user typed always; another host only if every address it resolves to is public. */
+export async function checkRedirectTarget(target: URL, typed: URL, resolve: Resolver = dnsResolver): Promise<void> {
+  if (target.protocol !== 'https:' && target.protocol !== 'http:') throw new OutboundRefusedError(`${typed.href} redirected to a ${target.protocol} URL, which is not fetched`);
+  if (target.hostname === typed.hostname) return;
+  const host = target.hostname.replace(/^\[|\]$/g, '');
+  let addresses: string[];
+  if (isIP(host)) addresses = [host];
+  else if (host === 'localhost' || host.endsWith('.localhost')) addresses = ['127.0.0.1'];
+  else {
+    try {
+      addresses = await resolve(host);
+    } catch {
+      return; // fetch itself will fail to connect, with its own message
+    }
+  }
+  const bad = addresses.find(isNonPublicAddress);
+  if (bad !== undefined) {
+    throw new OutboundRefusedError(`${typed.href} redirected to ${target.origin} (${bad}), a local or private address that was not typed; refused`);
+  }
+}
+
+/** `fetch` that follows redirects only to public addresses (or to the host typed). */
+export async function outboundFetch(input: string | URL, init: RequestInit = {}, options: OutboundOptions = {}): Promise<Response> {
+  const typed = new URL(String(input));
+  const max = options.maxRedirects ?? 5;
+  let url = typed;
+  let current: RequestInit = { ...init, redirect: 'manual' };
+  for (let hop = 0; ; hop++) {
+    const response = await fetch(url, current);
+    if (response.status < 300 || response.status > 399 || response.status === 304) return response;
+    const location = response.headers.get('location');
+    if (!location) return response;
+    await response.body?.cancel();
+    if (hop >= max) throw new OutboundRefusedError(`${typed.href}: more than ${max} redirects`);
+    const next = new URL(location, url);
+    await checkRedirectTarget(next, typed, options.resolve);
+    // 303, and 301/302 after a POST, become a GET without a body (as fetch does).
+    const method = (current.method ?? 'GET').toUpperCase();
+    if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
+      const { body: _body, ...rest } = current;
+      current = { ...rest, method: 'GET' };
+    }
+    // Credentials go only to the host the user typed them for.
+    if (next.origin !== url.origin && current.headers) {
+      const headers = new Headers(current.headers);
+      headers.delete('authorization');
+      current = { ...current, headers };
+    }
+    url = next;
+  }
+}
