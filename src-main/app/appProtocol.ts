@@ -1,7 +1,9 @@
 /**
  * The renderer is served from `app://fairground/…` instead of `file://` (checklist item 18):
- * only files inside the built renderer folder, with the app's CSP on every response.
+ * only files whose real path (symlinks resolved) is inside the built renderer folder, with real
+ * status codes, the app's CSP and `nosniff` on every response.
  */
+import { realpathSync, statSync } from 'node:fs';
 import { extname, join, resolve, sep } from 'node:path';
 
 export const APP_SCHEME = 'app';
@@ -22,7 +24,7 @@ export const APP_CSP = [
   "form-action 'none'",
 ].join('; ');
 
-/** Maps an `app://fairground/...` URL to a file inside `rendererRoot`, or null if it is outside or malformed. */
+/** Maps an `app://fairground/...` URL to a path inside `rendererRoot` (lexically), or null if it is outside or malformed. */
 export function resolveAppUrl(requestUrl: string, rendererRoot: string): string | null {
   let url: URL;
   try {
@@ -43,6 +45,32 @@ export function resolveAppUrl(requestUrl: string, rendererRoot: string): string 
   const file = resolve(join(root, path));
   if (file !== root && !file.startsWith(root + sep)) return null;
   return file;
+}
+
+/** What the app:// handler answers: a file to stream with its headers, or a status with no body worth reading. */
+export type AppResponse = { status: 200; file: string; headers: Record<string, string> } | { status: 400 | 403 | 404 | 405; headers: Record<string, string> };
+
+/**
+ * The whole decision of the app:// handler, without Electron: the method must be GET or HEAD, the
+ * URL must map inside the renderer folder, and the file's real path (a symlink resolved) must
+ * still be inside the folder's real path and be a regular file.
+ */
+export function appResponse(requestUrl: string, method: string, rendererRoot: string): AppResponse {
+  const base = { 'Content-Security-Policy': APP_CSP, 'X-Content-Type-Options': 'nosniff' };
+  if (method !== 'GET' && method !== 'HEAD') return { status: 405, headers: { ...base, Allow: 'GET, HEAD' } };
+  const file = resolveAppUrl(requestUrl, rendererRoot);
+  if (!file) return { status: 400, headers: base };
+  let root: string;
+  let real: string;
+  try {
+    root = realpathSync(rendererRoot);
+    real = realpathSync(file);
+  } catch {
+    return { status: 404, headers: base };
+  }
+  if (real !== root && !real.startsWith(root + sep)) return { status: 403, headers: base };
+  if (!statSync(real).isFile()) return { status: 404, headers: base };
+  return { status: 200, file: real, headers: { ...base, 'Content-Type': mimeType(real) } };
 }
 
 export function mimeType(file: string): string {

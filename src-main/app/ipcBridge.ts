@@ -11,6 +11,8 @@ import { isAppUrl } from './appProtocol';
 export const CALL_CHANNEL = 'fairground:call';
 export const EVENT_CHANNEL = 'fairground:event';
 export const PICK_FILE_CHANNEL = 'fairground:pickFile';
+/** The preload reports a file dropped on the window (its path from `webUtils.getPathForFile`, which a page cannot forge). */
+export const DROPPED_FILE_CHANNEL = 'fairground:droppedFile';
 
 /** What the renderer may ask of the native file dialog: a title and extension filters. */
 export interface PickFileRequest {
@@ -76,6 +78,11 @@ export function registerIpc(options: {
   targets: () => PushTarget[];
   /** The native open dialog; returns the chosen path or null when cancelled. */
   pickFile?: (sender: unknown, request: PickFileRequest) => Promise<string | null>;
+  /**
+   * Path grants (issue 15): a file the user picked in the dialog or dropped on the window becomes
+   * readable by API requests; returns its real path, throws when it is not a readable regular file.
+   */
+  grant?: (path: string) => string;
 }): () => void {
   const { ipcMain, router, events } = options;
   ipcMain.handle(CALL_CHANNEL, async (event, method, input): Promise<Envelope<unknown>> => {
@@ -91,7 +98,25 @@ export function registerIpc(options: {
       if (!isTrustedSender(event, options.isOurContents)) return { ok: false, error: { code: 'forbidden', message: 'IPC from an unexpected sender was refused' } };
       const request = parsePickFileRequest(raw);
       if (!request) return { ok: false, error: { code: 'validation', message: 'bad file dialog request' } };
-      return { ok: true, data: await pick(event.sender, request) };
+      const picked = await pick(event.sender, request);
+      if (picked === null || !options.grant) return { ok: true, data: picked };
+      try {
+        return { ok: true, data: options.grant(picked) };
+      } catch (err) {
+        return { ok: false, error: { code: 'forbidden', message: (err as Error).message } };
+      }
+    });
+  }
+  if (options.grant) {
+    const grant = options.grant;
+    ipcMain.handle(DROPPED_FILE_CHANNEL, async (event, raw) => {
+      if (!isTrustedSender(event, options.isOurContents)) return { ok: false, error: { code: 'forbidden', message: 'IPC from an unexpected sender was refused' } };
+      if (typeof raw !== 'string' || raw.length === 0 || raw.length > 4096) return { ok: false, error: { code: 'validation', message: 'a dropped file has no path (only files from this computer can be dropped)' } };
+      try {
+        return { ok: true, data: grant(raw) };
+      } catch (err) {
+        return { ok: false, error: { code: 'forbidden', message: (err as Error).message } };
+      }
     });
   }
   const unsubscribe = events.subscribe((event) => {
@@ -101,5 +126,6 @@ export function registerIpc(options: {
     unsubscribe();
     ipcMain.removeHandler(CALL_CHANNEL);
     if (options.pickFile) ipcMain.removeHandler(PICK_FILE_CHANNEL);
+    if (options.grant) ipcMain.removeHandler(DROPPED_FILE_CHANNEL);
   };
 }

@@ -3,8 +3,7 @@
  * browser mode and CLI use, serves the renderer over app://, wires IPC, and hardens every window.
  * Nothing outside src-main/app imports electron.
  */
-import { BrowserWindow, Menu, app, dialog, ipcMain, nativeTheme, net, protocol, shell, utilityProcess, type WebContents } from 'electron';
-import { existsSync } from 'node:fs';
+import { BrowserWindow, Menu, app, dialog, ipcMain, nativeTheme, net, protocol, session, shell, utilityProcess, type WebContents } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createApiRouter } from '../handlers/index';
@@ -12,10 +11,10 @@ import { createAppServices, type AppServices } from '../services/appServices';
 import { ensureDemo } from '../services/demoSetup';
 import { defaultWorkspacePath } from '../store/workspace';
 import { chooseNativeBinding } from '../store/nativeBinding';
-import { APP_CSP, APP_INDEX_URL, APP_SCHEME, mimeType, resolveAppUrl } from './appProtocol';
+import { APP_INDEX_URL, APP_SCHEME, appResponse } from './appProtocol';
 import { registerIpc } from './ipcBridge';
 import { menuTemplate } from './menuTemplate';
-import { guardContents } from './navigationGuard';
+import { guardContents, guardSession } from './navigationGuard';
 import { setWorkerSpawner } from '../engine/local/workerChild';
 import { utilityProcessSpawner } from './utilityWorker';
 import { mainWindowOptions } from './windowOptions';
@@ -31,6 +30,11 @@ setWorkerSpawner(utilityProcessSpawner((modulePath, args, options) => utilityPro
 
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 app.enableSandbox();
+// Every web contents the app ever creates (windows, and anything a page might open) is guarded:
+// no navigation out of app://, no new windows, no webviews (checklist items 12-15).
+app.on('web-contents-created', (_e, contents) => {
+  guardContents(contents, (url) => void shell.openExternal(url));
+});
 
 let services: AppServices | undefined;
 const windows = new Set<BrowserWindow>();
@@ -42,7 +46,7 @@ function workspaceArg(): string {
 }
 
 function createWindow(): BrowserWindow {
-  const win = new BrowserWindow(mainWindowOptions(preloadPath, nativeTheme.shouldUseDarkColors));
+  const win = new BrowserWindow(mainWindowOptions(preloadPath, nativeTheme.shouldUseDarkColors, !app.isPackaged));
   windows.add(win);
   guardContents(win.webContents, (url) => void shell.openExternal(url));
   win.once('ready-to-show', () => win.show());
@@ -53,11 +57,12 @@ function createWindow(): BrowserWindow {
 
 async function start(): Promise<void> {
   await app.whenReady();
+  guardSession(session.defaultSession);
   protocol.handle(APP_SCHEME, async (request) => {
-    const file = resolveAppUrl(request.url, rendererRoot);
-    if (!file || !existsSync(file)) return new Response('not found', { status: 404 });
-    const res = await net.fetch(pathToFileURL(file).href);
-    return new Response(res.body, { status: 200, headers: { 'Content-Type': mimeType(file), 'Content-Security-Policy': APP_CSP } });
+    const answer = appResponse(request.url, request.method, rendererRoot);
+    if (answer.status !== 200) return new Response(null, { status: answer.status, headers: answer.headers });
+    const res = await net.fetch(pathToFileURL(answer.file).href);
+    return new Response(request.method === 'HEAD' ? null : res.body, { status: 200, headers: answer.headers });
   });
 
   services = createAppServices(workspaceArg(), {
@@ -72,6 +77,7 @@ async function start(): Promise<void> {
     router,
     events: services.events,
     isOurContents: ours,
+    grant: (path) => services!.paths.grant(path),
     targets: () => [...windows].map((w) => w.webContents),
     pickFile: async (sender, request) => {
       const win = BrowserWindow.fromWebContents(sender as WebContents);
@@ -89,9 +95,7 @@ async function start(): Promise<void> {
       }),
     ),
   );
-  app.on('web-contents-created', (_e, contents) => {
-    contents.on('will-attach-webview', (event) => event.preventDefault());
-  });
+
   createWindow();
   app.on('activate', () => {
     if (windows.size === 0) createWindow();

@@ -4,7 +4,8 @@
  */
 import type { BrowserWindowConstructorOptions } from 'electron';
 
-export function mainWindowOptions(preloadPath: string, dark: boolean): BrowserWindowConstructorOptions {
+/** `devTools`: true only when running from sources (`!app.isPackaged`); packaged builds have no DevTools. */
+export function mainWindowOptions(preloadPath: string, dark: boolean, devTools = false): BrowserWindowConstructorOptions {
   return {
     width: 1360,
     height: 860,
@@ -25,7 +26,7 @@ export function mainWindowOptions(preloadPath: string, dark: boolean): BrowserWi
       experimentalFeatures: false,
       webviewTag: false,
       spellcheck: false,
-      devTools: true,
+      devTools,
       safeDialogs: true,
     },
   };

@@ -3,14 +3,14 @@
  * downloaded here): window preferences, IPC sender checks, navigation and window-open blocking,
  * the app:// protocol's path confinement.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiRouter } from '../../src-main/handlers/index';
-import { APP_INDEX_URL, resolveAppUrl } from '../../src-main/app/appProtocol';
-import { CALL_CHANNEL, EVENT_CHANNEL, PICK_FILE_CHANNEL, registerIpc, type IpcMainLike, type InvokeEventLike } from '../../src-main/app/ipcBridge';
-import { guardContents, isAllowedExternalUrl } from '../../src-main/app/navigationGuard';
+import { APP_INDEX_URL, appResponse, resolveAppUrl } from '../../src-main/app/appProtocol';
+import { CALL_CHANNEL, DROPPED_FILE_CHANNEL, EVENT_CHANNEL, PICK_FILE_CHANNEL, registerIpc, type IpcMainLike, type InvokeEventLike } from '../../src-main/app/ipcBridge';
+import { guardContents, guardSession, isAllowedExternalUrl, type GuardableContents } from '../../src-main/app/navigationGuard';
 import { mainWindowOptions } from '../../src-main/app/windowOptions';
 import { createAppServices, type AppServices } from '../../src-main/services/appServices';
 
@@ -47,32 +47,62 @@ describe('app:// protocol', () => {
   });
 });
 
+describe('app:// handler', () => {
+  it('answers real status codes, nosniff and the CSP, and confines by real path (a symlink out is 403)', () => {
+    const root = mkdtempSync(join(tmpdir(), 'fg-approot-'));
+    const outside = mkdtempSync(join(tmpdir(), 'fg-appout-'));
+    try {
+      const r = join(root, 'renderer');
+      mkdirSync(join(r, 'assets'), { recursive: true });
+      writeFileSync(join(r, 'index.html'), '<!doctype html>');
+      writeFileSync(join(r, 'assets', 'a.js'), 'export {}');
+      writeFileSync(join(outside, 'secret.txt'), 'secret');
+      symlinkSync(join(outside, 'secret.txt'), join(r, 'assets', 'leak.js'));
+      symlinkSync(outside, join(r, 'out'));
+      const ok = appResponse('app://fairground/assets/a.js', 'GET', r);
+      expect(ok).toMatchObject({ status: 200, file: join(realpathSync(r), 'assets', 'a.js') });
+      expect(ok.headers).toMatchObject({ 'X-Content-Type-Options': 'nosniff', 'Content-Type': 'text/javascript; charset=utf-8' });
+      expect(ok.headers['Content-Security-Policy']).toContain("default-src 'self'");
+      expect(appResponse('app://fairground/', 'HEAD', r)).toMatchObject({ status: 200 });
+      expect(appResponse('app://fairground/assets/leak.js', 'GET', r).status).toBe(403);
+      expect(appResponse('app://fairground/out/secret.txt', 'GET', r).status).toBe(403);
+      expect(appResponse('app://fairground/assets/missing.js', 'GET', r).status).toBe(404);
+      expect(appResponse('app://fairground/assets', 'GET', r).status).toBe(404);
+      expect(appResponse('app://fairground/..%2f..%2fetc%2fpasswd', 'GET', r).status).toBe(400);
+      expect(appResponse('app://other/index.html', 'GET', r).status).toBe(400);
+      expect(appResponse('app://fairground/index.html', 'POST', r)).toMatchObject({ status: 405, headers: { Allow: 'GET, HEAD', 'X-Content-Type-Options': 'nosniff' } });
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+      rmSync(outside, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('navigation guard', () => {
+  type Listener = (e: { preventDefault(): void; url?: string }, url?: string) => void;
   function fakeContents() {
-    const listeners: Record<string, (e: { preventDefault(): void }, url: string) => void> = {};
+    const listeners: Record<string, Listener> = {};
     let openHandler: ((d: { url: string }) => { action: 'deny' }) | undefined;
-    let permissionHandler: ((wc: unknown, p: string, cb: (g: boolean) => void) => void) | undefined;
     return {
       contents: {
-        on: (event: string, l: (e: { preventDefault(): void }, url: string) => void) => void (listeners[event] = l),
+        on: (event: string, l: Listener) => void (listeners[event] = l),
         setWindowOpenHandler: (h: (d: { url: string }) => { action: 'deny' }) => void (openHandler = h),
-        session: { setPermissionRequestHandler: (h: (wc: unknown, p: string, cb: (g: boolean) => void) => void) => void (permissionHandler = h) },
-      },
+      } as unknown as GuardableContents,
       navigate(event: string, url: string): boolean {
         let prevented = false;
         listeners[event]!({ preventDefault: () => void (prevented = true) }, url);
         return prevented;
       },
-      open: (url: string) => openHandler!({ url }),
-      ask: (p: string) => {
-        let granted: boolean | undefined;
-        permissionHandler!(null, p, (g) => (granted = g));
-        return granted;
+      frameNavigate(url: string): boolean {
+        let prevented = false;
+        listeners['will-frame-navigate']!({ url, preventDefault: () => void (prevented = true) });
+        return prevented;
       },
+      open: (url: string) => openHandler!({ url }),
     };
   }
 
-  it('blocks navigation away from the app, denies new windows and every permission', () => {
+  it('blocks navigation away from the app (top frame and sub-frames), webviews and new windows', () => {
     const f = fakeContents();
     const opened: string[] = [];
     guardContents(f.contents, (url) => opened.push(url));
@@ -80,12 +110,31 @@ describe('navigation guard', () => {
     expect(f.navigate('will-navigate', 'file:///etc/passwd')).toBe(true);
     expect(f.navigate('will-redirect', 'http://127.0.0.1:9/')).toBe(true);
     expect(f.navigate('will-navigate', 'app://fairground/index.html#/models')).toBe(false);
+    expect(f.frameNavigate('https://evil.example/frame')).toBe(true);
+    expect(f.frameNavigate('app://fairground/index.html')).toBe(false);
+    expect(f.navigate('will-attach-webview', 'app://fairground/index.html')).toBe(true);
     expect(f.open('https://arxiv.org/abs/2409.11598')).toEqual({ action: 'deny' });
     expect(f.open('http://insecure.example/')).toEqual({ action: 'deny' });
     expect(f.open('file:///etc/passwd')).toEqual({ action: 'deny' });
     expect(opened).toEqual(['https://arxiv.org/abs/2409.11598']);
-    expect(f.ask('media')).toBe(false);
-    expect(f.ask('notifications')).toBe(false);
+  });
+
+  it('grants no permission, reports none granted, and grants no device', () => {
+    let request: ((wc: unknown, p: string, cb: (g: boolean) => void) => void) | undefined;
+    let check: ((wc: unknown, p: string) => boolean) | undefined;
+    let device: ((d: unknown) => boolean) | undefined;
+    guardSession({
+      setPermissionRequestHandler: (h) => void (request = h),
+      setPermissionCheckHandler: (h) => void (check = h),
+      setDevicePermissionHandler: (h) => void (device = h),
+    });
+    for (const p of ['media', 'notifications', 'clipboard-read', 'geolocation', 'openExternal']) {
+      let granted: boolean | undefined;
+      request!(null, p, (g) => (granted = g));
+      expect(granted, p).toBe(false);
+      expect(check!(null, p), p).toBe(false);
+    }
+    expect(device!({ deviceType: 'usb', origin: 'app://fairground' })).toBe(false);
   });
 
   it('allows only https URLs without credentials to open externally', () => {
@@ -195,6 +244,56 @@ describe('native file dialog over IPC', () => {
     } finally {
       await services.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('path grants over IPC (issue 15)', () => {
+  it('a file picked in the dialog or dropped becomes readable by API calls; any other path is refused', async () => {
+    const handlers = new Map<string, (e: InvokeEventLike, ...args: unknown[]) => Promise<unknown>>();
+    const ipcMain: IpcMainLike = { handle: (c, l) => void handlers.set(c, l), removeHandler: (c) => void handlers.delete(c) };
+    const ourSender = { id: 1 };
+    const dir = mkdtempSync(join(tmpdir(), 'fg-grant-'));
+    const data = mkdtempSync(join(tmpdir(), 'fg-grant-data-'));
+    const picked = join(data, 'picked.jsonl');
+    const dropped = join(data, 'dropped.jsonl');
+    const other = join(data, 'other.jsonl');
+    for (const f of [picked, dropped, other]) writeFileSync(f, '{"id": "d1", "text": "tidal power"}\n');
+    const services = createAppServices(join(dir, 'w.fairground'), { transport: 'electron' });
+    try {
+      const router = createApiRouter(services);
+      registerIpc({
+        ipcMain,
+        router,
+        events: services.events,
+        isOurContents: (s) => s === ourSender,
+        targets: () => [],
+        pickFile: async () => picked,
+        grant: (p) => services.paths.grant(p),
+      });
+      const ours = { sender: ourSender, senderFrame: { url: APP_INDEX_URL, parent: null } };
+      const call = handlers.get(CALL_CHANNEL)!;
+      const preview = (path: string) => call(ours, 'collections.previewFile', { path, kind: 'corpus' }) as Promise<{ ok: boolean; error?: { code: string; message: string } }>;
+      // Nothing granted yet: refused, and the message says how to grant.
+      expect(await preview(picked)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+      expect((await preview(picked)).error!.message).toMatch(/file dialog or dropped/);
+      expect(await handlers.get(PICK_FILE_CHANNEL)!(ours, {})).toEqual({ ok: true, data: realpathSync(picked) });
+      expect(await preview(picked)).toMatchObject({ ok: true });
+      expect(await handlers.get(DROPPED_FILE_CHANNEL)!(ours, dropped)).toEqual({ ok: true, data: realpathSync(dropped) });
+      expect(await preview(dropped)).toMatchObject({ ok: true });
+      expect(await preview(other)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+      // A drop from a foreign sender, or of something that is not a regular file, grants nothing.
+      expect(await handlers.get(DROPPED_FILE_CHANNEL)!({ sender: { id: 2 }, senderFrame: { url: APP_INDEX_URL, parent: null } }, other)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+      expect(await handlers.get(DROPPED_FILE_CHANNEL)!(ours, '/dev/zero')).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+      expect(await handlers.get(DROPPED_FILE_CHANNEL)!(ours, '')).toMatchObject({ ok: false, error: { code: 'validation' } });
+      expect(await preview(other)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+      // Files under the workspace folder are always readable.
+      writeFileSync(join(dir, 'beside.jsonl'), '{"id": "d2", "text": "wind"}\n');
+      expect(await preview(join(dir, 'beside.jsonl'))).toMatchObject({ ok: true });
+    } finally {
+      await services.close();
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(data, { recursive: true, force: true });
     }
   });
 });

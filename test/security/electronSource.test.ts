@@ -53,13 +53,22 @@ describe('Electron shell source', () => {
 
   it('opens external links only through the navigation guard callback', () => {
     const uses = all.flatMap(({ file, text }) => [...text.matchAll(/shell\.openExternal\s*\(/g)].map(() => file));
-    expect(uses).toEqual([join('src-main', 'app', 'main.ts')]);
+    expect([...new Set(uses)]).toEqual([join('src-main', 'app', 'main.ts')]);
     expect(code(join(SRC, 'app', 'navigationGuard.ts'))).toMatch(/if \(isAllowedExternalUrl\(url\)\) openExternal\(url\)/);
     expect(main).toMatch(/guardContents\([^,]+,\s*\(url\)\s*=>\s*void\s+shell\.openExternal\(url\)\)/);
   });
 
-  it('refuses webviews in every web contents', () => {
-    expect(main).toMatch(/web-contents-created[\s\S]*will-attach-webview[\s\S]*preventDefault\(\)/);
+  it('guards every web contents the app creates (web-contents-created), refusing webviews and sub-frame navigation', () => {
+    expect(main).toMatch(/web-contents-created[^\n]*\n\s*guardContents\(contents,/);
+    const guard = code(join(SRC, 'app', 'navigationGuard.ts'));
+    expect(guard).toMatch(/will-attach-webview[^\n]*preventDefault\(\)/);
+    expect(guard).toMatch(/will-frame-navigate/);
+  });
+
+  it('sets the permission, permission-check and device handlers on the session, and DevTools only when not packaged', () => {
+    expect(main).toMatch(/guardSession\(session\.defaultSession\)/);
+    expect(main).toMatch(/mainWindowOptions\([^)]*!app\.isPackaged\)/);
+    expect(code(join(SRC, 'app', 'windowOptions.ts'))).toMatch(/devTools,/);
   });
 
   it('exposes one bridge object with fixed channels in the preload', () => {
