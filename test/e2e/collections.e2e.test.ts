@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { loadDemoCollection } from '../../src-main/services/collectionsDemo';
-import { launchBrowser, screenshot } from '../support/browser';
+import { launchBrowser, openJobTray, screenshot } from '../support/browser';
 
 let dir: string;
 let app: BrowserMode;
@@ -55,6 +55,7 @@ async function importUpload(collection: string, kind: string, path: string, expe
     expect(await page.getByTestId('map-titleColumn').inputValue()).toBe('headline');
     await screenshot(page, 'collections-import-dialog');
   }
+  await openJobTray(page); // the tray starts collapsed (issue 17 item 1)
   const before = await page.getByTestId('job-tray').locator('[data-testid="job"][data-status="succeeded"]').count();
   await page.getByTestId('import-start').click();
   await page.getByTestId('job-tray').locator('[data-testid="job"][data-status="succeeded"]').nth(before).waitFor({ timeout: 15_000 });
@@ -131,6 +132,7 @@ describe('collections in Chromium (browser mode)', () => {
     await page.getByTestId('import-file').setInputFiles(file('broken.qrels', 'q1 0 c1 1\nq1 0 c2\n'));
     await page.getByTestId('import-preview').waitFor();
     await page.getByTestId('import-start').click();
+    await openJobTray(page); // the tray starts collapsed (issue 17 item 1)
     const failed = page.getByTestId('job-tray').locator('[data-testid="job"][data-status="failed"]').first();
     await failed.waitFor({ timeout: 15_000 });
     expect(await failed.textContent()).toContain("broken.qrels:2: columns: expected 4 columns 'qid iter docno rel', got 3");

@@ -12,7 +12,7 @@ import type { Browser, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { ensureDemo } from '../../src-main/services/demoSetup';
-import { launchBrowser, screenshot } from '../support/browser';
+import { launchBrowser, openJobTray, screenshot } from '../support/browser';
 
 let dir: string;
 let app: BrowserMode;
@@ -99,6 +99,7 @@ describe('Experiments: the Fair RAG wizard, a run and its analysis views', () =>
     await page.getByTestId('experiment-run').click();
     const row = page.locator('[data-testid="run-row"][data-status="succeeded"]');
     await row.waitFor({ timeout: 60_000 });
+    await openJobTray(page); // the tray starts collapsed (issue 17 item 1)
     await page.getByTestId('job-tray').locator('[data-testid="job"][data-status="succeeded"]', { hasText: 'e2e fair rag' }).waitFor();
     await screenshot(page, 'experiments-experiment-page');
     await row.getByTestId('run-link').click();

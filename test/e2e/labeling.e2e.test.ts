@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { DEMO_COLLECTION_NAME } from '../../src-main/services/collectionsDemo';
 import { ensureDemo } from '../../src-main/services/demoSetup';
-import { launchBrowser, screenshot } from '../support/browser';
+import { launchBrowser, openJobTray, screenshot } from '../support/browser';
 
 let dir: string;
 let app: BrowserMode;
@@ -72,6 +72,7 @@ describe('utility labeling in Chromium (browser mode)', () => {
     await screenshot(page, 'labeling-dialog');
 
     await page.getByTestId('label-start').click();
+    await openJobTray(page); // the tray starts collapsed (issue 17 item 1)
     const done = page.getByTestId('job-tray').locator('[data-testid="job"][data-status="succeeded"]', { hasText: 'Utility labels' });
     await done.waitFor({ timeout: 45_000 });
     expect(await done.textContent()).toContain('labelled 4 queries (24 calls generated, 0 cached)');

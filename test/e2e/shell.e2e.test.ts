@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
-import { launchBrowser, screenshot } from '../support/browser';
+import { launchBrowser, openJobTray, screenshot } from '../support/browser';
 
 /** Runs in the page (a function, not a string: the app's CSP forbids eval). */
 const isDarkTheme = () => (globalThis as unknown as { document: { documentElement: { dataset: Record<string, string | undefined> } } }).document.documentElement.dataset.theme === 'dark';
@@ -65,6 +65,7 @@ describe('app shell in Chromium (browser mode)', () => {
   it('runs a workspace check as a job and shows it finished in the job tray', async () => {
     await page.locator('nav a[data-screen="settings"]').click();
     await page.getByTestId('check-workspace').click();
+    await openJobTray(page); // the tray starts collapsed (issue 17 item 1)
     const job = page.getByTestId('job-tray').locator('[data-testid="job"][data-status="succeeded"]').first();
     await job.waitFor({ timeout: 15_000 });
     expect(await job.textContent()).toContain('Check workspace integrity');

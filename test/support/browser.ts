@@ -35,3 +35,62 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: false });
 }
+
+/** Expand the job tray (it starts collapsed and stays so when jobs start). */
+export async function openJobTray(page: Page): Promise<void> {
+  const toggle = page.getByTestId('job-tray-toggle');
+  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
+}
+
+/**
+ * Runs in the page: scrolls every visible control (button, link styled as one, form field) into
+ * view and hit-tests its centre. Returns one line per control that something else covers, naming
+ * the control and what covers it. (A function, not a string: the app's CSP forbids eval.)
+ */
+export const coveredControls = (): string[] => {
+  interface El {
+    tagName: string;
+    textContent: string | null;
+    getAttribute(n: string): string | null;
+    getBoundingClientRect(): { left: number; top: number; width: number; height: number };
+    scrollIntoView(o: object): void;
+    contains(o: unknown): boolean;
+    closest(s: string): El | null;
+    className: unknown;
+  }
+  const g = globalThis as unknown as {
+    document: { querySelectorAll(s: string): ArrayLike<El>; elementFromPoint(x: number, y: number): El | null };
+    getComputedStyle(e: El): { visibility: string; display: string; pointerEvents: string };
+    innerWidth: number;
+    innerHeight: number;
+  };
+  const name = (e: El | null): string => {
+    if (!e) return 'nothing';
+    const id = e.closest('[data-testid]')?.getAttribute('data-testid');
+    const text = (e.textContent ?? '').trim().replace(/\s+/g, ' ').slice(0, 40);
+    return `${e.tagName.toLowerCase()}${typeof e.className === 'string' && e.className ? '.' + e.className.split(' ')[0] : ''}${id ? `[${id}]` : ''} "${text}"`;
+  };
+  const out: string[] = [];
+  const all = Array.from(g.document.querySelectorAll('button, a.button-link, select, input:not([type="hidden"]), textarea, summary'));
+  for (const el of all) {
+    const r0 = el.getBoundingClientRect();
+    if (r0.width < 2 || r0.height < 2) continue;
+    const style = g.getComputedStyle(el);
+    if (style.visibility === 'hidden' || style.pointerEvents === 'none') continue;
+    if (el.closest('dialog:not([open])')) continue;
+    // Content of a closed <details> is laid out but not rendered (content-visibility); its summary is shown.
+    const closed = el.closest('details:not([open])');
+    if (closed && !(el.tagName === 'SUMMARY' && el.closest('details') === closed)) continue;
+    el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    const r = el.getBoundingClientRect();
+    const x = r.left + r.width / 2;
+    const y = r.top + r.height / 2;
+    if (x < 0 || y < 0 || x >= g.innerWidth || y >= g.innerHeight) {
+      out.push(`${name(el)} cannot be scrolled into the window`);
+      continue;
+    }
+    const hit = g.document.elementFromPoint(x, y);
+    if (!hit || !(hit === el || el.contains(hit))) out.push(`${name(el)} is covered by ${name(hit)}`);
+  }
+  return out;
+};
