@@ -11,6 +11,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { toMatchExpression, queryTerms } from './matchExpression';
 import { checkFieldWeights, DEFAULT_FIELD_WEIGHTS, type FieldWeights } from './ftsSearch';
+import { bm25RankFunction, takeTopK } from './rankOrder';
 
 export const FTS_TOKENIZER = 'porter unicode61 remove_diacritics 2';
 
@@ -31,7 +32,8 @@ export class CollectionFtsIndex {
     readonly documents: number,
   ) {
     this.searchStmt = db.prepare(
-      `SELECT doc_id AS docId, -bm25(${table}, ?, ?) AS score FROM temp.${table} WHERE ${table} MATCH ? ORDER BY score DESC, doc_id ASC LIMIT ?`,
+      // FTS5 sorts by rank itself; takeTopK reads the k best and their ties (rankOrder.ts).
+      `SELECT doc_id AS docId, -bm25(${table}, ?, ?) AS score FROM temp.${table} WHERE ${table} MATCH ? AND rank MATCH ? ORDER BY rank`,
     );
   }
 
@@ -54,7 +56,7 @@ export class CollectionFtsIndex {
     checkFieldWeights(weights);
     const match = toMatchExpression(queryTerms(query));
     if (match === null || k <= 0) return [];
-    return this.searchStmt.all(weights.title, weights.text, match, k) as IndexHit[];
+    return takeTopK(this.searchStmt.iterate(weights.title, weights.text, match, bm25RankFunction(weights)) as IterableIterator<IndexHit>, k);
   }
 
   drop(): void {

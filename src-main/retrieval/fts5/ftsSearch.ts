@@ -13,6 +13,7 @@
  */
 import type { Database } from 'better-sqlite3';
 import { toMatchExpression, queryTerms } from './matchExpression';
+import { bm25RankFunction, takeTopK } from './rankOrder';
 import { markedToHtml, SQL_MARK_CLOSE, SQL_MARK_OPEN } from './snippetHtml';
 
 export interface FieldWeights {
@@ -67,16 +68,23 @@ export function searchFts(db: Database, options: FtsSearchOptions): FtsSearchRes
   const snippetTokens = Math.max(1, Math.min(64, Math.trunc(options.snippetTokens ?? 24)));
 
   // Rank first, then build snippets for the k winners only: snippet() on every matching row of a
-  // common term would cost as much as reading the whole collection.
-  const top = db
+  // common term would cost as much as reading the whole collection. FTS5 sorts the matches by rank
+  // itself; the join reads documents in that order and stops after the k-th row and its ties
+  // (rankOrder.ts), so the result is that of ORDER BY score DESC, doc_id ASC.
+  const ranked = db
     .prepare(
       `SELECT d.id AS documentId, d.doc_id AS docId, d.title AS title, -bm25(documents_fts, ?, ?) AS score
-         FROM documents_fts JOIN documents d ON d.id = documents_fts.rowid
-        WHERE documents_fts MATCH ? AND d.collection_id = ?
-        ORDER BY score DESC, d.doc_id ASC
-        LIMIT ?`,
+         FROM documents_fts CROSS JOIN documents d ON d.id = documents_fts.rowid
+        WHERE documents_fts MATCH ? AND documents_fts.rank MATCH ? AND d.collection_id = ?
+        ORDER BY documents_fts.rank`,
     )
-    .all(weights.title, weights.text, match, options.collectionId, options.k) as { documentId: number; docId: string; title: string; score: number }[];
+    .iterate(weights.title, weights.text, match, bm25RankFunction(weights), options.collectionId) as IterableIterator<{
+    documentId: number;
+    docId: string;
+    title: string;
+    score: number;
+  }>;
+  const top = takeTopK(ranked, options.k);
 
   const marks = db.prepare(
     `SELECT highlight(documents_fts, 0, ${SQL_MARK_OPEN}, ${SQL_MARK_CLOSE}) AS title,
