@@ -1,13 +1,14 @@
 /**
  * Per-query measure tables in the two shapes researchers exchange (conventions.md §4, M10):
  * - trec_eval `-q` lines `measure<TAB>qid<TAB>value`, per-query rows first, then one `all` row
- *   per measure with the aggregate, values with 4 decimals (trec_eval's `%6.4f`) and count
+ *   per measure with the aggregate, values with 4 decimals rounded as trec_eval's printf `%6.4f` does and count
  *   measures as integers. Unlike trec_eval the measure name is not padded to 22 characters, so
  *   every line splits cleanly on tabs.
  * - CSV with header `measure,qid,value`, quoted per RFC 4180 (fields containing a comma, a double
  *   quote, CR or LF are enclosed in double quotes, inner quotes doubled), values at full precision
  *   unless `decimals` is given.
  */
+import { formatFixed } from '../core/format/fixed';
 
 export interface MeasureRow {
   measure: string;
@@ -70,7 +71,7 @@ export function formatMeasureTsv(rows: readonly MeasureRow[], opts: MeasureTsvOp
   const decimals = opts.decimals ?? 4;
   let out = '';
   for (const r of rows) {
-    const value = opts.integerMeasures?.has(r.measure) && Number.isInteger(r.value) ? String(r.value) : formatFixed(r.value, decimals);
+    const value = opts.integerMeasures?.has(r.measure) && Number.isInteger(r.value) ? String(r.value) : formatDecimals(r.value, decimals);
     out += `${r.measure}\t${r.qid}\t${value}\n`;
   }
   return out;
@@ -87,7 +88,7 @@ export function formatMeasureCsv(rows: readonly MeasureRow[], opts: MeasureCsvOp
   const eol = opts.lineEnding ?? '\n';
   let out = `measure,qid,value${eol}`;
   for (const r of rows) {
-    const value = opts.decimals === undefined ? String(r.value) : formatFixed(r.value, opts.decimals);
+    const value = opts.decimals === undefined ? String(r.value) : formatDecimals(r.value, opts.decimals);
     out += `${csvField(r.measure)},${csvField(r.qid)},${csvField(value)}${eol}`;
   }
   return out;
@@ -98,9 +99,13 @@ export function csvField(text: string): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-function formatFixed(value: number, decimals: number): string {
+/**
+ * printf("%.Nf") as trec_eval prints (an exact tie rounds to even; toFixed rounded it up);
+ * -0.0000 (a tiny negative rounding error) prints without its sign.
+ */
+export function formatDecimals(value: number, decimals: number): string {
   if (!Number.isFinite(value)) return String(value);
-  const s = value.toFixed(decimals);
+  const s = formatFixed(value, decimals);
   // -0.0000 would read as a sign error; trec_eval's values are never negative.
   return /^-0\.?0*$/.test(s) ? s.slice(1) : s;
 }

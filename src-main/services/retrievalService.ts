@@ -14,7 +14,7 @@ import { porterStem } from '../core/text/porterStemmer';
 import type { VectorMetric } from '../core/retrieval/exactKnn';
 import { LocalEngine } from '../engine/local/localEngine';
 import type { Engine } from '../engine/types';
-import { formatRun } from '../io/trec';
+import { formatRun, type IrMetadata } from '../io/trec';
 import { DenseIndex } from '../retrieval/dense/denseIndex';
 import { documentText, embedDocuments } from '../retrieval/dense/embedDocuments';
 import { countVectors, createVectorTable, dropOrphanVectorTables, vectorTableExists } from '../retrieval/dense/vectorTable';
@@ -307,26 +307,25 @@ export class RetrievalService {
     return { run, queries: [...byQuery].map(([queryId, hits]) => ({ queryId, text: texts.get(queryId) ?? null, hits })) };
   }
 
-  exportTrec(runId: number, options: { tag?: string; metadata: boolean }): { text: string; filename: string; tag: string } {
+  /**
+   * The run as TREC text: the real scores, six columns (io/trec formatRun). The ir_metadata header
+   * is written into the text only with `metadata: true` (strict readers fail on '#' lines); its
+   * fields are returned either way, for a sidecar file.
+   */
+  exportTrec(runId: number, options: { tag?: string; metadata: boolean }): { text: string; filename: string; tag: string; metadata: IrMetadata } {
     const run = this.requireRun(runId);
     const tag = options.tag ?? runTag(run.name);
     const rows = this.repo.results(runId).map((r) => ({ qid: r.queryId, docno: r.docId, score: r.score }));
     const collection = this.repo.collectionName(run.collectionId) ?? String(run.collectionId);
-    const text = formatRun(rows, {
+    const metadata: IrMetadata = {
       tag,
-      ...(options.metadata
-        ? {
-            metadata: {
-              tag,
-              method: { retrieval: run.method, params: run.params },
-              data: { collection },
-              implementation: { software: 'Fairground' },
-              'created-at': run.createdAt,
-            },
-          }
-        : {}),
-    });
-    return { text, filename: `${tag}.trec`, tag };
+      method: { retrieval: run.method, params: run.params },
+      data: { collection },
+      implementation: { software: 'Fairground' },
+      'created-at': run.createdAt,
+    };
+    const text = formatRun(rows, { tag, ...(options.metadata ? { metadata } : {}) });
+    return { text, filename: `${tag}.trec`, tag, metadata };
   }
 
   deleteRun(runId: number): boolean {

@@ -13,6 +13,7 @@ import { attributionLabels, perQueryCsv, table2Latex, trecRun, utilityQrels } fr
 import { generationKey, indexRunItems, judgmentKey, queryKey, sampleKey } from '../../src-main/experiments/fair-rag/items';
 import { fairRagMetrics } from '../../src-main/experiments/fair-rag/metrics';
 import type { RunItem } from '../../src-main/store/experimentsRepo';
+import { parseRun } from '../../src-main/io/trec';
 import { runCliCaptured } from '../support/cli';
 
 const spec = FairRagSpec.parse({
@@ -181,7 +182,10 @@ describe('Fair RAG metrics on hand-built items', () => {
     const dir = mkdtempSync(join(tmpdir(), 'fg-metrics-'));
     try {
       const data = indexRunItems(items());
-      writeFileSync(join(dir, 'run.trec'), trecRun(spec, data, 'r1/alpha=1', 'hand.r1_alpha=1'));
+      const runText = trecRun(spec, data, 'r1/alpha=1', 'hand.r1_alpha=1');
+      // Six columns and no '#' lines: pytrec_eval's, ranx's and ir_measures' readers take it (#16.2).
+      expect(parseRun(runText, 'run.trec', { columns: 'strict' }).length).toBe(runText.trim().split('\n').length);
+      writeFileSync(join(dir, 'run.trec'), runText);
       writeFileSync(join(dir, 'u.qrels'), utilityQrels(data));
       writeFileSync(join(dir, 'a.att'), attributionLabels(spec, data, 'r1/alpha=1'));
       const r = await runCliCaptured(['eval', 'exposure', '--run', 'run.trec', '--qrels', 'u.qrels', '-k', '2', '--attribution', 'a.att', '-q'], { cwd: dir, commands: [evalExposureCommand] });

@@ -164,7 +164,7 @@ describe('runs as data: get, list, export, delete', () => {
     expect(service.exportTrec(run.id, { metadata: false, tag: 'x' }).text.startsWith('q1 Q0 z3 1 ')).toBe(true);
   });
 
-  it('ties become n..1 in the export so trec_eval keeps the stored order', async () => {
+  it('the export carries the real scores, tied documents in trec_eval order (docno descending) (#16.1)', async () => {
     addDocuments(ws.db, zoo, [
       { docId: 'twin-a', text: 'quokka' },
       { docId: 'twin-b', text: 'quokka' },
@@ -174,8 +174,15 @@ describe('runs as data: get, list, export, delete', () => {
     const q5 = service.repo.results(run.id, { queryId: 'q5' });
     expect(q5.map((r) => r.docId)).toEqual(['twin-a', 'twin-b']);
     expect(q5[0]!.score).toBe(q5[1]!.score);
-    const lines = service.exportTrec(run.id, { metadata: false }).text.split('\n').filter((l) => l.startsWith('q5 '));
-    expect(lines).toEqual(['q5 Q0 twin-a 1 2 bm25', 'q5 Q0 twin-b 2 1 bm25']);
+    const text = service.exportTrec(run.id, { metadata: false }).text;
+    const lines = text.split('\n').filter((l) => l.startsWith('q5 '));
+    // Before: 'q5 Q0 twin-a 1 2 bm25', 'q5 Q0 twin-b 2 1 bm25' (rank numbers instead of BM25 scores).
+    expect(lines).toEqual([`q5 Q0 twin-b 1 ${q5[0]!.score} bm25`, `q5 Q0 twin-a 2 ${q5[0]!.score} bm25`]);
+    // Every exported score is the stored score, bit for bit, and the file reads with a strict six-column reader.
+    const stored = new Map(service.repo.results(run.id).map((r) => [`${r.queryId} ${r.docId}`, r.score]));
+    const back = parseRun(text, 'export', { columns: 'strict' });
+    expect(back.length).toBe(stored.size);
+    for (const r of back) expect(r.score).toBe(stored.get(`${r.qid} ${r.docno}`));
   });
 
   it('get returns the top hits per query with titles and query texts; list and delete', async () => {

@@ -36,13 +36,15 @@ async function cli(argv: string[]): Promise<{ code: number; stdout: string; stde
 }
 
 describe('fairground retrieve', () => {
-  it('bm25: stores the run and writes a TREC run with an ir_metadata header', async () => {
+  it('bm25: stores the run and writes a six-column TREC run (strict readers) with its ir_metadata beside it (#16.2)', async () => {
     const r = await cli(['retrieve', '-w', wsPath, '--collection', 'zoo', '--method', 'bm25', '--k', '3', '--output', 'bm25.trec']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("stored run 'bm25'");
     const text = readFileSync(path.join(dir, 'bm25.trec'), 'utf8');
-    expect(text.startsWith('# ir_metadata.start')).toBe(true);
-    const rows = parseRun(text);
+    // Before: the run began with '# ir_metadata.start', which pytrec_eval, ranx and ir_measures cannot read.
+    expect(text.startsWith('q1 Q0 ')).toBe(true);
+    expect(readFileSync(path.join(dir, 'bm25.trec.ir_metadata.yaml'), 'utf8')).toMatch(/^schema-version: 0.1\ntag: bm25\n(.|\n)*method:\n {2}retrieval: bm25\n/);
+    const rows = parseRun(text, 'bm25.trec', { columns: 'strict' });
     expect(rows.filter((x) => x.qid === 'q1').map((x) => x.docno)).toEqual(['z3', 'z1']);
     expect(rows.filter((x) => x.qid === 'q2')).toHaveLength(3);
     expect(new Set(rows.map((x) => x.tag))).toEqual(new Set(['bm25']));

@@ -15,22 +15,23 @@
  * - FILE (--attribution): `qid sample docno 0|1`, one line per top-k item of every sample, no more
  *   and no less: a missing label or a label for an item outside a sample's top k is an error.
  */
-import path from 'node:path';
+import type { Readable } from 'node:stream';
 import { DataError } from '../../core/errors';
 import { expectedAttribution, type AttributedSample } from '../../core/exposure/attribution';
 import { expectedExposure } from '../../core/exposure/expectedExposure';
 import type { TargetVariant } from '../../core/exposure/targetExposure';
 import { compareIds } from '../../core/sampling/itemChecks';
 import type { UtilityLabelledItem } from '../../core/sampling/oracleRetriever';
-import { readLinesSync } from '../../io/lines';
+import { readLines } from '../../io/lines';
 import { isSkippable, splitWhitespace } from '../../io/trec/fields';
-import { readQrelsFile, readRunFile, type QrelRow, type RunRow } from '../../io/trec';
+import { readQrels, readRunColumns, type QrelRow, type RunColumns } from '../../io/trec';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
+import { formatValue, inputFile, placesOption, readWarnings } from './evalInputs';
 
 const TARGETS: readonly TargetVariant[] = ['paper', 'code'];
 
-const help = `Usage: fairground eval exposure --run RUN --qrels QRELS -k K [--target paper|code] [--attribution FILE] [-q]
+const help = `Usage: fairground eval exposure --run RUN --qrels QRELS -k K [--target paper|code] [--attribution FILE] [-q] [-p N]
 
 Expected exposure of a stochastic run under the step machine-user model of Fair RAG (Kim & Diaz,
 Sec. 3.3.1, App. C): an item's exposure is the fraction of the query's N rankings that hold it in
@@ -49,8 +50,10 @@ Options:
   --attribution FILE   NLI labels "qid sample docno 0|1" for every top-K item of every sample
                        (1 = the item entails the output generated from that sample's ranking)
   -q                   also print per-query rows
+  -p, --places N       decimals of every value (default 6), rounded as printf rounds (ties to even)
+Every FILE may be '-' (standard input, for one of them) or FILE.gz (gunzipped).
 
-Measures (trec_eval style "measure<TAB>qid<TAB>value", 6 decimals; "all" = mean over queries):
+Measures (trec_eval style "measure<TAB>qid<TAB>value"; "all" = mean over queries):
   EE-D, EE-D_norm      ||eps||^2 and ||eps||^2 / K                      (Eq. 3, 16)
   EE-R, EE-R_norm      <eps, eps*> and / (m + (K-m)^2/(n-m)) or / (K^2/m) (Eq. 3, 26-28)
   EE-L, EE-L_norm      ||eps - eps*||^2 and / (EE-R bound + K)
@@ -77,6 +80,7 @@ export const evalExposureCommand: CliCommand = {
       target: { type: 'string' },
       attribution: { type: 'string' },
       q: { type: 'boolean', short: 'q' },
+      places: { type: 'string', short: 'p' },
     });
     const runFile = requireOption(values.run, 'run');
     const qrelsFile = requireOption(values.qrels, 'qrels');
@@ -84,13 +88,18 @@ export const evalExposureCommand: CliCommand = {
     const target = values.target ?? 'paper';
     if (!(TARGETS as readonly string[]).includes(target)) throw new CliError(`--target: expected one of ${TARGETS.join(', ')}, got '${target}'`);
 
-    const runRows = inFile(runFile, () => readRunFile(path.resolve(io.cwd, runFile)));
-    const qrelRows = inFile(qrelsFile, () => readQrelsFile(path.resolve(io.cwd, qrelsFile)));
+    const places = placesOption(values.places) ?? 6;
     const attrFile = values.attribution;
-    const labels = attrFile === undefined ? undefined : inFile(attrFile, () => readAttributionLabels(path.resolve(io.cwd, attrFile)));
+    if ([runFile, qrelsFile, attrFile].filter((f) => f === '-').length > 1) throw new CliError('only one input can be standard input (-)');
+
+    const warnings = readWarnings(io, runFile);
+    const run = await inputFile(runFile, io.cwd, (p) => readRunColumns(p, { stdin: io.stdin, onWarning: warnings.onWarning }));
+    const qrelRows = await inputFile(qrelsFile, io.cwd, (p) => readQrels(p, { stdin: io.stdin }));
+    const labels = attrFile === undefined ? undefined : await inputFile(attrFile, io.cwd, (p) => readAttributionLabels(p, attrFile, io.stdin));
 
     const candidates = candidatesByQuery(qrelRows);
-    const runs = samplesByQuery(runRows, runFile);
+    const runs = samplesByQuery(run, runFile);
+    warnings.flush();
     if (runs.size === 0) throw new DataError('the run holds no rankings', { file: runFile });
 
     const measures: string[] = [...EXPOSURE_MEASURES, ...(labels ? ATTRIBUTION_MEASURES : [])];
@@ -98,22 +107,22 @@ export const evalExposureCommand: CliCommand = {
     let longRankings = 0;
     for (const [qid, samples] of runs) {
       const items = candidates.get(qid);
-      const firstRow = samples.values().next().value?.[0] as RunRow;
-      if (!items) throw new DataError(`query '${qid}' is not in the qrels ${qrelsFile}`, { file: runFile, line: firstRow.line, field: 'qid' });
+      const firstRow = samples.values().next().value![0]!;
+      if (!items) throw new DataError(`query '${qid}' is not in the qrels ${qrelsFile}`, { file: runFile, line: run.line[firstRow], field: 'qid' });
       const known = new Set(items.map((it) => it.id));
       for (const rows of samples.values()) {
         if (rows.length > k) longRankings++;
         for (const row of rows) {
-          if (!known.has(row.docno)) {
-            throw new DataError(`document '${row.docno}' of query '${qid}' is not in the qrels ${qrelsFile} (they must list every candidate, rel 0 for non-useful)`, {
+          if (!known.has(run.docno[row]!)) {
+            throw new DataError(`document '${run.docno[row]}' of query '${qid}' is not in the qrels ${qrelsFile} (they must list every candidate, rel 0 for non-useful)`, {
               file: runFile,
-              line: row.line,
+              line: run.line[row],
               field: 'docno',
             });
           }
         }
       }
-      const rankings = [...samples.values()].map((rows) => rows.map((r) => r.docno));
+      const rankings = [...samples.values()].map((rows) => rows.map((r) => run.docno[r]!));
       const ee = expectedExposure({ items, rankings, k, target: target as TargetVariant });
       const scores: Record<string, number> = {
         'EE-D': ee.eeD,
@@ -124,7 +133,7 @@ export const evalExposureCommand: CliCommand = {
         'EE-L_norm': ee.eeLNorm,
       };
       if (labels) {
-        const attributed = attributedSamples(qid, samples, k, labels, attrFile as string, runFile);
+        const attributed = attributedSamples(run, qid, samples, k, labels, attrFile as string, runFile);
         const ea = expectedAttribution(
           items.map((it) => it.id),
           attributed,
@@ -154,28 +163,19 @@ export const evalExposureCommand: CliCommand = {
     const qids = [...perQuery.keys()].sort(compareIds);
     let out = '';
     if (values.q) {
-      for (const qid of qids) for (const m of measures) out += row(m, qid, (perQuery.get(qid) as Record<string, number>)[m] as number);
+      for (const qid of qids) for (const m of measures) out += row(m, qid, (perQuery.get(qid) as Record<string, number>)[m] as number, places);
     }
     for (const m of measures) {
       const mean = qids.reduce((s, qid) => s + ((perQuery.get(qid) as Record<string, number>)[m] as number), 0) / qids.length;
-      out += row(m, 'all', mean);
+      out += row(m, 'all', mean, places);
     }
     io.stdout.write(out);
     return 0;
   },
 };
 
-function row(measure: string, qid: string, value: number): string {
-  return `${measure}\t${qid}\t${value.toFixed(6)}\n`;
-}
-
-/** Errors name the file as the user wrote it, not its resolved path. */
-function inFile<T>(given: string, read: () => T): T {
-  try {
-    return read();
-  } catch (err) {
-    throw err instanceof DataError ? err.inFile(given) : err;
-  }
+function row(measure: string, qid: string, value: number, places: number): string {
+  return `${measure}\t${qid}\t${formatValue(value, places)}\n`;
 }
 
 /** The candidates of every query in qrels order: useful iff rel > 0. */
@@ -190,31 +190,47 @@ function candidatesByQuery(rows: readonly QrelRow[]): Map<string, UtilityLabelle
 }
 
 /**
- * qid → sample id → rows in rank order (samples and queries in order of first appearance).
+ * qid → sample id → row indexes in rank order (samples and queries in order of first appearance).
  * Ranks must be exactly 1..length within a sample: a repeat or a gap names the offending line.
  */
-function samplesByQuery(rows: readonly RunRow[], file: string): Map<string, Map<string, RunRow[]>> {
-  const out = new Map<string, Map<string, RunRow[]>>();
-  for (const r of rows) {
-    let samples = out.get(r.qid);
-    if (!samples) out.set(r.qid, (samples = new Map()));
-    let sample = samples.get(r.iter);
-    if (!sample) samples.set(r.iter, (sample = []));
-    sample.push(r);
+function samplesByQuery(run: RunColumns, file: string): Map<string, Map<string, number[]>> {
+  const out = new Map<string, Map<string, number[]>>();
+  let curQid: string | undefined;
+  let curIter: string | undefined;
+  let samples: Map<string, number[]> | undefined;
+  let sample: number[] | undefined;
+  for (let i = 0; i < run.length; i++) {
+    const qid = run.qid[i]!;
+    const iter = run.iter[i]!;
+    if (qid !== curQid) {
+      curQid = qid;
+      curIter = undefined;
+      samples = out.get(qid);
+      if (!samples) out.set(qid, (samples = new Map()));
+    }
+    if (iter !== curIter) {
+      curIter = iter;
+      sample = samples!.get(iter);
+      if (!sample) samples!.set(iter, (sample = []));
+    }
+    sample!.push(i);
   }
-  for (const [qid, samples] of out) {
-    for (const [sampleId, sample] of samples) {
-      sample.sort((a, b) => a.rank - b.rank || a.line - b.line);
-      sample.forEach((r, i) => {
-        const where = { file, line: r.line, field: 'rank' };
-        if (i > 0 && r.rank === (sample[i - 1] as RunRow).rank) {
-          throw new DataError(`rank ${r.rank} repeated in sample '${sampleId}' of query '${qid}' (also on line ${(sample[i - 1] as RunRow).line})`, where);
+  const { rank, line } = run;
+  for (const [qid, byId] of out) {
+    for (const [sampleId, rows] of byId) {
+      let sorted = true;
+      for (let j = 1; j < rows.length && sorted; j++) sorted = rank[rows[j]!]! > rank[rows[j - 1]!]!;
+      if (!sorted) rows.sort((a, b) => rank[a]! - rank[b]! || line[a]! - line[b]!);
+      rows.forEach((r, j) => {
+        const where = { file, line: line[r], field: 'rank' };
+        if (j > 0 && rank[r] === rank[rows[j - 1]!]) {
+          throw new DataError(`rank ${rank[r]} repeated in sample '${sampleId}' of query '${qid}' (also on line ${line[rows[j - 1]!]})`, where);
         }
-        if (r.rank !== i + 1) {
+        if (rank[r] !== j + 1) {
           throw new DataError(
-            i === 0
-              ? `sample '${sampleId}' of query '${qid}' starts at rank ${r.rank}; ranks must start at 1`
-              : `rank gap in sample '${sampleId}' of query '${qid}': rank ${i + 1} is missing before rank ${r.rank}`,
+            j === 0
+              ? `sample '${sampleId}' of query '${qid}' starts at rank ${rank[r]}; ranks must start at 1`
+              : `rank gap in sample '${sampleId}' of query '${qid}': rank ${j + 1} is missing before rank ${rank[r]}`,
             where,
           );
         }
@@ -236,9 +252,10 @@ interface AttributionLabel {
 const labelKey = (qid: string, sample: string, docno: string): string => `${qid}\n${sample}\n${docno}`;
 
 /** `qid sample docno 0|1` lines; blank and `#` lines are skipped as in TREC files. */
-function readAttributionLabels(file: string): Map<string, AttributionLabel> {
+async function readAttributionLabels(path: string, given: string, stdin: Readable): Promise<Map<string, AttributionLabel>> {
   const out = new Map<string, AttributionLabel>();
-  for (const { line, text } of readLinesSync(file)) {
+  const file = given === '-' ? '<stdin>' : path;
+  for (const { line, text } of await readLines(path, { stdin })) {
     if (isSkippable(text)) continue;
     const f = splitWhitespace(text);
     if (f.length !== 4) throw new DataError(`expected 4 columns 'qid sample docno 0|1', got ${f.length}`, { file, line, field: 'columns' });
@@ -254,8 +271,9 @@ function readAttributionLabels(file: string): Map<string, AttributionLabel> {
 
 /** Pairs every top-k item of every sample of `qid` with its NLI label; a missing label is an error. */
 function attributedSamples(
+  run: RunColumns,
   qid: string,
-  samples: Map<string, RunRow[]>,
+  samples: Map<string, number[]>,
   k: number,
   labels: Map<string, AttributionLabel>,
   attrFile: string,
@@ -264,13 +282,13 @@ function attributedSamples(
   return [...samples].map(([sampleId, rows]) => {
     const top = rows.slice(0, k);
     const entails = top.map((r) => {
-      const label = labels.get(labelKey(qid, sampleId, r.docno));
+      const label = labels.get(labelKey(qid, sampleId, run.docno[r]!));
       if (!label) {
-        throw new DataError(`no attribution label in ${attrFile} for '${r.docno}' of sample '${sampleId}' of query '${qid}'`, { file: runFile, line: r.line });
+        throw new DataError(`no attribution label in ${attrFile} for '${run.docno[r]}' of sample '${sampleId}' of query '${qid}'`, { file: runFile, line: run.line[r] });
       }
       label.used = true;
       return label.entails;
     });
-    return { ranking: top.map((r) => r.docno), entails };
+    return { ranking: top.map((r) => run.docno[r]!), entails };
   });
 }

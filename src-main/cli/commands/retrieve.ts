@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { RunSpec } from '../../api/contract/retrieval';
 import { ApiFailure } from '../../api/router';
 import { localEngineOpener, RetrievalService } from '../../services/retrievalService';
+import { formatIrMetadataYaml } from '../../io/trec';
 import { openWorkspace } from '../../store/workspace';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand, type CliIo } from '../command';
@@ -15,8 +16,10 @@ import { WORKSPACE_HELP, resolveWorkspacePath, workspaceOptionSpec } from '../wo
 const HELP = `Usage: fairground retrieve --collection NAME --method bm25|dense|rrf [options]
 
 Runs retrieval for every query of a collection, stores the run in the workspace and writes it
-as a TREC run ('qid Q0 docno rank score tag', scores strictly decreasing per query, with an
-ir_metadata header) to --output or stdout.
+as a TREC run ('qid Q0 docno rank score tag': six columns, the retrieval scores, documents with
+equal scores in trec_eval's order, docno descending) to --output or stdout. The run carries no
+'#' lines unless --metadata asks for them (pytrec_eval, ranx and ir_measures cannot read them);
+with --output FILE its ir_metadata (PRIMAD) goes to the sidecar FILE.ir_metadata.yaml.
 
   bm25    queries with a candidate set (LaMP profiles) are scored in memory over their
           candidates (Okapi BM25; default = rank_bm25's BM25Okapi as in Fair-RAG: k1 1.5, b 0.75,
@@ -32,7 +35,8 @@ Options:
   --k N                  results per query (default 100)
   --name NAME            name of the stored run (default: the method, numbered if taken); also the run tag
   --output FILE          write the TREC run here (default: stdout)
-  --plain                no ir_metadata header
+  --metadata             write the ir_metadata header ('#' lines) into the run itself
+  --plain                no ir_metadata sidecar file
 ${WORKSPACE_HELP}
  bm25:
   --title-weight W       FTS5 weight of the title field (default 1)
@@ -73,6 +77,7 @@ export const retrieveCommand: CliCommand = {
       name: { type: 'string' },
       output: { type: 'string', short: 'o' },
       plain: { type: 'boolean' },
+      metadata: { type: 'boolean' },
       'title-weight': { type: 'string' },
       'text-weight': { type: 'string' },
       k1: { type: 'string' },
@@ -135,9 +140,13 @@ export const retrieveCommand: CliCommand = {
         io.stderr.write(`embedding set ${built.setId}: ${built.embedded} embedded, ${built.skipped} already there${built.empty ? `, ${built.empty} blank` : ''}\n`);
       }
       const run = await service.createRun(spec, ctx);
-      const { text } = service.exportTrec(run.id, { metadata: !values.plain });
+      const inline = values.metadata ?? false;
+      const { text, metadata } = service.exportTrec(run.id, { metadata: inline });
       if (values.output === undefined) io.stdout.write(text);
-      else writeOutput(resolve(io.cwd, values.output), values.output, text);
+      else {
+        writeOutput(resolve(io.cwd, values.output), values.output, text);
+        if (!inline && !values.plain) writeOutput(resolve(io.cwd, `${values.output}.ir_metadata.yaml`), `${values.output}.ir_metadata.yaml`, formatIrMetadataYaml(metadata));
+      }
       io.stderr.write(`stored run '${run.name}' (id ${run.id}): ${run.results} results for ${run.queries} queries\n`);
       return 0;
     });

@@ -14,7 +14,7 @@
 import { DataError } from '../errors';
 import { formatMeasure, measureAggregate, parseMeasure, type MeasureSpec } from './measureSpec';
 import { queryMeasure, type Label } from './queryMeasures';
-import { compareBytewise, sortTrecEvalOrder } from './rankOrder';
+import { compareBytewise } from './rankOrder';
 
 export interface RunEntry {
   qid: string;
@@ -56,8 +56,28 @@ export interface Evaluation {
   notInQrels: string[];
 }
 
+/** One query's retrieved documents in columns (any order; finite scores, distinct docnos). */
+export interface QueryRanking {
+  docnos: readonly string[];
+  scores: ArrayLike<number>;
+}
+
 export function evaluateRun(
   run: readonly RunEntry[],
+  qrels: readonly QrelEntry[],
+  measures: readonly (string | MeasureSpec)[],
+  opts: EvaluateOptions = {},
+): Evaluation {
+  return evaluateRankings(groupRun(run, opts.runSource ?? 'run'), qrels, measures, opts);
+}
+
+/**
+ * `evaluateRun` for a run already grouped by query (qid → its documents and scores), e.g. read in
+ * columns without an object per line. The caller has checked that scores are finite and that no
+ * docno repeats within a query.
+ */
+export function evaluateRankings(
+  results: ReadonlyMap<string, QueryRanking>,
   qrels: readonly QrelEntry[],
   measures: readonly (string | MeasureSpec)[],
   opts: EvaluateOptions = {},
@@ -74,7 +94,6 @@ export function evaluateRun(
   }
 
   const judgements = groupQrels(qrels, opts.qrelsSource ?? 'qrels');
-  const results = groupRun(run, opts.runSource ?? 'run');
 
   const qids = [...judgements.keys()].sort(compareBytewise);
   const perQuery = new Map<string, Map<string, number>>();
@@ -93,10 +112,8 @@ export function evaluateRun(
       missingFromRun.push(qid);
       if (!complete) continue;
     }
-    const ranking = sortTrecEvalOrder(docs ?? []);
-    if (ranking.length > depth) ranking.length = depth;
     const input = {
-      ranked: ranking.map((d): Label => labelsByDoc.get(d.docno)),
+      ranked: rankedLabels(docs, labelsByDoc, depth),
       judged: [...labelsByDoc.values()],
     };
     for (const [name, spec] of specs) {
@@ -130,15 +147,27 @@ function groupQrels(qrels: readonly QrelEntry[], file: string): Map<string, Map<
   return byQuery;
 }
 
-function groupRun(run: readonly RunEntry[], file: string): Map<string, RunEntry[]> {
-  const byQuery = new Map<string, RunEntry[]>();
+/** Labels of a query's documents in trec_eval order (score descending, docno descending), cut at depth. */
+function rankedLabels(docs: QueryRanking | undefined, labelsByDoc: Map<string, number>, depth: number): Label[] {
+  if (!docs) return [];
+  const { docnos, scores } = docs;
+  const order = Array.from({ length: docnos.length }, (_, i) => i);
+  order.sort((a, b) => scores[b]! - scores[a]! || compareBytewise(docnos[b]!, docnos[a]!));
+  const n = Math.min(order.length, depth);
+  const out: Label[] = new Array(n);
+  for (let i = 0; i < n; i++) out[i] = labelsByDoc.get(docnos[order[i]!]!);
+  return out;
+}
+
+function groupRun(run: readonly RunEntry[], file: string): Map<string, { docnos: string[]; scores: number[] }> {
+  const byQuery = new Map<string, { docnos: string[]; scores: number[] }>();
   const seen = new Map<string, Set<string>>();
   for (const r of run) {
     if (!Number.isFinite(r.score)) throw new DataError(`score must be a finite number, got ${r.score}`, { file, line: r.line, field: 'score' });
     let docs = byQuery.get(r.qid);
     let names = seen.get(r.qid);
     if (!docs || !names) {
-      byQuery.set(r.qid, (docs = []));
+      byQuery.set(r.qid, (docs = { docnos: [], scores: [] }));
       seen.set(r.qid, (names = new Set()));
     }
     // trec_eval stops with "duplicate docs" here. A stochastic run (one ranking per sample in
@@ -151,7 +180,8 @@ function groupRun(run: readonly RunEntry[], file: string): Map<string, RunEntry[
       });
     }
     names.add(r.docno);
-    docs.push(r);
+    docs.docnos.push(r.docno);
+    docs.scores.push(r.score);
   }
   return byQuery;
 }

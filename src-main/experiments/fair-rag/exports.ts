@@ -4,8 +4,9 @@
  *   per-query-csv   one row per query × arm with every metric (RFC 4180 CSV, full precision, empty = n/a)
  *   per-sample-csv  one row per sampled ranking: ranking, output, utility, AR and the judgments
  *   trec-run        one arm (condition) as an expeval stochastic run: `qid Q<s> docno rank score tag`,
- *                   the sample id in column 2, ranks 1..k, with an ir_metadata header; reading it
- *                   with `fairground eval exposure` gives the run's own EE numbers
+ *                   the sample id in column 2, ranks 1..k, six columns and no '#' lines (strict
+ *                   readers such as pytrec_eval refuse them; the manifest export carries the
+ *                   provenance); reading it with `fairground eval exposure` gives the run's own EE numbers
  *   qrels           the run's utility labels as TREC qrels, every candidate listed (rel 1 useful, 0 not),
  *                   which is what `eval exposure` needs to know n and m
  *   attribution     one arm's judgments as `qid Q<s> docno 0|1` for every top-k item of every sample
@@ -117,22 +118,12 @@ export function runTag(experimentName: string, condition: string): string {
 
 export function trecRun(spec: FairRagSpec, data: FairRagRunData, condition: string, tag: string): string {
   const rows: { qid: string; iter: string; docno: string }[] = [];
-  let alpha: number | null = null;
   for (const qid of [...data.samples.keys()].sort()) {
     for (const s of data.samples.get(qid)!.get(condition) ?? []) {
-      alpha = s.alpha;
       s.ranking.slice(0, spec.k).forEach((docno) => rows.push({ qid, iter: sampleId(s.sample), docno }));
     }
   }
-  return formatRun(rows, {
-    tag,
-    metadata: {
-      tag,
-      method: { experiment: 'fair-rag', condition, k: spec.k, samples: spec.samples, alpha, normalization: spec.normalization, 'sampling seed': spec.seeds.sampling },
-      implementation: { software: 'Fairground' },
-      data: { collection: spec.collection },
-    },
-  });
+  return formatRun(rows, { tag });
 }
 
 export function utilityQrels(data: FairRagRunData): string {

@@ -27,13 +27,17 @@ const KEY_ORDER = ['schema-version', 'run-version', 'tag', 'platform', 'research
 const START = '# ir_metadata.start';
 const END = '# ir_metadata.end';
 
-export function formatIrMetadataHeader(meta: IrMetadata): string {
+/** The metadata as a YAML document in the schema's key order (a sidecar file `RUN.ir_metadata.yaml`). */
+export function formatIrMetadataYaml(meta: IrMetadata): string {
   const ordered: Record<string, unknown> = { 'schema-version': 0.1 };
   for (const key of KEY_ORDER) if (meta[key] !== undefined) ordered[key] = meta[key];
   for (const [key, value] of Object.entries(meta)) if (!KEY_ORDER.includes(key) && value !== undefined) ordered[key] = value;
   // lineWidth 0: never fold long strings, a folded line would still be valid but harder to grep.
-  const yaml = stringify(ordered, { lineWidth: 0 });
-  const body = splitLines(yaml).map(({ text }) => (text === '' ? '#' : `# ${text}`));
+  return stringify(ordered, { lineWidth: 0 });
+}
+
+export function formatIrMetadataHeader(meta: IrMetadata): string {
+  const body = splitLines(formatIrMetadataYaml(meta)).map(({ text }) => (text === '' ? '#' : `# ${text}`));
   return [START, ...body, END].join('\n') + '\n';
 }
 

@@ -208,3 +208,18 @@ describe('fairground eval exposure', () => {
     });
   });
 });
+
+describe('eval exposure: places and pipes (#16.3, #16.4)', () => {
+  it('prints more places with -p (EE-R̄ of q1 = 0.75, EE-D̄ = 13/24) and reads - and .gz', async () => {
+    const { gzipSync } = await import('node:zlib');
+    writeFileSync(path.join(dir, 'p.run.gz'), gzipSync(`${RUN}\n`));
+    const qrels = file(`${QRELS}\n`, 'p.qrels');
+    const r = await cli(['eval', 'exposure', '--run', 'p.run.gz', '--qrels', qrels, '-k', '3', '-q', '-p', '10']);
+    expect(r.code, r.stderr).toBe(0);
+    const t = table(r.stdout);
+    expect(t['EE-D_norm q1']).toBe('0.5416666667'); // 13/24; 6 places gave 0.541667 at most
+    expect(t['EE-R_norm q1']).toBe('0.7500000000');
+    const piped = await runCliCaptured(['eval', 'exposure', '--run', '-', '--qrels', qrels, '-k', '3', '-q'], { cwd: dir, stdin: `${RUN}\n` });
+    expect(table(piped.stdout)['EE-D_norm q1']).toBe('0.541667');
+  });
+});

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -145,5 +145,58 @@ describe('fairground eval ir errors', () => {
     const r = await cli(['--run', other, '--qrels', QRELS, '-m', 'AP', '--intersection']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('fairground eval ir: no query has both results and relevance judgements');
+  });
+});
+
+describe('fairground eval ir: printing as the peers print (#16.3) and pipes (#16.4)', () => {
+  // One relevant document at rank 32 of 32: AP = RR = P@32 = 1/32 = 0.03125 exactly.
+  const run32 = file(Array.from({ length: 32 }, (_, i) => `q Q0 d${i + 1} ${i + 1} ${32 - i} t`).join('\n') + '\n', 'r32.trec');
+  const qrels32 = file('q 0 d32 1\n', 'q32.qrels');
+
+  it('rounds an exact tie to even as trec_eval printf does (0.0312, not 0.0313)', async () => {
+    const r = await cli(['--run', run32, '--qrels', qrels32, '-m', 'AP', '-m', 'P@32']);
+    expect(r.stdout).toBe('AP\tall\t0.0312\nP@32\tall\t0.0312\n');
+  });
+
+  it('prints with -p places and in the ir_measures and json formats', async () => {
+    expect((await cli(['--run', run32, '--qrels', qrels32, '-m', 'AP', '-p', '6'])).stdout).toBe('AP\tall\t0.031250\n');
+    expect((await cli(['--run', run32, '--qrels', qrels32, '-m', 'AP', '--places', '2'])).stdout).toBe('AP\tall\t0.03\n');
+    const irm = await cli(['--run', RUN, '--qrels', QRELS, '-m', 'RR', '-m', 'NumRet', '-q', '--format', 'ir_measures']);
+    expect(irm.stdout).toBe(['q1\tRR\t1.0000', 'q1\tNumRet\t3', 'q2\tRR\t0.0000', 'q2\tNumRet\t1', 'q3\tRR\t0.0000', 'q3\tNumRet\t0', 'RR\t0.3333', 'NumRet\t4', ''].join('\n'));
+    const json = JSON.parse((await cli(['--run', RUN, '--qrels', QRELS, '-m', 'RR', '-q', '--format', 'json'])).stdout);
+    expect(json).toEqual({
+      measures: ['RR'],
+      all: { RR: 1 / 3 },
+      per_query: [
+        { qid: 'q1', RR: 1 },
+        { qid: 'q2', RR: 0 },
+        { qid: 'q3', RR: 0 },
+      ],
+    });
+  });
+
+  it("reads the run from standard input ('-') and gzipped files", async () => {
+    const { gzipSync } = await import('node:zlib');
+    writeFileSync(path.join(dir, 'r32.trec.gz'), gzipSync(readFileSync(path.join(dir, run32))));
+    writeFileSync(path.join(dir, 'q32.qrels.gz'), gzipSync('q 0 d32 1\n'));
+    expect((await cli(['--run', 'r32.trec.gz', '--qrels', 'q32.qrels.gz', '-m', 'AP'])).stdout).toBe('AP\tall\t0.0312\n');
+    const text = readFileSync(path.join(dir, run32), 'utf8');
+    const r = await runCliCaptured(['eval', 'ir', '--run', '-', '--qrels', qrels32, '-m', 'AP'], { cwd: dir, stdin: text });
+    expect(r.stdout).toBe('AP\tall\t0.0312\n');
+    const bad = await runCliCaptured(['eval', 'ir', '--run', '-', '--qrels', qrels32, '-m', 'AP'], { cwd: dir, stdin: 'q Q0 d1 1 x t\n' });
+    expect(bad.stderr).toBe("fairground eval ir: <stdin>:1: score: not a number: 'x'\n");
+  });
+
+  it('reads lines with more than six columns from the first six, warning once', async () => {
+    const run = file('q Q0 d32 1 1 t extra\nq Q0 d1 2 0 t extra\n', 'wide.trec');
+    const r = await cli(['--run', run, '--qrels', qrels32, '-m', 'RR']);
+    expect(r.stdout).toBe('RR\tall\t1.0000\n');
+    expect(r.stderr).toBe('warning: wide.trec:1: more than 6 columns; reading the first six, as trec_eval does (warned once per file)\n');
+  });
+
+  it('ends --run /dev/zero with the line-length error (bounded memory, #15.4)', async () => {
+    const r = await cli(['--run', '/dev/zero', '--qrels', qrels32, '-m', 'AP']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('fairground eval ir: /dev/zero:1: line longer than 1048576 bytes (the maximum; is this a text file?)\n');
   });
 });
