@@ -1,14 +1,40 @@
 #!/usr/bin/env node
-// The `fairground` command. In a checkout (sources and tsx present) it runs the TypeScript sources
-// through tsx, so it never runs a stale build; an installed/packaged copy runs the compiled dist/.
-import { existsSync } from 'node:fs';
+// The `fairground` command. It runs the compiled dist/main/cli.js whenever that build is current,
+// i.e. every source file it was bundled from is unchanged (dist/main/build-inputs.json, written by
+// scripts/build.mjs: size and mtime of each input); the engine worker then starts from
+// dist/main/worker/workerMain.js as well. In a checkout whose build is missing or stale it runs
+// the TypeScript sources through tsx, so it never runs stale code. An installed or packaged copy
+// (no sources) runs dist/. FAIRGROUND_USE_SOURCE=1 forces the sources, FAIRGROUND_USE_DIST=1 the build.
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const source = join(root, 'src-main', 'cli', 'main.ts');
 const built = join(root, 'dist', 'main', 'cli.js');
-const useSource = existsSync(source) && existsSync(join(root, 'node_modules', 'tsx')) && !process.env.FAIRGROUND_USE_DIST;
+
+/** True when dist/main was built from exactly the files now on disk. */
+function buildIsCurrent() {
+  let stamp;
+  try {
+    stamp = JSON.parse(readFileSync(join(root, 'dist', 'main', 'build-inputs.json'), 'utf8'));
+  } catch {
+    return false;
+  }
+  if (stamp?.version !== 1 || typeof stamp.files !== 'object' || stamp.files === null) return false;
+  for (const [rel, recorded] of Object.entries(stamp.files)) {
+    try {
+      const st = statSync(join(root, rel));
+      if (st.size !== recorded.size || st.mtimeMs !== recorded.mtimeMs) return false;
+    } catch {
+      return false;
+    }
+  }
+  return existsSync(built);
+}
+
+const hasSource = existsSync(source) && existsSync(join(root, 'node_modules', 'tsx'));
+const useSource = hasSource && !process.env.FAIRGROUND_USE_DIST && (process.env.FAIRGROUND_USE_SOURCE === '1' || !buildIsCurrent());
 
 if (useSource) {
   const { register } = await import('tsx/esm/api');

@@ -6,9 +6,15 @@
  *                  app/preload.cjs, engine-worker.js
  *   dist/renderer/ the Svelte UI, built by Vite
  * Flags: --if-stale (skip parts whose outputs are newer than their sources), --renderer-only.
+ *
+ * dist/main/build-inputs.json records every source file esbuild bundled (from its metafile) with
+ * its size and mtime, plus package.json and tsconfig.json. bin/fairground.js runs dist/main/cli.js
+ * only while every recorded file is unchanged, and the TypeScript sources through tsx otherwise.
+ * The record is removed before a build and written after it, and only when no input changed while
+ * esbuild read it.
  */
 import { build } from 'esbuild';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
@@ -55,7 +61,11 @@ if (!rendererOnly) {
     'worker/workerMain': 'src-main/engine/local/worker/workerMain.ts',
   };
   const present = Object.fromEntries(Object.entries(entries).filter(([, src]) => existsSync(join(root, src))));
-  if (stale(Object.keys(present).map((k) => join(mainOut, `${k}.js`)), [join(root, 'src-main'), join(root, 'package.json')])) {
+  const stampFile = join(mainOut, 'build-inputs.json');
+  // A missing record (removed before a build that failed or raced an edit) counts as stale.
+  if (stale([...Object.keys(present).map((k) => join(mainOut, `${k}.js`)), stampFile], [join(root, 'src-main'), join(root, 'package.json')])) {
+    rmSync(stampFile, { force: true });
+    const buildStarted = Date.now();
     const common = {
       absWorkingDir: root,
       bundle: true,
@@ -65,17 +75,38 @@ if (!rendererOnly) {
       packages: 'external',
       logLevel: 'warning',
     };
-    await build({
+    const result = await build({
       ...common,
       entryPoints: present,
       outdir: mainOut,
       format: 'esm',
+      metafile: true,
       banner: { js: "import { createRequire as __fgCreateRequire } from 'node:module'; const require = __fgCreateRequire(import.meta.url);" },
     });
     if (existsSync(join(root, 'src-main/app/preload.ts'))) {
       // Sandboxed preloads must be CommonJS.
       await build({ ...common, entryPoints: { 'app/preload': 'src-main/app/preload.ts' }, outdir: mainOut, format: 'cjs', outExtension: { '.js': '.cjs' } });
     }
+    writeStamp(stampFile, [...Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/')), 'package.json', 'tsconfig.json'], buildStarted);
     console.log('built dist/main');
   }
+}
+
+/** Writes dist/main/build-inputs.json (see the header), unless an input changed during the build. */
+function writeStamp(stampFile, inputs, buildStarted) {
+  const files = {};
+  for (const rel of inputs.sort()) {
+    const path = join(root, rel);
+    if (!existsSync(path)) continue;
+    const st = statSync(path);
+    // Edited while esbuild ran: the bundle may hold the old text, so leave dist/main marked stale.
+    if (st.mtimeMs >= buildStarted) {
+      console.log(`dist/main: ${rel} changed during the build; bin/fairground.js keeps using the sources until the next build`);
+      return;
+    }
+    files[rel] = { size: st.size, mtimeMs: st.mtimeMs };
+  }
+  const tmp = `${stampFile}.tmp-${process.pid}`;
+  writeFileSync(tmp, `${JSON.stringify({ version: 1, builtAt: new Date().toISOString(), node: process.version, files }, null, 1)}\n`);
+  renameSync(tmp, stampFile);
 }
