@@ -41,6 +41,7 @@ function file(name: string, content: string): string {
 
 /** Import one uploaded file through the dialog and wait for its job to succeed. */
 async function importUpload(collection: string, kind: string, path: string, expectMapping = false): Promise<void> {
+  await openJobTray(page); // the tray starts collapsed (issue 17 item 1)
   await page.getByTestId('import-open').click();
   const dialog = page.getByTestId('import-dialog');
   await dialog.waitFor();
@@ -55,7 +56,6 @@ async function importUpload(collection: string, kind: string, path: string, expe
     expect(await page.getByTestId('map-titleColumn').inputValue()).toBe('headline');
     await screenshot(page, 'collections-import-dialog');
   }
-  await openJobTray(page); // the tray starts collapsed (issue 17 item 1)
   const before = await page.getByTestId('job-tray').locator('[data-testid="job"][data-status="succeeded"]').count();
   await page.getByTestId('import-start').click();
   await page.getByTestId('job-tray').locator('[data-testid="job"][data-status="succeeded"]').nth(before).waitFor({ timeout: 15_000 });
@@ -122,20 +122,26 @@ describe('collections in Chromium (browser mode)', () => {
     expect(app.services.collections.repo.getJudgment(id, 'q1', 'c2', 'relevance')).toMatchObject({ label: 0, source: 'import' });
   });
 
-  it('a malformed upload fails with file and line in the job tray and changes nothing', async () => {
+  it('a malformed upload fails with file and line in the dialog and the job tray and changes nothing', async () => {
     await page.locator('nav a[data-screen="collections"]').click();
     await page.getByTestId('collections-table').waitFor();
     const before = app.services.collections.list();
+    await openJobTray(page); // the tray starts collapsed (issue 17 item 1)
     await page.getByTestId('import-open').click();
     await page.getByTestId('import-name').fill('Weather');
     await page.getByTestId('import-kind').selectOption('qrels');
     await page.getByTestId('import-file').setInputFiles(file('broken.qrels', 'q1 0 c1 1\nq1 0 c2\n'));
     await page.getByTestId('import-preview').waitFor();
     await page.getByTestId('import-start').click();
-    await openJobTray(page); // the tray starts collapsed (issue 17 item 1)
     const failed = page.getByTestId('job-tray').locator('[data-testid="job"][data-status="failed"]').first();
     await failed.waitFor({ timeout: 15_000 });
     expect(await failed.textContent()).toContain("broken.qrels:2: columns: expected 4 columns 'qid iter docno rel', got 3");
+    // Visible where the user acted: the dialog stays open with the error (issue 17 item 2), and in the tray's badge.
+    const shown = page.getByTestId('import-dialog').getByTestId('import-error');
+    await shown.waitFor();
+    expect(await shown.textContent()).toContain("broken.qrels:2: columns: expected 4 columns 'qid iter docno rel', got 3");
+    expect(await page.getByTestId('badge-failed').textContent()).toBe('1 failed');
+    await page.getByTestId('import-dialog').getByRole('button', { name: 'Close' }).click();
     expect(app.services.collections.list()).toEqual(before);
   });
 

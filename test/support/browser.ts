@@ -13,7 +13,7 @@ export function chromiumPath(): string {
 }
 
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: chromiumPath(),
     headless: true,
     args: [
@@ -27,6 +27,15 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-dev-shm-usage',
     ],
   });
+  // On a busy shared machine the first load (parsing the bundle, plotly included) can pass 30 s:
+  // give navigations two minutes so a slow machine is not a failed test.
+  const newPage = browser.newPage.bind(browser);
+  browser.newPage = async (...args: Parameters<Browser['newPage']>) => {
+    const page = await newPage(...args);
+    page.setDefaultNavigationTimeout(120_000);
+    return page;
+  };
+  return browser;
 }
 
 export const SCREENSHOT_DIR = join(process.cwd(), 'test', 'e2e', 'screenshots');
