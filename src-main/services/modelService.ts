@@ -20,6 +20,7 @@ import type { GenerateResult } from '../engine/types';
 import { CallCacheRepo } from '../store/callCacheRepo';
 import { ModelsRepo, type ModelRecord } from '../store/modelsRepo';
 import type { JobRunner } from './jobRunner';
+import { endpointsOf, engineConfigOf, modelKeyOf, settleRemote, storedSettings, type RemoteInput, type RemoteRow } from './remoteModels';
 import { PathAccess } from './paths';
 import { addSimModel, createSimEngine, describeSim, isSimRecord } from './simulation/simModels';
 import type { SettingsService } from './settingsService';
@@ -31,15 +32,6 @@ function headerSummary(info: Awaited<ReturnType<typeof readGgufMetadata>>): Reco
   return { architecture, name, parameterCount, quantization, fileType, contextLength, embeddingLength, layerCount, headCount, vocabSize, poolingType, hasChatTemplate, ggufVersion: version };
 }
 
-interface RemoteRow {
-  id: number;
-  name: string;
-  base_url: string;
-  model: string;
-  api_key: string | null;
-  settings: string;
-  added_at: string;
-}
 
 export interface DownloadParams {
   url: string;
@@ -209,15 +201,53 @@ export class ModelService {
     return rows.map((r) => this.remoteInfo(r));
   }
 
-  addRemote(input: { name: string; baseUrl: string; model: string; apiKey?: string | undefined; serverKind: string; maxConcurrency: number }) {
-    if (!/^https?:\/\//.test(input.baseUrl)) throw new ApiFailure('validation', 'baseUrl must be an http(s) URL', 'baseUrl');
-    if (this.db.prepare(`SELECT 1 FROM remote_endpoints WHERE name=?`).get(input.name)) {
-      throw new ApiFailure('conflict', `a server named '${input.name}' already exists`, 'name');
-    }
+  /**
+   * Register a served model: one base URL or a pool of endpoints. Its revision (part of the cache
+   * key) is the one given, else what the endpoints report in GET /models (remoteModels.ts).
+   */
+  async addRemote(input: RemoteInput & { name: string }) {
+    const exists = () => this.db.prepare(`SELECT 1 FROM remote_endpoints WHERE name=?`).get(input.name) !== undefined;
+    if (exists()) throw new ApiFailure('conflict', `a server named '${input.name}' already exists`, 'name');
+    const { baseUrl, settings } = await settleRemote(input);
+    if (exists()) throw new ApiFailure('conflict', `a server named '${input.name}' already exists`, 'name');
     const info = this.db
       .prepare(`INSERT INTO remote_endpoints(name, base_url, model, api_key, settings, added_at) VALUES (?, ?, ?, ?, ?, ?)`)
-      .run(input.name, input.baseUrl.replace(/\/+$/, ''), input.model, input.apiKey ?? null, JSON.stringify({ serverKind: input.serverKind, maxConcurrency: input.maxConcurrency }), new Date().toISOString());
+      .run(input.name, baseUrl, input.model, input.apiKey ?? null, JSON.stringify(settings), new Date().toISOString());
     return this.remoteInfo(this.requireRemote(Number(info.lastInsertRowid)));
+  }
+
+  /**
+   * Change a served model's endpoints (add or drop replicas, change limits). Its identity stays:
+   * when its revision came from the servers, the new endpoints must report the same one.
+   */
+  async updateRemoteEndpoints(id: number, endpoints: Array<{ baseUrl: string; maxConcurrency?: number | undefined }>) {
+    const row = this.requireRemote(id);
+    const old = storedSettings(row);
+    const checked = old.checkRevision === true;
+    const { baseUrl, settings } = await settleRemote({
+      model: row.model,
+      endpoints,
+      apiKey: row.api_key ?? undefined,
+      serverKind: old.serverKind ?? 'openai',
+      maxConcurrency: old.maxConcurrency ?? 4,
+      // A revision the servers reported is asked again (and must not change); a stated one stays.
+      probe: checked,
+    });
+    if (checked && settings.revision !== undefined && settings.revision !== old.revision) {
+      throw new ApiFailure('validation', `the endpoints serve ${settings.revision}, not the recorded ${old.revision}`, 'endpoints');
+    }
+    const { revision: _probed, checkRevision: _check, ...rest } = settings;
+    const kept = { ...rest, ...(old.revision !== undefined ? { revision: old.revision, checkRevision: checked } : {}) };
+    this.db.prepare(`UPDATE remote_endpoints SET base_url=?, settings=? WHERE id=?`).run(baseUrl, JSON.stringify(kept), id);
+    await this.closeEngine(`remote:${id}`);
+    return this.remoteInfo(this.requireRemote(id));
+  }
+
+  /** Per-endpoint load, health, throughput and errors of a served model since its engine started. */
+  remoteStats(id: number) {
+    this.requireRemote(id);
+    const inner = this.engineFor({ kind: 'remote', endpointId: id }).inner as RemoteEngine;
+    return { capacity: inner.capacity(), endpoints: inner.endpointStats().map((e) => ({ ...e, baseUrl: withoutCredentials(e.baseUrl) })) };
   }
 
   async removeRemote(id: number): Promise<boolean> {
@@ -238,7 +268,17 @@ export class ModelService {
       return { kind: 'local', name: m.name, file: basename(m.path), sha256: m.sha256, quantization: m.metadata.quantization ?? null, settings: this.effectiveSettings(m) };
     }
     const r = this.requireRemote(ref.endpointId);
-    return { kind: 'remote', name: r.name, baseUrl: withoutCredentials(r.base_url), model: r.model, settings: JSON.parse(r.settings) as unknown };
+    const s = storedSettings(r);
+    return {
+      kind: 'remote',
+      name: r.name,
+      baseUrl: withoutCredentials(r.base_url),
+      endpoints: endpointsOf(r).map((e) => ({ ...e, baseUrl: withoutCredentials(e.baseUrl) })),
+      model: r.model,
+      revision: s.revision ?? null,
+      modelKey: modelKeyOf(r),
+      settings: JSON.parse(r.settings) as unknown,
+    };
   }
 
   async close(): Promise<void> {
@@ -281,9 +321,7 @@ export class ModelService {
   }
 
   private remoteEngine(id: number): RemoteEngine {
-    const r = this.requireRemote(id);
-    const settings = JSON.parse(r.settings) as { serverKind?: 'openai' | 'vllm' | 'llama.cpp'; maxConcurrency?: number };
-    return new RemoteEngine({ baseUrl: r.base_url, model: r.model, ...(r.api_key ? { apiKey: r.api_key } : {}), ...settings });
+    return new RemoteEngine(engineConfigOf(this.requireRemote(id)));
   }
 
   private effectiveSettings(m: ModelRecord): LocalEngineSettings {
@@ -322,8 +360,10 @@ export class ModelService {
       baseUrl: withoutCredentials(r.base_url),
       model: r.model,
       hasApiKey: r.api_key !== null && r.api_key !== '',
+      endpoints: endpointsOf(r).map((e) => ({ ...e, baseUrl: withoutCredentials(e.baseUrl) })),
+      revision: storedSettings(r).revision ?? null,
       settings: JSON.parse(r.settings) as Record<string, unknown>,
-      cachedCalls: this.cache.count(`remote:${r.base_url}#${r.model}`),
+      cachedCalls: this.cache.count(modelKeyOf(r)),
       addedAt: r.added_at,
     };
   }
