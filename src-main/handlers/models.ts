@@ -3,7 +3,7 @@ import type { Handlers } from '../api/router';
 
 type ModelHandlers = Pick<
   Handlers,
-  'models.list' | 'models.add' | 'models.addSim' | 'models.download' | 'models.remove' | 'models.updateSettings' | 'models.try' | 'models.clearCache' | 'remotes.list' | 'remotes.add' | 'remotes.remove' | 'remotes.try'
+  'models.list' | 'models.add' | 'models.addSim' | 'models.download' | 'models.remove' | 'models.updateSettings' | 'models.try' | 'models.clearCache' | 'remotes.list' | 'remotes.add' | 'remotes.updateEndpoints' | 'remotes.stats' | 'remotes.remove' | 'remotes.try'
 >;
 
 export function modelHandlers(s: AppServices): ModelHandlers {
@@ -18,6 +18,8 @@ export function modelHandlers(s: AppServices): ModelHandlers {
     'models.clearCache': ({ id }) => ({ removed: s.models.clearCache(id) }),
     'remotes.list': () => s.models.listRemotes(),
     'remotes.add': (input) => s.models.addRemote(input),
+    'remotes.updateEndpoints': ({ id, endpoints }) => s.models.updateRemoteEndpoints(id, endpoints),
+    'remotes.stats': ({ id }) => s.models.remoteStats(id),
     'remotes.remove': async ({ id }) => ({ removed: await s.models.removeRemote(id) }),
     'remotes.try': ({ id, request }) => s.models.try({ kind: 'remote', endpointId: id }, request),
   };

@@ -54,17 +54,51 @@ export const ModelInfo = z.object({
 });
 export type ModelInfo = z.infer<typeof ModelInfo>;
 
+/** One replica of a remote model's pool: its API root and its own concurrency limit. */
+export const RemoteEndpoint = z.object({
+  baseUrl: z.string().url().max(2000),
+  maxConcurrency: z.number().int().min(1).max(256),
+});
+
 export const RemoteEndpointInfo = z.object({
   id: z.number().int(),
   name: z.string(),
+  /** The first endpoint (the only one of a model added with one base URL). */
   baseUrl: z.string(),
+  /** Every endpoint of the pool, each with its limit. */
+  endpoints: z.array(RemoteEndpoint.extend({ baseUrl: z.string() })),
   model: z.string(),
+  /** Which weights the model name stands for (reported by the servers or stated); part of the cache key. */
+  revision: z.string().nullable(),
   /** Whether an API key is stored (the key itself is never sent back). */
   hasApiKey: z.boolean(),
   settings: z.record(z.string(), z.unknown()),
   cachedCalls: z.number().int(),
   addedAt: z.string(),
 });
+
+/** Live counters of one endpoint of a pool (engine/remote/endpointPool.ts), since the engine started. */
+export const RemoteEndpointStats = z.object({
+  baseUrl: z.string(),
+  limit: z.number().int(),
+  inFlight: z.number().int(),
+  state: z.enum(['healthy', 'backing-off', 'probing', 'excluded']),
+  retryInMs: z.number(),
+  consecutiveFailures: z.number().int(),
+  attempts: z.number().int(),
+  succeeded: z.number().int(),
+  failed: z.number().int(),
+  retriedElsewhere: z.number().int(),
+  meanLatencyMs: z.number().nullable(),
+  /** Successful requests in the last minute. */
+  perMinute: z.number().int(),
+  promptTokens: z.number().int(),
+  completionTokens: z.number().int(),
+  lastError: z.string().nullable(),
+  lastErrorAt: z.string().nullable(),
+});
+
+const RemoteEndpointInput = z.object({ baseUrl: z.string().url().max(2000), maxConcurrency: z.number().int().min(1).max(256).optional() }).strict();
 
 export const TryRequest = z
   .object({
@@ -125,15 +159,33 @@ export const modelsContract = {
     z
       .object({
         name: z.string().min(1).max(200),
-        baseUrl: z.string().url().max(2000),
+        /** One server; or give `endpoints` for several replicas of the same model. */
+        baseUrl: z.string().url().max(2000).optional(),
+        endpoints: z.array(RemoteEndpointInput).min(1).max(64).optional(),
         model: z.string().min(1).max(500),
         apiKey: z.string().max(2000).optional(),
         serverKind: z.enum(['openai', 'vllm', 'llama.cpp']).default('openai'),
+        /** Limit of each endpoint that names none. */
         maxConcurrency: z.number().int().min(1).max(256).default(4),
+        /** The weights behind the name (a commit, a file hash); when absent, what the servers report. */
+        revision: z.string().trim().min(1).max(500).optional(),
+        /** Ask the endpoints which weights they serve (GET /models); false skips it (offline). */
+        probe: z.boolean().default(true),
       })
-      .strict(),
+      .strict()
+      .refine((r) => r.baseUrl !== undefined || r.endpoints !== undefined, { message: 'give baseUrl or endpoints', path: ['baseUrl'] }),
     RemoteEndpointInfo,
-    'Register an OpenAI-compatible server (vLLM, llama.cpp server, Ollama, any /v1).',
+    'Register an OpenAI-compatible server (vLLM, llama.cpp server, Ollama, any /v1), or a pool of replicas serving one model.',
+  ),
+  'remotes.updateEndpoints': method(
+    z.object({ id: z.number().int(), endpoints: z.array(RemoteEndpointInput).min(1).max(64) }).strict(),
+    RemoteEndpointInfo,
+    'Replace the endpoints of a served model (add or drop replicas, change limits); its cache identity stays.',
+  ),
+  'remotes.stats': method(
+    Id,
+    z.object({ capacity: z.number().int(), endpoints: z.array(RemoteEndpointStats) }),
+    'Per-endpoint load, health, throughput and errors of a served model since its engine started; capacity is the sum of the usable endpoints’ limits.',
   ),
   'remotes.remove': method(Id, z.object({ removed: z.boolean() }), 'Forget a server.'),
   'remotes.try': method(Id.extend({ request: TryRequest }).strict(), TryResult, 'Generate from a prompt on a server.'),

@@ -172,13 +172,13 @@ export class EndpointPool {
    * A slot on the best endpoint for a request, waiting for one if none is free. `avoid`: the
    * endpoints this call already failed on, used only when no other endpoint can take it.
    */
-  acquire(signal: AbortSignal | undefined, avoid: ReadonlySet<Endpoint> = new Set()): Promise<EndpointLease> {
+  acquire(signal: AbortSignal | undefined, avoid: ReadonlySet<Endpoint> = new Set(), counted = true): Promise<EndpointLease> {
     if (signal?.aborted) return Promise.reject(new EngineError('aborted', 'cancelled'));
     const now = this.now();
     const unusable = this.unavailable(now);
     if (unusable) return Promise.reject(unusable);
     const endpoint = this.pick(now, avoid);
-    if (endpoint && this.waiters.length === 0) return Promise.resolve(this.lease(endpoint));
+    if (endpoint && this.waiters.length === 0) return Promise.resolve(this.lease(endpoint, counted));
     return new Promise<EndpointLease>((resolve, reject) => {
       const onAbort = (): void => {
         const at = this.waiters.indexOf(waiter);
@@ -189,7 +189,7 @@ export class EndpointPool {
         avoid,
         grant: (e) => {
           signal?.removeEventListener('abort', onAbort);
-          resolve(this.lease(e));
+          resolve(this.lease(e, counted));
         },
         fail: (error) => {
           signal?.removeEventListener('abort', onAbort);
@@ -246,9 +246,10 @@ export class EndpointPool {
     for (const waiter of this.waiters.splice(0)) waiter.fail(error);
   }
 
-  private lease(endpoint: Endpoint): EndpointLease {
+  /** `counted`: an attempt for the statistics (metadata lookups are not). */
+  private lease(endpoint: Endpoint, counted: boolean): EndpointLease {
     endpoint.inFlight++;
-    endpoint.attempts++;
+    if (counted) endpoint.attempts++;
     endpoint.lastUsed = ++this.uses;
     let released = false;
     return {

@@ -25,6 +25,8 @@ export interface RequestOptions {
   timeoutMs?: number;
   /** Filled in with the endpoint that answered and the attempts made. */
   report?: CallReport | undefined;
+  /** A metadata lookup (GET /models): left out of the endpoints' call statistics. */
+  metadata?: boolean;
 }
 
 /** 408, 429 and 5xx are worth another try; 501 (not implemented) will not change. */
@@ -73,7 +75,7 @@ export class OpenAiHttpClient {
 
     for (let attempt = 0; ; ) {
       if (signal?.aborted) throw new EngineError('aborted', `${method} ${path}: cancelled`);
-      const lease = await this.pool.acquire(signal, failedOn).catch((error: unknown) => {
+      const lease = await this.pool.acquire(signal, failedOn, options.metadata !== true).catch((error: unknown) => {
         if (signal?.aborted || (error instanceof EngineError && error.code === 'aborted')) {
           throw new EngineError('aborted', `${method} ${path}: cancelled`);
         }
@@ -105,12 +107,12 @@ export class OpenAiHttpClient {
 
       switch (outcome.kind) {
         case 'ok':
-          this.pool.markSuccess(endpoint, latencyMs, usageOf(outcome.json));
+          if (options.metadata !== true) this.pool.markSuccess(endpoint, latencyMs, usageOf(outcome.json));
           if (report && !report.servedBy.includes(endpoint.baseUrl)) report.servedBy.push(endpoint.baseUrl);
           return outcome.json;
         case 'not-json': {
           const message = `${where}: response is not JSON: ${this.redact(snippet(outcome.text))}`;
-          this.pool.markError(endpoint, message);
+          if (options.metadata !== true) this.pool.markError(endpoint, message);
           throw new EngineError('remote-error', message);
         }
         case 'timeout': {
@@ -130,7 +132,7 @@ export class OpenAiHttpClient {
           const detail = `HTTP ${outcome.status}: ${this.redact(outcome.detail)}`;
           if (!isRetryableStatus(outcome.status)) {
             // The request's own fault (or this server's configuration): no back-off, no retry.
-            this.pool.markError(endpoint, detail);
+            if (options.metadata !== true) this.pool.markError(endpoint, detail);
             throw new EngineError(codeForStatus(outcome.status), `${where}: ${detail}${hintForStatus(outcome.status, attempt)}`);
           }
           const asked = outcome.retryAfterMs;

@@ -158,6 +158,7 @@ export class RemoteEngine implements Engine {
         signal: this.lifetime.signal,
         retries: 0,
         timeoutMs: Math.min(this.config.timeoutMs, modelsLookupTimeoutMs),
+        metadata: true,
       });
       const entry = parseResponse(modelsResponse, json, 'GET /models').data.find((m) => m.id === this.config.model);
       if (!entry) return {};

@@ -215,7 +215,7 @@ describe('utility labeling with a tiny model', () => {
   it('labels with an OpenAI-compatible server through chat messages', async () => {
     const server = await FakeOpenAiServer.start({ models: ['lab-model'] });
     try {
-      const remote = services.models.addRemote({ name: 'lab', baseUrl: server.baseUrl, model: 'lab-model', serverKind: 'openai', maxConcurrency: 2 });
+      const remote = await services.models.addRemote({ name: 'lab', baseUrl: server.baseUrl, model: 'lab-model', serverKind: 'openai', maxConcurrency: 2 });
       const c = addLabelCollection(services, 'remote-lab', {}, 1, 2);
       const report = await label(request({ collectionId: c, generator: { kind: 'remote', endpointId: remote.id }, chat: true, queryIds: ['q1'] }));
       expect(report.calls).toEqual({ total: 3, cached: 0, generated: 3 });
