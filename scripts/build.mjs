@@ -5,7 +5,8 @@
  *                  (better-sqlite3, node-llama-cpp, sqlite-vec, electron, ...): cli.js, app/main.js,
  *                  app/preload.cjs, engine-worker.js
  *   dist/renderer/ the Svelte UI, built by Vite
- * Flags: --if-stale (skip parts whose outputs are newer than their sources), --renderer-only.
+ * Flags: --if-stale (skip parts whose outputs are newer than their sources), --renderer-only,
+ * --main-only.
  *
  * dist/main/build-inputs.json records every source file esbuild bundled (from its metafile) with
  * its size and mtime, plus package.json and tsconfig.json. bin/fairground.js runs dist/main/cli.js
@@ -23,6 +24,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
 const ifStale = args.has('--if-stale');
 const rendererOnly = args.has('--renderer-only');
+const mainOnly = args.has('--main-only');
 
 function newestMtime(dir) {
   let newest = 0;
@@ -43,7 +45,7 @@ function stale(outputs, sources) {
 }
 
 const rendererSources = [join(root, 'src-renderer'), join(root, 'src-main', 'api', 'contract')];
-if (stale([join(root, 'dist', 'renderer', 'index.html')], rendererSources)) {
+if (!mainOnly && stale([join(root, 'dist', 'renderer', 'index.html')], rendererSources)) {
   const vite = spawnSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'src-renderer/vite.config.ts', '--logLevel', 'warn'], {
     cwd: root,
     stdio: 'inherit',

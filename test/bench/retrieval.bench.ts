@@ -1,8 +1,11 @@
 /**
  * Retrieval latency as the collection grows (issue 10): FTS5 BM25 search (the SearchPanel's query:
  * rank, then snippets for the top 10) and sqlite-vec KNN (cosine, 384-d float32, k = 10) on
- * synthetic collections of 10k and 100k documents. Each ratio is latency at 100k / latency at
- * 10k, measured in the same run: the growth factor (10 = linear in the collection size).
+ * synthetic collections of 10k and 100k documents. Each growth ratio is latency at 100k / latency
+ * at 10k, measured in alternating repetitions with both workspaces open: the growth factor (10 =
+ * linear in the collection size). Issue 18: at 100k, searchFts against FTS5's own
+ * `ORDER BY rank LIMIT 10` statement with snippets (the peer) and against the previous full-sort
+ * statement (test/bench/baselines/ftsSearchV0.ts).
  *
  * `--scale` multiplies both sizes: `--scale 10` measures 100k → 1M (several minutes, about 2 GB
  * of workspace: not part of the default run), `--scale 0.1` is a quick smoke run.
@@ -13,12 +16,15 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createRng, type Rng } from '../../src-main/core/random/rng';
 import { searchFts } from '../../src-main/retrieval/fts5/ftsSearch';
+import { queryTerms, toMatchExpression } from '../../src-main/retrieval/fts5/matchExpression';
+import { markedToHtml, SQL_MARK_CLOSE, SQL_MARK_OPEN } from '../../src-main/retrieval/fts5/snippetHtml';
 import { createVectorTable, insertVectors, knnCosine } from '../../src-main/retrieval/dense/vectorTable';
 import { CollectionsService } from '../../src-main/services/collectionsService';
 import { EventBus } from '../../src-main/services/eventBus';
 import { JobRunner } from '../../src-main/services/jobRunner';
 import { openWorkspace, type Workspace } from '../../src-main/store/workspace';
-import { row, type BenchContext, type BenchRow } from './harness';
+import { searchTopV0 } from './baselines/ftsSearchV0';
+import { alternate, alternationRow, type BenchContext, type BenchRow } from './harness';
 
 const DIMS = 384;
 const QUERIES = 40;
@@ -59,6 +65,7 @@ function benchDir(): string {
 interface Built {
   ws: Workspace;
   collectionId: number;
+  documents: number;
   buildMs: number;
 }
 
@@ -91,7 +98,7 @@ async function build(dir: string, docs: number, words: string[], log: (m: string
   }
   const buildMs = performance.now() - t0;
   log(`built ${docs.toLocaleString('en-US')} documents and vectors in ${(buildMs / 1000).toFixed(1)} s`);
-  return { ws, collectionId, buildMs };
+  return { ws, collectionId, documents: docs, buildMs };
 }
 
 function randomVector(rng: Rng): Float32Array {
@@ -100,17 +107,37 @@ function randomVector(rng: Rng): Float32Array {
   return v;
 }
 
-/** Median over `passes` of the mean per-call time of `calls`. */
-function perCallMs(calls: (() => unknown)[], passes = 3): number {
-  for (const c of calls.slice(0, 3)) c(); // warm the page cache and statement cache
-  const means: number[] = [];
-  for (let p = 0; p < passes; p++) {
-    const t0 = performance.now();
+/** One pass: every call once; `alternate` divides by the number of calls. */
+function pass(calls: (() => unknown)[]): () => void {
+  return () => {
     for (const c of calls) c();
-    means.push((performance.now() - t0) / calls.length);
-  }
-  means.sort((a, b) => a - b);
-  return means[Math.floor(means.length / 2)]!;
+  };
+}
+
+/**
+ * FTS5's own statement, the peer of issue 18: `ORDER BY rank LIMIT k` over documents_fts with
+ * highlight() and snippet() in the same statement (no join, no collection filter, no tie order).
+ */
+function fts5Own(b: Built, k: number): (match: string) => unknown[] {
+  const stmt = b.ws.db.prepare(
+    `SELECT rowid, highlight(documents_fts, 0, ${SQL_MARK_OPEN}, ${SQL_MARK_CLOSE}) AS title,
+            snippet(documents_fts, 1, ${SQL_MARK_OPEN}, ${SQL_MARK_CLOSE}, '…', 24) AS snippet, rank
+       FROM documents_fts WHERE documents_fts MATCH ? ORDER BY rank LIMIT ${k}`,
+  );
+  return (match) => stmt.all(match);
+}
+
+/** The previous searchFts: the full-sort statement (baselines/ftsSearchV0.ts) plus the same snippets. */
+function searchV0(b: Built, k: number): (match: string) => unknown[] {
+  const marks = b.ws.db.prepare(
+    `SELECT highlight(documents_fts, 0, ${SQL_MARK_OPEN}, ${SQL_MARK_CLOSE}) AS title, snippet(documents_fts, 1, ${SQL_MARK_OPEN}, ${SQL_MARK_CLOSE}, '…', 24) AS snippet
+       FROM documents_fts WHERE documents_fts MATCH ? AND rowid = ?`,
+  );
+  return (match) =>
+    searchTopV0(b.ws.db, b.collectionId, match, k).map((h) => {
+      const m = marks.get(match, BigInt(h.documentId)) as { title: string | null; snippet: string | null } | undefined;
+      return { ...h, titleHtml: markedToHtml(m?.title ?? h.title), snippetHtml: markedToHtml(m?.snippet ?? '') };
+    });
 }
 
 export async function retrievalBench(ctx: BenchContext): Promise<BenchRow[]> {
@@ -121,52 +148,84 @@ export async function retrievalBench(ctx: BenchContext): Promise<BenchRow[]> {
   const qword = zipfSampler(words.length, qrng);
   // Queries of 2-4 words drawn like the text, so some hit common words and match much.
   const queries = Array.from({ length: QUERIES }, () => Array.from({ length: 2 + qrng.nextInt(3) }, () => words[qword()]).join(' '));
+  const matches = queries.map((q) => toMatchExpression(queryTerms(q)) as string);
   const vectors = Array.from({ length: QUERIES }, () => randomVector(qrng));
   const dir = benchDir();
   const rows: BenchRow[] = [];
+  const label = (n: number) => `${n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`} docs`;
+  const built: Built[] = [];
   try {
-    const measured: Record<string, { fts: number; knn: number; hits: number }> = {};
-    for (const n of [small, big]) {
-      const b = await build(dir, n, words, ctx.log);
-      try {
-        let hits = 0;
-        const fts = perCallMs(queries.map((query) => () => (hits += searchFts(b.ws.db, { collectionId: b.collectionId, query, k: K }).hits.length)));
-        const knn = perCallMs(vectors.map((v) => () => knnCosine(b.ws.db, 1, v, K)));
-        measured[n] = { fts, knn, hits };
-        ctx.log(`${n.toLocaleString('en-US')} documents: FTS5 ${fts.toFixed(2)} ms/query, KNN ${knn.toFixed(2)} ms/query`);
-      } finally {
-        b.ws.close();
-        rmSync(join(dir, `w${n}.fairground`), { force: true });
-      }
+    // Both collections stay open so that the two sizes are measured in alternating repetitions.
+    for (const n of [small, big]) built.push(await build(dir, n, words, ctx.log));
+    const [s, l] = built as [Built, Built];
+    const search = (b: Built) => queries.map((query) => () => searchFts(b.ws.db, { collectionId: b.collectionId, query, k: K }));
+    const knn = (b: Built) => vectors.map((v) => () => knnCosine(b.ws.db, 1, v, K));
+    for (const b of built) {
+      const hits = queries.reduce((sum, query) => sum + searchFts(b.ws.db, { collectionId: b.collectionId, query, k: K }).hits.length, 0);
+      ctx.log(`${label(b.documents)}: ${hits} hits for ${QUERIES} queries`);
     }
-    const s = measured[small]!;
-    const l = measured[big]!;
-    const label = (n: number) => `${n >= 1_000_000 ? `${n / 1_000_000}M` : `${n / 1000}k`} docs`;
+    const ftsGrowth = await alternate(pass(search(s)), pass(search(l)), { pairs: 7, per: QUERIES });
+    ctx.log(`FTS5 search: ${ftsGrowth.baselineMs.toFixed(2)} → ${ftsGrowth.candidateMs.toFixed(2)} ms/query`);
+    const knnGrowth = await alternate(pass(knn(s)), pass(knn(l)), { pairs: 7, per: QUERIES });
+    ctx.log(`KNN: ${knnGrowth.baselineMs.toFixed(2)} → ${knnGrowth.candidateMs.toFixed(2)} ms/query`);
+    const own = fts5Own(l, K);
+    const v0 = searchV0(l, K);
+    const vsOwn = await alternate(pass(matches.map((m) => () => own(m))), pass(search(l)), { pairs: 7, per: QUERIES });
+    ctx.log(`100k: FTS5's own statement ${vsOwn.baselineMs.toFixed(2)} ms/query, searchFts ${vsOwn.candidateMs.toFixed(2)}`);
+    const vsV0 = await alternate(pass(matches.map((m) => () => v0(m))), pass(search(l)), { pairs: 7, per: QUERIES });
+    ctx.log(`100k: previous full sort ${vsV0.baselineMs.toFixed(2)} ms/query, searchFts ${vsV0.candidateMs.toFixed(2)}`);
     rows.push(
-      row({
-        suite: 'retrieval',
-        name: `FTS5 BM25 search, top ${K} with snippets (${QUERIES} Zipf queries)`,
-        metric: 'ms per query',
-        better: 'lower',
-        baselineLabel: label(small),
-        candidateLabel: label(big),
-        baseline: s.fts,
-        candidate: l.fts,
-        note: 'ratio = growth factor for 10x the documents (10 = linear)',
-      }),
-      row({
-        suite: 'retrieval',
-        name: `sqlite-vec KNN, cosine, ${DIMS}-d float32, k=${K}`,
-        metric: 'ms per query',
-        better: 'lower',
-        baselineLabel: label(small),
-        candidateLabel: label(big),
-        baseline: s.knn,
-        candidate: l.knn,
-        note: 'ratio = growth factor for 10x the vectors (brute force: 10 = linear)',
-      }),
+      alternationRow(
+        {
+          suite: 'retrieval',
+          name: `FTS5 BM25 search, top ${K} with snippets (${QUERIES} Zipf queries)`,
+          metric: 'ms per query',
+          better: 'lower',
+          baselineLabel: label(small),
+          candidateLabel: label(big),
+          note: 'ratio = growth factor for 10x the documents (10 = linear)',
+        },
+        ftsGrowth,
+      ),
+      alternationRow(
+        {
+          suite: 'retrieval',
+          name: `sqlite-vec KNN, cosine, ${DIMS}-d float32, k=${K}`,
+          metric: 'ms per query',
+          better: 'lower',
+          baselineLabel: label(small),
+          candidateLabel: label(big),
+          note: 'ratio = growth factor for 10x the vectors (brute force: 10 = linear)',
+        },
+        knnGrowth,
+      ),
+      alternationRow(
+        {
+          suite: 'retrieval',
+          name: `FTS5 search at ${label(big)}: searchFts vs FTS5's own ORDER BY rank LIMIT ${K} with snippets`,
+          metric: 'ms per query',
+          better: 'lower',
+          baselineLabel: "FTS5's own statement",
+          candidateLabel: 'searchFts',
+          note: 'searchFts also joins documents (doc id, title), filters the collection and orders ties by doc id',
+        },
+        vsOwn,
+      ),
+      alternationRow(
+        {
+          suite: 'retrieval',
+          name: `FTS5 search at ${label(big)}: ORDER BY rank + ties vs the previous full sort`,
+          metric: 'ms per query',
+          better: 'lower',
+          baselineLabel: 'previous (score, doc_id) sort',
+          candidateLabel: 'searchFts',
+          note: 'identical hits (test/retrieval/ftsRankOrder.test.ts)',
+        },
+        vsV0,
+      ),
     );
   } finally {
+    for (const b of built) b.ws.close();
     rmSync(dir, { recursive: true, force: true });
   }
   return rows;

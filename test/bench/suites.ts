@@ -9,4 +9,7 @@ export const suites: Record<string, BenchSuite> = {
   retrieval: (ctx) => import('./retrieval.bench').then((m) => m.retrievalBench(ctx)),
   ui: (ctx) => import('./ui.bench').then((m) => m.uiBench(ctx)),
   fairrag: (ctx) => import('./fairrag.bench').then((m) => m.fairragBench(ctx)),
+  sampler: (ctx) => import('./sampler.bench').then((m) => m.samplerBench(ctx)),
+  startup: (ctx) => import('./startup.bench').then((m) => m.startupBench(ctx)),
+  pools: (ctx) => import('./pools.bench').then((m) => m.poolsBench(ctx)),
 };
