@@ -3,7 +3,7 @@ import type { Handlers } from '../api/router';
 
 type ModelHandlers = Pick<
   Handlers,
-  'models.list' | 'models.add' | 'models.addSim' | 'models.download' | 'models.remove' | 'models.updateSettings' | 'models.try' | 'models.clearCache' | 'remotes.list' | 'remotes.add' | 'remotes.updateEndpoints' | 'remotes.stats' | 'remotes.remove' | 'remotes.try'
+  'models.list' | 'models.add' | 'models.addSim' | 'models.download' | 'models.remove' | 'models.updateSettings' | 'models.try' | 'models.tune' | 'models.clearCache' | 'remotes.list' | 'remotes.add' | 'remotes.updateEndpoints' | 'remotes.stats' | 'remotes.remove' | 'remotes.try'
 >;
 
 export function modelHandlers(s: AppServices): ModelHandlers {
@@ -15,6 +15,10 @@ export function modelHandlers(s: AppServices): ModelHandlers {
     'models.remove': async ({ id }) => ({ removed: await s.models.remove(id) }),
     'models.updateSettings': ({ id, settings }) => s.models.updateSettings(id, settings),
     'models.try': ({ id, request }) => s.models.try({ kind: 'local', modelId: id }, request),
+    'models.tune': async ({ id }) => {
+      const { tuning: _measured, ...info } = await s.models.tune(id);
+      return info;
+    },
     'models.clearCache': ({ id }) => ({ removed: s.models.clearCache(id) }),
     'remotes.list': () => s.models.listRemotes(),
     'remotes.add': (input) => s.models.addRemote(input),

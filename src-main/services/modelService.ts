@@ -14,16 +14,21 @@ import { readGgufMetadata } from '../engine/gguf/ggufReader';
 import { sha256File } from '../engine/gguf/sha256File';
 import { downloadModel } from '../engine/download/downloadModel';
 import { LocalEngine } from '../engine/local/localEngine';
-import { resolveLocalEngineSettings, type LocalEngineSettings } from '../engine/local/settings';
+import { machineKey, resolveLocalEngineSettings, type LocalEngineSettings } from '../engine/local/settings';
+import type { ThreadTuning } from '../engine/local/threadTuning';
 import { RemoteEngine } from '../engine/remote/remoteEngine';
 import type { GenerateResult } from '../engine/types';
 import { CallCacheRepo } from '../store/callCacheRepo';
 import { ModelsRepo, type ModelRecord } from '../store/modelsRepo';
+import { ThreadTuningRepo } from '../store/threadTuningRepo';
 import type { JobRunner } from './jobRunner';
 import { endpointsOf, engineConfigOf, modelKeyOf, settleRemote, storedSettings, type RemoteInput, type RemoteRow } from './remoteModels';
 import { PathAccess } from './paths';
 import { addSimModel, createSimEngine, describeSim, isSimRecord } from './simulation/simModels';
 import type { SettingsService } from './settingsService';
+
+/** Where a local model's thread count comes from (issue 19): the user's settings always win. */
+export type ThreadsChosenBy = 'model setting' | 'workspace setting' | 'tuning' | 'default';
 
 /** What the library keeps from a GGUF header. */
 function headerSummary(info: Awaited<ReturnType<typeof readGgufMetadata>>): Record<string, unknown> {
@@ -52,6 +57,7 @@ export interface TryOptions {
 export class ModelService {
   readonly models: ModelsRepo;
   readonly cache: CallCacheRepo;
+  readonly tunings: ThreadTuningRepo;
   private readonly engines = new Map<string, CachedEngine>();
 
   constructor(
@@ -64,6 +70,7 @@ export class ModelService {
   ) {
     this.models = new ModelsRepo(db);
     this.cache = new CallCacheRepo(db);
+    this.tunings = new ThreadTuningRepo(db);
     jobs.registerKind<{ id: number }>('models.hash', {
       title: (p) => `Hash ${this.models.get(p.id)?.name ?? `model ${p.id}`}`,
       run: (p, ctx) => this.hash(p.id, ctx.signal, (done, total) => ctx.progress(done, total)),
@@ -146,6 +153,20 @@ export class ModelService {
     this.models.setSettings(id, settings);
     await this.closeEngine(`local:${id}`);
     return this.get(id);
+  }
+
+  /**
+   * Measure the thread counts of a local model on this machine now (a few seconds; see
+   * engine/local/threadTuning.ts), store the result with the model, and use it from the next call
+   * on unless the user set a thread count.
+   */
+  async tune(id: number, options: { budgetMs?: number; signal?: AbortSignal } = {}): Promise<ModelInfo & { tuning: ThreadTuning }> {
+    const m = this.require(id);
+    if (isSimRecord(m)) throw new ApiFailure('validation', `'${m.name}' is a simulated reader: it has no threads to tune`, 'id');
+    const inner = this.engineFor({ kind: 'local', modelId: id }).inner;
+    if (!(inner instanceof LocalEngine)) throw new ApiFailure('validation', `'${m.name}' is not a local GGUF model`, 'id');
+    const tuning = await inner.tune({ ...(options.budgetMs !== undefined ? { budgetMs: options.budgetMs } : {}), ...(options.signal ? { signal: options.signal } : {}) });
+    return { ...this.get(id), tuning };
   }
 
   clearCache(id: number): number {
@@ -265,7 +286,7 @@ export class ModelService {
     if (ref.kind === 'local') {
       const m = this.require(ref.modelId);
       if (isSimRecord(m)) return describeSim(m);
-      return { kind: 'local', name: m.name, file: basename(m.path), sha256: m.sha256, quantization: m.metadata.quantization ?? null, settings: this.effectiveSettings(m) };
+      return { kind: 'local', name: m.name, file: basename(m.path), sha256: m.sha256, quantization: m.metadata.quantization ?? null, settings: this.describedSettings(m), threads: this.threadsInfo(m) };
     }
     const r = this.requireRemote(ref.endpointId);
     const s = storedSettings(r);
@@ -308,11 +329,19 @@ export class ModelService {
     const m = this.require(id);
     if (isSimRecord(m)) return createSimEngine(this.db, m);
     if (!existsSync(m.path)) throw new ApiFailure('not-found', `the model file is missing: ${m.path}`);
+    const settings = this.effectiveSettings(m);
+    const tuning = settings.adaptiveThreads ? this.tunings.get<ThreadTuning>(id, machineKey()) : undefined;
     return new LocalEngine({
       modelPath: m.path,
       modelName: m.name,
       ...(m.sha256 ? { modelKey: m.sha256 } : {}),
-      settings: this.effectiveSettings(m),
+      settings,
+      // Threads by measurement: the stored tuning, or one measured right after the first load.
+      tuning,
+      autoTune: settings.adaptiveThreads,
+      onTuned: (t) => {
+        if (this.models.get(id)) this.tunings.put(id, t);
+      },
       onStateChange: (state) => {
         if (state.status === 'failed' && state.error?.code === 'model-load-failed') this.models.setStatus(id, 'failed', state.error.message);
         else if (state.status === 'ready' && this.models.get(id)?.status === 'failed') this.models.setStatus(id, 'ready');
@@ -326,7 +355,49 @@ export class ModelService {
 
   private effectiveSettings(m: ModelRecord): LocalEngineSettings {
     const own = m.settings as Partial<LocalEngineSettings>;
-    return resolveLocalEngineSettings({ ...own, threads: own.threads ?? this.settings.effectiveThreads() });
+    const { threads, chosenBy } = this.threadsOf(m);
+    return resolveLocalEngineSettings({ ...own, threads, adaptiveThreads: chosenBy === 'tuning' || chosenBy === 'default' });
+  }
+
+  /** The thread count of a local model and where it comes from: the user's settings, else this machine's tuning. */
+  private threadsOf(m: ModelRecord): { threads: number; chosenBy: ThreadsChosenBy; tuning?: ThreadTuning } {
+    const own = (m.settings as Partial<LocalEngineSettings>).threads;
+    if (own !== undefined) return { threads: own, chosenBy: 'model setting' };
+    const workspace = this.settings.explicitThreads();
+    if (workspace !== undefined) return { threads: workspace, chosenBy: 'workspace setting' };
+    const tuning = this.tunings.get<ThreadTuning>(m.id, machineKey());
+    if (tuning) return { threads: tuning.threads, chosenBy: 'tuning', tuning };
+    return { threads: this.settings.effectiveThreads(), chosenBy: 'default' };
+  }
+
+  /** Effective settings plus who chose the threads and this machine's tuning (manifestRuntime records them). */
+  private describedSettings(m: ModelRecord): Record<string, unknown> {
+    const { chosenBy } = this.threadsOf(m);
+    const tuning = this.tunings.get<ThreadTuning>(m.id, machineKey());
+    return { ...this.effectiveSettings(m), threadsChosenBy: chosenBy, ...(tuning ? { threadTuning: tuning } : {}) };
+  }
+
+  /** The model card's and the manifest's account of the threads: count, source, measurements. */
+  private threadsInfo(m: ModelRecord): ModelInfo['threads'] {
+    if (isSimRecord(m)) return null;
+    const { threads, chosenBy, tuning } = this.threadsOf(m);
+    const measured = tuning ?? this.tunings.get<ThreadTuning>(m.id, machineKey());
+    return {
+      threads,
+      chosenBy,
+      adaptive: chosenBy === 'tuning' || chosenBy === 'default',
+      tuning: measured
+        ? {
+            threads: measured.threads,
+            tunedAt: measured.tunedAt,
+            durationMs: measured.durationMs,
+            usableCores: measured.usableCores,
+            freeCores: measured.freeCores,
+            reference: measured.reference,
+            measurements: measured.measurements,
+          }
+        : null,
+    };
   }
 
   private info(m: ModelRecord): ModelInfo {
@@ -348,6 +419,7 @@ export class ModelService {
       metadata: m.metadata,
       settings: m.settings as ModelSettings,
       effectiveSettings: effective,
+      threads: this.threadsInfo(m),
       cachedCalls: m.sha256 ? this.cache.count(m.sha256) : 0,
       addedAt: m.addedAt,
     };

@@ -2,11 +2,23 @@
 import type { Database } from 'better-sqlite3';
 import { availableParallelism } from 'node:os';
 import { Settings } from '../api/contract/app';
+import { physicalCores } from '../engine/local/settings';
+
+/** How many cores the machine has: logical CPUs this process may use, and physical cores among them. */
+export interface CoreCounts {
+  logical(): number;
+  physical(): number;
+}
+
+const MACHINE_CORES: CoreCounts = { logical: availableParallelism, physical: physicalCores };
 
 export const DEFAULT_SETTINGS: Settings = { theme: 'system', threads: 0, pageSize: 100 };
 
 export class SettingsService {
-  constructor(private readonly db: Database) {}
+  constructor(
+    private readonly db: Database,
+    private readonly cores: CoreCounts = MACHINE_CORES,
+  ) {}
 
   get(): Settings {
     const rows = this.db.prepare(`SELECT key, value FROM settings`).all() as { key: string; value: string }[];
@@ -35,10 +47,20 @@ export class SettingsService {
     return this.get();
   }
 
-  /** The llama.cpp thread count to use: the setting, or physical cores (never more than the machine has). */
-  effectiveThreads(): number {
-    const cores = availableParallelism();
+  /**
+   * The thread count the user set for every model (`threads` > 0, never more than the logical
+   * CPUs), or undefined for 0: each model's count then comes from measurement (issue 19).
+   */
+  explicitThreads(): number | undefined {
     const t = this.get().threads;
-    return t > 0 ? Math.min(t, cores) : cores;
+    return t > 0 ? Math.min(t, this.cores.logical()) : undefined;
+  }
+
+  /**
+   * The llama.cpp thread count before any measurement: the setting, or for 0 the physical cores
+   * (hyperthread siblings share a core's arithmetic units and only add barrier waits).
+   */
+  effectiveThreads(): number {
+    return this.explicitThreads() ?? Math.max(1, Math.min(this.cores.physical(), this.cores.logical()));
   }
 }

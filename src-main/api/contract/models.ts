@@ -35,6 +35,37 @@ export const SimProfile = z
   .refine((p) => !Array.isArray(p.bias) || p.bias.some((v) => v > 0), { message: 'an explicit bias vector needs a positive value', path: ['bias'] });
 export type SimProfile = z.infer<typeof SimProfile>;
 
+/** One thread count's measurements (engine/local/threadTuning.ts ThreadMeasurement). */
+export const ThreadMeasurement = z.object({
+  threads: z.number().int(),
+  trials: z.number().int(),
+  promptTokensPerSecond: z.number(),
+  decodeTokensPerSecond: z.number(),
+  /** Median time of the reference call at this count, ms, and the range over the trials. */
+  callMs: z.number(),
+  callMsRange: z.tuple([z.number(), z.number()]),
+});
+
+/** A local model's threads (issue 19): the count in force, where it comes from, this machine's tuning. */
+export const ModelThreads = z.object({
+  threads: z.number().int(),
+  /** The user's settings always win over a tuning; 'default' means physical cores until the first load tunes. */
+  chosenBy: z.enum(['model setting', 'workspace setting', 'tuning', 'default']),
+  /** Whether the count may drop while other processes hold cores. */
+  adaptive: z.boolean(),
+  tuning: z
+    .object({
+      threads: z.number().int(),
+      tunedAt: z.string(),
+      durationMs: z.number(),
+      usableCores: z.number().int(),
+      freeCores: z.number().int(),
+      reference: z.object({ promptTokens: z.number().int(), decodeTokens: z.number().int() }),
+      measurements: z.array(ThreadMeasurement),
+    })
+    .nullable(),
+});
+
 export const ModelInfo = z.object({
   id: z.number().int(),
   /** 'gguf': a GGUF file run by llama.cpp; 'sim': a simulated reader (planted outputs, not a language model). */
@@ -49,6 +80,8 @@ export const ModelInfo = z.object({
   settings: ModelSettings,
   /** The settings in force (defaults filled in, threads clamped). */
   effectiveSettings: z.record(z.string(), z.unknown()),
+  /** Local GGUF models: threads and their measurements on this machine; null for a simulated reader. */
+  threads: ModelThreads.nullable().optional(),
   cachedCalls: z.number().int(),
   addedAt: z.string(),
 });
@@ -153,6 +186,11 @@ export const modelsContract = {
   'models.remove': method(Id, z.object({ removed: z.boolean() }), 'Remove a model from the library (the file stays).'),
   'models.updateSettings': method(z.object({ id: z.number().int(), settings: ModelSettings }).strict(), ModelInfo, 'Change a model’s engine settings.'),
   'models.try': method(Id.extend({ request: TryRequest }).strict(), TryResult, 'Generate from a prompt with a model (greedy unless a temperature is given).'),
+  'models.tune': method(
+    Id,
+    ModelInfo,
+    'Measure prompt and generation speed of a local model at each thread count on this machine (a few seconds) and keep the best; a thread count set by the user still wins.',
+  ),
   'models.clearCache': method(Id, z.object({ removed: z.number().int() }), 'Forget the cached LLM calls of a model.'),
   'remotes.list': method(Empty, z.array(RemoteEndpointInfo), 'OpenAI-compatible servers.'),
   'remotes.add': method(

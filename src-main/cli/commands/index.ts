@@ -15,6 +15,7 @@ import { labelUtilityCommand } from './labelUtility';
 import { modelAddCommand, modelInfoCommand, modelListCommand, modelRemoveCommand } from './modelLibrary';
 import { modelMakeTinyCommand } from './modelMakeTiny';
 import { modelTryCommand } from './modelTry';
+import { modelTuneCommand } from './modelTune';
 import { moiSolveCommand } from './moiSolve';
 import { retrieveCommand } from './retrieve';
 import { retrieveSearchCommand } from './retrieveSearch';
@@ -49,6 +50,7 @@ export const commands: CliCommand[] = [
   modelMakeTinyCommand,
   modelRemoveCommand,
   modelTryCommand,
+  modelTuneCommand,
   moiSolveCommand,
   retrieveCommand,
   retrieveSearchCommand,

@@ -12,6 +12,12 @@
  * Cancelling (AbortSignal): `generate` resolves early with the text so far and finishReason
  * 'aborted' (empty if it had not started); `score` and `embed` reject with EngineError 'aborted'.
  *
+ * Threads (issue 19): with `adaptiveThreads` (no count given by the user) the engine uses the
+ * `tuning` it was given, or with `autoTune` measures one right after the model loads (a second or
+ * two for a small model; `onTuned` receives it to store), and the worker keeps the count within
+ * the cores other processes leave free. `tune()` measures again on demand. A fixed count is never
+ * changed: `tune()` then only reports.
+ *
  * Identity: the model key is the SHA-256 of the GGUF (pass `modelKey` when the model library has
  * it, otherwise it is hashed once, on demand). Output-affecting settings are the GPU choice,
  * offloaded layers and batch size (the batch layout changes log-probs in the last bits); threads
@@ -35,8 +41,10 @@ import {
   type TokenizeResult,
 } from '../types';
 import type { LoadResult, WorkerOp, WorkerOps } from './protocol';
+import { FreeCoreMeter } from './freeCores';
 import { runtimeVersions } from './runtimeVersions';
-import { resolveLocalEngineSettings, type LocalEngineSettings } from './settings';
+import { machineKey, resolveLocalEngineSettings, type LocalEngineSettings } from './settings';
+import { candidateThreadCounts, chooseThreads, REFERENCE_CALL, summarizeTrials, TRIAL, type ThreadTuning, type TuneTrial } from './threadTuning';
 import { resolveWorkerLaunch } from './workerLaunch';
 import { WorkerProcess, describeExit } from './workerProcess';
 
@@ -50,6 +58,17 @@ export interface LocalEngineState {
   loaded?: LoadResult;
 }
 
+export interface TuneOptions {
+  /** Most alternating rounds (default 7). */
+  rounds?: number;
+  /** Stop starting rounds after this long, ms (default 8000; at least 2 rounds run). */
+  budgetMs?: number;
+  /** Thread counts to try (default 1 … usable cores). */
+  threadCounts?: number[];
+  signal?: AbortSignal;
+  onTrial?(trial: TuneTrial): void;
+}
+
 export interface LocalEngineOptions {
   modelPath: string;
   settings?: Partial<LocalEngineSettings>;
@@ -58,6 +77,12 @@ export interface LocalEngineOptions {
   modelName?: string;
   /** Worker script override (see workerLaunch.ts). */
   workerPath?: string;
+  /** A stored tuning for this model and machine (adaptive threads only; ignored for another machine). */
+  tuning?: ThreadTuning | undefined;
+  /** Measure threads right after loading when there is no usable `tuning` (adaptive threads only). */
+  autoTune?: boolean;
+  /** Receives each tuning measured (to store it with the model). */
+  onTuned?(tuning: ThreadTuning): void;
   onStateChange?(state: LocalEngineState): void;
   onLoadProgress?(fraction: number): void;
   onLog?(level: string, message: string): void;
@@ -69,10 +94,31 @@ export class LocalEngine implements Engine {
   private loading: Promise<WorkerProcess> | undefined;
   private modelKey: Promise<string> | undefined;
   private current: LocalEngineState = { status: 'idle' };
+  private tuned: ThreadTuning | undefined;
 
   constructor(private readonly options: LocalEngineOptions) {
     this.settings = resolveLocalEngineSettings(options.settings);
     if (options.modelKey) this.modelKey = Promise.resolve(options.modelKey);
+    if (options.tuning && options.tuning.machine === machineKey()) this.tuned = options.tuning;
+  }
+
+  /** The tuning in force (given, or measured by this engine), if any. */
+  get tuning(): ThreadTuning | undefined {
+    return this.tuned;
+  }
+
+  /**
+   * Measure each thread count on this model now (see threadTuning.ts) and, for adaptive threads,
+   * use the best from the next call on. Loads the model if needed; waits for calls in flight.
+   */
+  async tune(opts: TuneOptions = {}): Promise<ThreadTuning> {
+    const worker = await this.ready();
+    const loaded = this.current.loaded as LoadResult;
+    const tuning = await this.measure(worker, loaded.usableCores, opts);
+    this.tuned = tuning;
+    if (this.settings.adaptiveThreads) loaded.threads = (await this.applyThreads(worker)).threads;
+    this.options.onTuned?.(tuning);
+    return tuning;
   }
 
   get state(): LocalEngineState {
@@ -186,6 +232,13 @@ export class LocalEngine implements Engine {
         await worker.shutdown();
         throw new EngineError('bad-request', 'the engine was closed while loading');
       }
+      if (this.settings.adaptiveThreads) {
+        if (!this.tuned && this.options.autoTune) {
+          this.tuned = await this.measure(worker, loaded.usableCores, {});
+          this.options.onTuned?.(this.tuned);
+        }
+        if (this.tuned) loaded.threads = (await this.applyThreads(worker)).threads;
+      }
       this.setState({ status: 'ready', loaded });
       return worker;
     } catch (err) {
@@ -197,6 +250,34 @@ export class LocalEngine implements Engine {
       }
       throw error;
     }
+  }
+
+  private async measure(worker: WorkerProcess, usable: number, opts: TuneOptions): Promise<ThreadTuning> {
+    const started = performance.now();
+    const freeCores = await new FreeCoreMeter(usable).measure(200);
+    const threadCounts = opts.threadCounts ?? candidateThreadCounts(usable);
+    const result = await worker.call(
+      'tune',
+      { threadCounts, rounds: opts.rounds ?? 7, budgetMs: opts.budgetMs ?? 8000, promptTokens: TRIAL.promptTokens, decodeTokens: TRIAL.decodeTokens },
+      opts.signal ? { signal: opts.signal } : {},
+    );
+    for (const t of result.trials) opts.onTrial?.(t);
+    const measurements = summarizeTrials(result.trials, { promptTokens: result.promptTokens, decodeTokens: result.decodeTokens });
+    return {
+      threads: chooseThreads(measurements),
+      measurements,
+      reference: { ...REFERENCE_CALL },
+      usableCores: usable,
+      freeCores,
+      machine: machineKey(),
+      tunedAt: new Date().toISOString(),
+      durationMs: performance.now() - started,
+    };
+  }
+
+  private applyThreads(worker: WorkerProcess): Promise<{ threads: number; adaptive: boolean }> {
+    const t = this.tuned;
+    return worker.call('threads', { threads: t?.threads ?? this.settings.threads, adaptive: this.settings.adaptiveThreads, measurements: t?.measurements });
   }
 
   private setState(state: LocalEngineState): void {

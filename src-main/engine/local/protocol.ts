@@ -16,6 +16,20 @@ import type {
   TokenizeResult,
 } from '../types';
 import type { LocalEngineSettings } from './settings';
+import type { ThreadMeasurement, TuneRequest, TuneTrial } from './threadTuning';
+
+export interface TuneTrialsResult {
+  trials: TuneTrial[];
+  /** The trial shape actually used (the prompt is shortened to fit a small context). */
+  promptTokens: number;
+  decodeTokens: number;
+}
+
+export interface ThreadsRequest {
+  threads: number;
+  adaptive: boolean;
+  measurements?: ThreadMeasurement[] | undefined;
+}
 
 export interface LoadRequest {
   modelPath: string;
@@ -27,7 +41,11 @@ export interface LoadResult {
   /** GPU backend actually used, or false for CPU. */
   gpu: string | false;
   gpuLayers: number;
+  /** The thread count in force (fixed) or the most to use (adaptive), and which. */
   threads: number;
+  adaptiveThreads: boolean;
+  /** Logical CPUs this process may use. */
+  usableCores: number;
   contextSize: number;
   trainContextSize: number;
   embeddingLength: number;
@@ -41,6 +59,8 @@ export interface WorkerOps {
   score: { request: ScoreRequest; result: ScoreResult };
   embed: { request: EmbedRequest; result: EmbedResult };
   tokenize: { request: TokenizeRequest; result: TokenizeResult };
+  tune: { request: TuneRequest; result: TuneTrialsResult };
+  threads: { request: ThreadsRequest; result: { threads: number; adaptive: boolean } };
 }
 
 export type WorkerOp = keyof WorkerOps;

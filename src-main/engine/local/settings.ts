@@ -1,9 +1,11 @@
 /**
- * Settings of the local llama.cpp engine and their defaults. Threads default to the machine's
- * physical cores: llama.cpp's own default (at least 4) oversubscribes small machines and was
- * 100-600x slower on 2 vCPUs (see the stack facts).
+ * Settings of the local llama.cpp engine and their defaults. Threads: a count given by the user is
+ * used as is (`adaptiveThreads: false`); otherwise the count comes from measurement (threadTuning.ts)
+ * and adapts to the cores other processes leave free (`adaptiveThreads: true`), starting from the
+ * machine's physical cores until a tuning says better. llama.cpp's own default (at least 4)
+ * oversubscribes small machines and was 100-600x slower on 2 vCPUs (see the stack facts).
  */
-import { availableParallelism } from 'node:os';
+import { arch, availableParallelism, cpus, platform } from 'node:os';
 import { readFileSync, readdirSync } from 'node:fs';
 
 export type GpuSetting = 'auto' | false | 'cuda' | 'metal' | 'vulkan';
@@ -13,8 +15,13 @@ export interface LocalEngineSettings {
   gpu: GpuSetting;
   /** Layers to offload to the GPU: 'auto' fits what memory allows. */
   gpuLayers: 'auto' | number;
-  /** CPU threads for evaluation; never more than the cores this process may use. */
+  /** CPU threads for evaluation (adaptive: the most to use); never more than the cores this process may use. */
   threads: number;
+  /**
+   * False: exactly `threads`, always (the user chose it). True: at most `threads`, fewer while
+   * other processes hold cores (see worker/threads.ts). Default: true unless `threads` is given.
+   */
+  adaptiveThreads: boolean;
   /** Tokens per sequence (prompt plus output). */
   contextSize: number;
   /** Tokens evaluated per llama.cpp decode call. */
@@ -46,12 +53,24 @@ export function physicalCores(): number {
 }
 
 export function defaultLocalEngineSettings(): LocalEngineSettings {
-  return { gpu: 'auto', gpuLayers: 'auto', threads: physicalCores(), contextSize: 4096, batchSize: 512, sequences: 1 };
+  return { gpu: 'auto', gpuLayers: 'auto', threads: physicalCores(), adaptiveThreads: true, contextSize: 4096, batchSize: 512, sequences: 1 };
+}
+
+/**
+ * What thread measurements belong to: the OS, the CPU model and the logical CPUs this process may
+ * use. A tuning from another machine (a workspace copied to a laptop) is not applied.
+ */
+export function machineKey(): string {
+  return `${platform()}-${arch()}|${cpus()[0]?.model.trim() ?? 'cpu'}|${availableParallelism()}`;
 }
 
 /** Fill in defaults and check ranges; threads are clamped to the usable cores. */
 export function resolveLocalEngineSettings(partial: Partial<LocalEngineSettings> = {}): LocalEngineSettings {
-  const s = { ...defaultLocalEngineSettings(), ...stripUndefined(partial) };
+  const given = stripUndefined(partial);
+  const s = { ...defaultLocalEngineSettings(), ...given };
+  // A thread count the caller chose is used as is, unless it says the count may adapt.
+  if (given.adaptiveThreads === undefined) s.adaptiveThreads = given.threads === undefined;
+  if (typeof s.adaptiveThreads !== 'boolean') throw new RangeError(`engine setting adaptiveThreads must be true or false, got ${String(s.adaptiveThreads)}`);
   const positiveInt = (name: keyof LocalEngineSettings, v: number): void => {
     if (!Number.isInteger(v) || v < 1) throw new RangeError(`engine setting ${name} must be a positive integer, got ${v}`);
   };

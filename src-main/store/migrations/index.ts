@@ -12,6 +12,7 @@ import { migration0006 } from './0006_experiments';
 import { migration0007 } from './0007_conversations';
 import { migration0008 } from './0008_job_owner';
 import { migration0009 } from './0009_call_queue';
+import { migration0010 } from './0010_model_tuning';
 
 export const migrations: readonly Migration[] = [
   migration0001,
@@ -23,4 +24,5 @@ export const migrations: readonly Migration[] = [
   migration0007,
   migration0008,
   migration0009,
+  migration0010,
 ];

@@ -3,11 +3,14 @@
  * first use, so an embedding-only model never pays for a KV cache — a generation context with
  * `sequences` parallel sequences and an embedding context.
  *
- * Threads are set explicitly everywhere: getLlama's `maxThreads` and each context's `threads`
- * (llama.cpp's default of at least 4 threads was 100x slower on 2 vCPUs). Binaries are never
+ * Threads: the contexts are created wanting every usable core, and `ThreadGovernor` sets
+ * `llama.maxThreads` before each operation to the count in force (the user's fixed count, or the
+ * tuned count capped by the cores other processes leave free; see threads.ts). llama.cpp's own
+ * default (at least 4 threads) was 100x slower on 2 vCPUs. Binaries are never
  * built from source here (`build: 'never'`): a missing prebuilt binary is a load failure with
  * node-llama-cpp's reason, not a silent multi-minute compile.
  */
+import { availableParallelism } from 'node:os';
 import {
   getLlama,
   LlamaLogLevel,
@@ -30,9 +33,12 @@ import {
   type TokenizeRequest,
   type TokenizeResult,
 } from '../../types';
-import type { LoadRequest, LoadResult } from '../protocol';
+import type { LoadRequest, LoadResult, TuneTrialsResult } from '../protocol';
 import type { LocalEngineSettings } from '../settings';
 import { runtimeVersions } from '../runtimeVersions';
+import type { TuneRequest } from '../threadTuning';
+import { ThreadGovernor, type ThreadPolicy } from './threads';
+import { runTuneTrials } from './tune';
 import { generateInSequence } from './generate';
 import { scoreInSequence } from './score';
 import { SequencePool } from './sequencePool';
@@ -49,22 +55,26 @@ export class ModelHost {
   private embedQueue: Promise<unknown> = Promise.resolve();
   private readonly grammars = new Map<string, Promise<LlamaGrammar>>();
   private chatWrapper: ChatWrapper | undefined;
+  readonly threads: ThreadGovernor;
 
   private constructor(
     private readonly llama: Llama,
     private readonly model: LlamaModel,
     private readonly settings: LocalEngineSettings,
     readonly info: LoadResult,
-  ) {}
+  ) {
+    this.threads = new ThreadGovernor(llama, { threads: settings.threads, adaptive: settings.adaptiveThreads }, info.usableCores);
+  }
 
   static async load(req: LoadRequest, callbacks: HostCallbacks = {}): Promise<ModelHost> {
     const { settings } = req;
     // llama.cpp explains a failed load only in its log ("Failed to load model" is all the error
     // says), so the last warnings and errors are kept and added to the error.
     const recent: string[] = [];
+    const usableCores = availableParallelism();
     const llama = await getLlama({
       gpu: settings.gpu,
-      maxThreads: settings.threads,
+      maxThreads: usableCores,
       build: 'never',
       logLevel: LlamaLogLevel.warn,
       logger: (level, message) => {
@@ -89,6 +99,8 @@ export class ModelHost {
       gpu: llama.gpu,
       gpuLayers: model.gpuLayers,
       threads: settings.threads,
+      adaptiveThreads: settings.adaptiveThreads,
+      usableCores,
       contextSize,
       trainContextSize: model.trainContextSize,
       embeddingLength: model.embeddingVectorSize,
@@ -108,7 +120,11 @@ export class ModelHost {
     if (!lease) return { text: '', promptTokens: 0, completionTokens: 0, finishReason: 'aborted' };
     try {
       const chatWrapper = (): ChatWrapper => (this.chatWrapper ??= resolveChatWrapper(this.model));
-      return await generateInSequence(req, { model: this.model, sequence: lease.sequence, grammar, chatWrapper, signal });
+      const threads = this.threads.beforeCall();
+      const t0 = performance.now();
+      const result = await generateInSequence(req, { model: this.model, sequence: lease.sequence, grammar, chatWrapper, signal });
+      this.threads.afterCall(threads, result.promptTokens, result.completionTokens, performance.now() - t0);
+      return result;
     } finally {
       await lease.release();
     }
@@ -118,7 +134,12 @@ export class ModelHost {
     const pool = await this.sequences();
     const lease = await pool.acquireAll(signal);
     try {
-      return await scoreInSequence(req, { model: this.model, sequence: lease.sequence, signal });
+      const threads = this.threads.beforeCall();
+      const t0 = performance.now();
+      const result = await scoreInSequence(req, { model: this.model, sequence: lease.sequence, signal });
+      const evaluated = result.scores.reduce((n, s) => n + Math.max(0, s.tokens.length - 1), 0);
+      this.threads.afterCall(threads, result.promptTokens + evaluated, 0, performance.now() - t0);
+      return result;
     } finally {
       await lease.release();
     }
@@ -128,6 +149,7 @@ export class ModelHost {
   async embed(req: EmbedRequest, signal: AbortSignal): Promise<EmbedResult> {
     const run = async (): Promise<EmbedResult> => {
       const ctx = await this.embeddingContext();
+      this.threads.beforeCall();
       const vectors: number[][] = [];
       for (const text of req.texts) {
         if (signal.aborted) throw new EngineError('aborted', 'embed cancelled');
@@ -139,6 +161,26 @@ export class ModelHost {
     const result = this.embedQueue.then(run, run);
     this.embedQueue = result.catch(() => undefined);
     return result;
+  }
+
+  /** Thread-count trials on the generation context (it is held whole, so nothing else runs meanwhile). */
+  async tune(req: TuneRequest, signal: AbortSignal): Promise<TuneTrialsResult> {
+    const pool = await this.sequences();
+    const lease = await pool.acquireAll(signal);
+    try {
+      const trials = await runTuneTrials(req, { model: this.model, sequence: lease.sequence, pin: (t) => this.threads.pin(t), signal });
+      const promptTokens = Math.min(req.promptTokens, lease.sequence.contextSize - req.decodeTokens - 1);
+      return { trials, promptTokens, decodeTokens: req.decodeTokens };
+    } finally {
+      await lease.release();
+    }
+  }
+
+  /** Apply a thread policy (after tuning, or when the user changes the count). */
+  setThreads(policy: ThreadPolicy): { threads: number; adaptive: boolean } {
+    this.threads.setPolicy(policy);
+    const p = this.threads.current;
+    return { threads: p.threads, adaptive: p.adaptive };
   }
 
   /** Counts as a prompt's text is tokenized (tokens.ts), without the beginning-of-sequence token. */
@@ -161,8 +203,8 @@ export class ModelHost {
   /** The generation context's sequences, creating the context on first use. */
   private sequences(): Promise<SequencePool> {
     this.generation ??= (async () => {
-      const { contextSize, batchSize, sequences, threads } = this.settings;
-      const context = await this.model.createContext({ contextSize, batchSize, sequences, threads }).catch((err: unknown) => {
+      const { contextSize, batchSize, sequences } = this.settings;
+      const context = await this.wantingAllCores(() => this.model.createContext({ contextSize, batchSize, sequences, threads: this.info.usableCores })).catch((err: unknown) => {
         this.generation = undefined;
         throw new EngineError('model-load-failed', `cannot create a context: ${(err as Error).message}`);
       });
@@ -173,13 +215,24 @@ export class ModelHost {
   }
 
   private embeddingContext(): Promise<LlamaEmbeddingContext> {
-    this.embedding ??= this.model
-      .createEmbeddingContext({ contextSize: this.settings.contextSize, batchSize: this.settings.batchSize, threads: this.settings.threads })
+    this.embedding ??= this.wantingAllCores(() =>
+      this.model.createEmbeddingContext({ contextSize: this.settings.contextSize, batchSize: this.settings.batchSize, threads: this.info.usableCores }),
+    )
       .catch((err: unknown) => {
         this.embedding = undefined;
         throw new EngineError('unsupported', `this model cannot embed: ${(err as Error).message}`);
       });
     return this.embedding;
+  }
+
+  /**
+   * Contexts are created wanting every usable core (node-llama-cpp caps a context's wanted threads
+   * at `llama.maxThreads` when it is created); the governor lowers the count per operation.
+   */
+  private async wantingAllCores<T>(create: () => Promise<T>): Promise<T> {
+    // Every operation sets the count it runs with before it evaluates anything (beforeCall/pin).
+    this.llama.maxThreads = this.info.usableCores;
+    return create();
   }
 
   private grammarFor(req: GenerateRequest): Promise<LlamaGrammar> | undefined {

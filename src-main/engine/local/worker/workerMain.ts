@@ -61,6 +61,10 @@ async function dispatch<K extends WorkerOp>(id: number, op: K, request: WorkerOp
       return host.embed(request as WorkerOps['embed']['request'], signal);
     case 'tokenize':
       return host.tokenize(request as WorkerOps['tokenize']['request']);
+    case 'tune':
+      return host.tune(request as WorkerOps['tune']['request'], signal);
+    case 'threads':
+      return host.setThreads(request as WorkerOps['threads']['request']);
     default:
       throw new EngineError('unsupported', `unknown operation ${String(op)}`);
   }
