@@ -5,7 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { DataError } from '../../core/errors';
-import { MAX_PLACES } from '../../core/format/fixed';
+import { MAX_PLACES, formatFixed } from '../../core/format/fixed';
 import { numberOption } from '../args';
 import { CliError, type CliIo } from '../command';
 
@@ -43,6 +43,11 @@ export function choiceOption<T extends string>(value: string | undefined, name: 
   if (value === undefined) return undefined;
   if (!(allowed as readonly string[]).includes(value)) throw new CliError(`--${name}: expected one of ${allowed.join(', ')}, got '${value}'`);
   return value as T;
+}
+
+/** JSON with every finite number rounded to `places` decimals (printf rounding). */
+export function roundedJson(value: unknown, places: number): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' && Number.isFinite(v) && !Number.isInteger(v) ? Number(formatFixed(v, places)) : v));
 }
 
 /** printf("%.Nf") of a value, as trec_eval prints it. */

@@ -3,13 +3,14 @@
  * files, printed as one JSON object (means, mean difference b − a with its 95% CI, test statistic,
  * df, p-value, win/tie/loss, effect size). The statistics live in core/stats/compare.ts.
  */
-import path from 'node:path';
 import { DataError } from '../../core/errors';
 import { ALTERNATIVES, type Alternative } from '../../core/stats/alternative';
 import { compareScores } from '../../core/stats/compare';
-import { readLinesSync } from '../../io/lines';
+import { TWO_SIDED_RULES } from '../../core/stats/randomization';
+import { readLines } from '../../io/lines';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand, type CliIo } from '../command';
+import { inputFile, placesOption, roundedJson } from './evalInputs';
 
 const TESTS = ['t', 'randomization'] as const;
 const MISSING = ['error', 'drop', 'zero'] as const;
@@ -19,11 +20,14 @@ const DEFAULT_SEED = 42;
 const help = `Usage: fairground stats compare --a SCORES --b SCORES [--paired] [--test t|randomization]
                                 [--permutations N] [--seed S] [--alpha A] [--alternative two-sided|greater|less]
                                 [--welch] [--tie-tolerance T] [--missing error|drop|zero]
+                                [--two-sided absolute|doubled] [-m MEASURE] [-p N]
 
 Tests whether system B differs from system A on per-query scores. The difference is always b − a.
 
 SCORES files hold one 'qid value' per line (whitespace separated); blank lines and lines starting
-with '#' are skipped. A query id may appear only once per file.
+with '#' are skipped. A query id may appear only once per file. With -m MEASURE they are
+'fairground eval ir -q' (or trec_eval -q) output instead: the 'MEASURE qid value' lines of that
+measure are read, its 'all' line skipped. Either file may be '-' (standard input) or FILE.gz.
 
 Options:
   --a FILE, --b FILE   per-query scores of the baseline (a) and the system (b)
@@ -40,11 +44,18 @@ Options:
   --tie-tolerance T    paired win/tie/loss: |b − a| <= T is a tie (default 0)
   --missing M          paired, queries in only one file: error (default; lists them), drop (use the
                        queries in both files), zero (score the missing side 0, as trec_eval -c)
+  --two-sided R        unpaired two-sided randomization p: absolute (default; the share of
+                       permutations with |b − a| >= |observed|, as Fisher and ranx count) or
+                       doubled (twice the smaller one-sided p, capped at 1, as
+                       scipy.stats.permutation_test); they differ up to 2x when the group sizes
+                       differ. Printed as two_sided_rule.
+  -m, --measure M      read eval ir -q output, the lines of measure M
+  -p, --places N       round every number of the output to N decimals (default: full precision)
 
 Prints one JSON object: test, paired, alternative, difference ("b - a"), n, n_a, n_b, mean_a, mean_b,
 mean_difference, ci95 {lower, upper} (t-based, also for the randomization test), ci_method,
 statistic (t, or the mean difference for randomization), statistic_name, df (null for randomization),
-p_value, alpha, significant, permutations, seed, p_value_formula, wins, ties, losses (paired),
+p_value, alpha, significant, permutations, seed, p_value_formula, two_sided_rule, wins, ties, losses (paired),
 tie_tolerance, effect_size (Cohen's d_z when paired, pooled-sd d when unpaired), effect_size_name,
 missing, dropped_queries, zero_filled, notes. Infinite values (zero variance) are printed as null with a note.
 
@@ -69,6 +80,9 @@ export const statsCompareCommand: CliCommand = {
       welch: { type: 'boolean' },
       'tie-tolerance': { type: 'string' },
       missing: { type: 'string' },
+      'two-sided': { type: 'string' },
+      measure: { type: 'string', short: 'm' },
+      places: { type: 'string', short: 'p' },
     });
     const fileA = requireOption(values.a, 'a');
     const fileB = requireOption(values.b, 'b');
@@ -84,9 +98,13 @@ export const statsCompareCommand: CliCommand = {
     const welch = values.welch ?? false;
     if (welch && paired) throw new CliError('--welch applies to unpaired tests only');
     if (!paired && values.missing !== undefined) throw new CliError('--missing applies to --paired comparisons only');
+    const twoSided = choice(values['two-sided'], TWO_SIDED_RULES, 'two-sided');
+    if (twoSided !== undefined && (paired || test !== 'randomization')) throw new CliError('--two-sided applies to the unpaired randomization test only');
+    const places = placesOption(values.places);
+    if (fileA === '-' && fileB === '-') throw new CliError('only one of --a and --b can be standard input (-)');
 
-    const scoresA = readScores(io, fileA);
-    const scoresB = readScores(io, fileB);
+    const scoresA = await readScores(io, fileA, values.measure);
+    const scoresB = await readScores(io, fileB, values.measure);
     const notes: string[] = [];
     let a: number[];
     let b: number[];
@@ -115,7 +133,7 @@ export const statsCompareCommand: CliCommand = {
       }
     }
 
-    const c = compareScores(a, b, { test, paired, welch, alternative, permutations, seed, alpha, tieTolerance });
+    const c = compareScores(a, b, { test, paired, welch, alternative, permutations, seed, alpha, tieTolerance, ...(twoSided ? { twoSided } : {}) });
     if (c.degenerate === 'no-difference') notes.push('every difference is 0 (zero variance): statistic 0 and p = 1 by convention');
     if (c.degenerate === 'zero-variance') {
       notes.push(
@@ -147,6 +165,7 @@ export const statsCompareCommand: CliCommand = {
       permutations: c.permutations,
       seed: c.seed,
       p_value_formula: c.pValueFormula,
+      two_sided_rule: !paired && test === 'randomization' && alternative === 'two-sided' ? (twoSided ?? 'absolute') : null,
       wins: c.winTieLoss?.wins ?? null,
       ties: c.winTieLoss?.ties ?? null,
       losses: c.winTieLoss?.losses ?? null,
@@ -158,7 +177,7 @@ export const statsCompareCommand: CliCommand = {
       zero_filled: zeroFilled,
       notes,
     };
-    io.stdout.write(`${JSON.stringify(out)}\n`);
+    io.stdout.write(`${places === undefined ? JSON.stringify(out) : roundedJson(out, places)}\n`);
     return 0;
   },
 };
@@ -170,33 +189,39 @@ function finite(x: number): number | null {
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 
 /**
- * Reads a `qid value` file into a map in file order. Errors name the file as the user wrote it
- * and the line.
+ * Reads a `qid value` file (or, with `measure`, the `measure qid value` lines of eval ir -q output)
+ * into a map in file order. Errors name the file as the user wrote it and the line.
  */
-export function readScores(io: Pick<CliIo, 'cwd'>, given: string): Map<string, number> {
-  let lines;
-  try {
-    lines = readLinesSync(path.resolve(io.cwd, given));
-  } catch (err) {
-    throw err instanceof DataError ? err.inFile(given) : err;
-  }
+export async function readScores(io: Pick<CliIo, 'cwd' | 'stdin'>, given: string, measure?: string): Promise<Map<string, number>> {
+  const lines = await inputFile(given, io.cwd, (p) => readLines(p, { stdin: io.stdin }));
+  const file = given === '-' ? '<stdin>' : given;
   const scores = new Map<string, number>();
   const firstLine = new Map<string, number>();
   for (const { line, text } of lines) {
     const t = text.trim();
     if (t === '' || t.startsWith('#')) continue;
     const fields = t.split(/\s+/);
-    if (fields.length !== 2) throw new DataError(`expected 2 fields 'qid value', got ${fields.length}`, { file: given, line });
-    const [qid, raw] = fields as [string, string];
-    if (!NUMBER.test(raw)) throw new DataError(`not a number: '${raw}'`, { file: given, line, field: 'value' });
+    let qid: string;
+    let raw: string;
+    if (measure === undefined) {
+      if (fields.length !== 2) throw new DataError(`expected 2 fields 'qid value', got ${fields.length}`, { file, line });
+      [qid, raw] = fields as [string, string];
+    } else {
+      if (fields.length !== 3) throw new DataError(`expected 3 fields 'measure qid value' (eval ir -q output), got ${fields.length}`, { file, line });
+      if (fields[0] !== measure || fields[1] === 'all') continue;
+      [, qid, raw] = fields as [string, string, string];
+    }
+    if (!NUMBER.test(raw)) throw new DataError(`not a number: '${raw}'`, { file, line, field: 'value' });
     const value = Number(raw);
-    if (!Number.isFinite(value)) throw new DataError(`not a finite number: '${raw}'`, { file: given, line, field: 'value' });
+    if (!Number.isFinite(value)) throw new DataError(`not a finite number: '${raw}'`, { file, line, field: 'value' });
     const seen = firstLine.get(qid);
-    if (seen !== undefined) throw new DataError(`duplicate query id '${qid}' (first on line ${seen})`, { file: given, line, field: 'qid' });
+    if (seen !== undefined) throw new DataError(`duplicate query id '${qid}' (first on line ${seen})`, { file, line, field: 'qid' });
     firstLine.set(qid, line);
     scores.set(qid, value);
   }
-  if (scores.size === 0) throw new DataError('no scores (expected lines of \'qid value\')', { file: given });
+  if (scores.size === 0) {
+    throw new DataError(measure === undefined ? "no scores (expected lines of 'qid value')" : `no per-query lines of measure '${measure}' (expected eval ir -q output)`, { file });
+  }
   return scores;
 }
 

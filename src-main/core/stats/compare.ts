@@ -9,7 +9,7 @@ import { DataError } from '../errors';
 import type { Alternative } from './alternative';
 import { mean } from './descriptive';
 import { cohensDPaired, cohensDUnpaired } from './effectSize';
-import { DEFAULT_PERMUTATIONS, pairedRandomizationTest, unpairedRandomizationTest } from './randomization';
+import { DEFAULT_PERMUTATIONS, pairedRandomizationTest, unpairedRandomizationTest, type TwoSidedRule } from './randomization';
 import { pairedTTest, studentTTest, welchTTest, type ConfidenceInterval, type TTestKind, type TTestResult } from './tTest';
 import { winTieLoss, type WinTieLoss } from './winTieLoss';
 
@@ -25,6 +25,8 @@ export interface CompareOptions {
   permutations?: number;
   /** Randomization test: required seed. */
   seed?: number | string;
+  /** Unpaired two-sided randomization test: how p is formed (default `absolute`; see TwoSidedRule). */
+  twoSided?: TwoSidedRule;
   /** Significance level; `significant` is p ≤ alpha. Default 0.05. */
   alpha?: number;
   /** Win/tie/loss tie tolerance (default 0). */
@@ -107,7 +109,7 @@ export function compareScores(a: readonly number[], b: readonly number[], opts: 
     };
   }
   if (opts.seed === undefined) throw new RangeError('a randomization test needs an explicit seed');
-  const rOpts = { seed: opts.seed, permutations: opts.permutations ?? DEFAULT_PERMUTATIONS, alternative };
+  const rOpts = { seed: opts.seed, permutations: opts.permutations ?? DEFAULT_PERMUTATIONS, alternative, ...(opts.twoSided ? { twoSided: opts.twoSided } : {}) };
   const r = opts.paired ? pairedRandomizationTest(a, b, rOpts) : unpairedRandomizationTest(a, b, rOpts);
   return {
     ...base,

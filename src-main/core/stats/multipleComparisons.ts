@@ -1,13 +1,15 @@
 /**
  * Adjusted p-values for m simultaneous tests, as statsmodels `multipletests` returns them
- * (PyTerrier's `correction='holm'|'bonferroni'`). A hypothesis is rejected at family-wise level α
- * when its adjusted p-value is ≤ α. Results keep the input order.
+ * (PyTerrier's `correction='holm'|'bonferroni'|'fdr_bh'`). A hypothesis is rejected when its
+ * adjusted p-value is ≤ α: at family-wise level α (Holm, Bonferroni) or false discovery rate α
+ * (Benjamini–Hochberg). Results keep the input order.
  */
 import { DataError } from '../errors';
 
-export type Correction = 'holm' | 'bonferroni' | 'none';
+/** `bh`: Benjamini–Hochberg (statsmodels `fdr_bh`). */
+export type Correction = 'holm' | 'bonferroni' | 'bh' | 'none';
 
-export const CORRECTIONS: readonly Correction[] = ['holm', 'bonferroni', 'none'];
+export const CORRECTIONS: readonly Correction[] = ['holm', 'bonferroni', 'bh', 'none'];
 
 function checkPValues(pValues: readonly number[]): void {
   pValues.forEach((p, i) => {
@@ -41,6 +43,27 @@ export function holm(pValues: readonly number[]): number[] {
   return out;
 }
 
+/**
+ * Benjamini–Hochberg step-up (Benjamini & Hochberg 1995, JRSS B 57:289–300), statsmodels
+ * `multipletests(method='fdr_bh')`: with p₍₁₎ ≤ … ≤ p₍ₘ₎, the adjusted value of the i-th smallest
+ * is min_{j ≥ i} min(1, m·p₍ⱼ₎ / j). Rejecting "adjusted ≤ α" is the step-up rule "reject the k
+ * smallest, k the largest i with p₍ᵢ₎ ≤ iα/m", controlling the false discovery rate at α for
+ * independent (or positively dependent) tests.
+ */
+export function benjaminiHochberg(pValues: readonly number[]): number[] {
+  checkPValues(pValues);
+  const m = pValues.length;
+  const order = pValues.map((p, i) => ({ p, i })).sort((x, y) => x.p - y.p || x.i - y.i);
+  const out = new Array<number>(m);
+  let running = 1;
+  for (let rank = m - 1; rank >= 0; rank--) {
+    const { p, i } = order[rank]!;
+    running = Math.min(running, (m * p) / (rank + 1));
+    out[i] = running;
+  }
+  return out;
+}
+
 /** Dispatch by name; 'none' returns a copy of the raw p-values. */
 export function adjustPValues(pValues: readonly number[], correction: Correction): number[] {
   switch (correction) {
@@ -48,6 +71,8 @@ export function adjustPValues(pValues: readonly number[], correction: Correction
       return holm(pValues);
     case 'bonferroni':
       return bonferroni(pValues);
+    case 'bh':
+      return benjaminiHochberg(pValues);
     case 'none':
       checkPValues(pValues);
       return pValues.slice();

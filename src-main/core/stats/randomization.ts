@@ -28,12 +28,25 @@ export const DEFAULT_PERMUTATIONS = 10_000;
 export const MAX_EXACT_PAIRED_N = 24;
 const RELATIVE_TOLERANCE = 1e-10;
 
+/**
+ * How a two-sided unpaired p-value is formed (#16.6); the two differ by up to 2× when the groups
+ * differ in size, because the permutation distribution of mean(b) − mean(a) is then skewed:
+ *  - `absolute` (default): count permutations with |stat| ≥ |observed| (Fisher; ranx);
+ *  - `doubled`: twice the smaller one-sided p-value, capped at 1, as scipy.stats.permutation_test
+ *    does: p = min(1, 2·min(count_less + 1, count_greater + 1)/(R + 1)).
+ * One-sided alternatives are the same under both.
+ */
+export type TwoSidedRule = 'absolute' | 'doubled';
+export const TWO_SIDED_RULES: readonly TwoSidedRule[] = ['absolute', 'doubled'];
+
 export interface RandomizationOptions {
   /** Seed of the permutation stream; explicit so that every p-value can be reproduced. */
   seed: number | string;
   /** Number of random permutations R (default 10,000). */
   permutations?: number;
   alternative?: Alternative;
+  /** Unpaired, two-sided: see TwoSidedRule (default `absolute`). */
+  twoSided?: TwoSidedRule;
 }
 
 export interface RandomizationResult {
@@ -48,7 +61,7 @@ export interface RandomizationResult {
   count: number;
   method: 'monte-carlo' | 'exact';
   /** How pValue was formed from count and permutations. */
-  pValueFormula: '(count+1)/(permutations+1)' | 'count/permutations';
+  pValueFormula: '(count+1)/(permutations+1)' | 'count/permutations' | 'min(1, 2*(min(count_less, count_greater)+1)/(permutations+1))';
 }
 
 function checkPermutations(r: number): void {
@@ -166,7 +179,10 @@ export function unpairedRandomizationTest(a: readonly number[], b: readonly numb
   const rng = createRng(opts.seed);
   const work = pooled.slice();
   const n = work.length;
+  const doubled = alternative === 'two-sided' && (opts.twoSided ?? 'absolute') === 'doubled';
   let count = 0;
+  let countLess = 0;
+  let countGreater = 0;
   for (let p = 0; p < r; p++) {
     // Partial Fisher–Yates: the first nb slots become a uniform random subset (group b). Starting
     // from the previous arrangement keeps each draw uniform, so no reset is needed.
@@ -178,7 +194,24 @@ export function unpairedRandomizationTest(a: readonly number[], b: readonly numb
       work[j] = tmp;
       sumB += work[i] as number;
     }
-    if (atLeastAsExtreme(statOf(sumB), observed, alternative, tol)) count++;
+    const stat = statOf(sumB);
+    if (doubled) {
+      if (stat <= observed + tol) countLess++;
+      if (stat >= observed - tol) countGreater++;
+    } else if (atLeastAsExtreme(stat, observed, alternative, tol)) count++;
+  }
+  if (doubled) {
+    const smaller = Math.min(countLess, countGreater);
+    return {
+      test: 'unpaired-randomization',
+      alternative,
+      statistic: observed,
+      pValue: Math.min(1, (2 * (smaller + 1)) / (r + 1)),
+      permutations: r,
+      count: smaller,
+      method: 'monte-carlo',
+      pValueFormula: 'min(1, 2*(min(count_less, count_greater)+1)/(permutations+1))',
+    };
   }
   return {
     test: 'unpaired-randomization',

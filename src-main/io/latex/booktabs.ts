@@ -76,6 +76,7 @@ const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 const CORRECTION_TEXT: Record<Correction, string> = {
   holm: 'Holm correction',
   bonferroni: 'Bonferroni correction',
+  bh: 'Benjamini--Hochberg correction (false discovery rate)',
   none: 'no correction for multiple comparisons',
 };
 

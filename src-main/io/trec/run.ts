@@ -223,7 +223,9 @@ class RunParser {
     const qid = this.same(text, 0, this.curQid);
     const iter = this.same(text, 1, this.curIter);
     const tag = this.same(text, 5, this.curTag);
-    this.add(qid, iter, text.slice(starts[2]!, ends[2]!), text.slice(starts[3]!, ends[3]!), text.slice(starts[4]!, ends[4]!), tag, line);
+    const rank = fastInteger(text, starts[3]!, ends[3]!);
+    const score = fastDecimal(text, starts[4]!, ends[4]!);
+    this.add(qid, iter, text.slice(starts[2]!, ends[2]!), Number.isNaN(rank) ? text.slice(starts[3]!, ends[3]!) : rank, Number.isNaN(score) ? text.slice(starts[4]!, ends[4]!) : score, tag, line);
   }
 
   /** Field f as a string, reusing `prev` when the text is the same (no new string per line). */
@@ -245,11 +247,12 @@ class RunParser {
     this.add(f[0]!, f[1]!, f[2]!, f[3]!, f[4]!, f[5] ?? '', line);
   }
 
-  private add(qid: string, iter: string, docno: string, rawRank: string, rawScore: string, tag: string, line: number): void {
+  /** rawRank and rawScore: the text, or the number already parsed by the fast path. */
+  private add(qid: string, iter: string, docno: string, rawRank: string | number, rawScore: string | number, tag: string, line: number): void {
     const rank = Number(rawRank);
     if (rawRank === '' || !Number.isInteger(rank)) throw new DataError(`not an integer: '${rawRank}'`, { file: this.file, line, field: 'rank' });
     const score = Number(rawScore);
-    if (!Number.isFinite(score)) parseScore(rawScore, 'score', { file: this.file, line });
+    if (!Number.isFinite(score)) parseScore(String(rawScore), 'score', { file: this.file, line });
     if (qid !== this.curQid || iter !== this.curIter || this.curSet === undefined) {
       let byIter = this.groups.get(qid);
       if (!byIter) this.groups.set(qid, (byIter = new Map()));
@@ -284,6 +287,52 @@ class RunParser {
       this[key] = next;
     }
   }
+}
+
+/** A plain decimal integer of at most 15 digits, or NaN (then `Number` of the text decides). */
+function fastInteger(text: string, a: number, b: number): number {
+  let i = a;
+  const neg = text.charCodeAt(i) === 45;
+  if (neg || text.charCodeAt(i) === 43) i++;
+  if (i === b || b - i > 15) return Number.NaN;
+  let n = 0;
+  for (; i < b; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return Number.NaN;
+    n = n * 10 + d;
+  }
+  return neg ? -n : n;
+}
+
+const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
+
+/**
+ * `[-+]digits[.digits]` with at most 15 digits in all, or NaN (then `Number` of the text
+ * decides). Exact: the digits form an integer below 2^53 and 10^f is exact, so one IEEE division
+ * gives the correctly rounded double, the same value `Number` (strtod) gives (Clinger's fast path).
+ */
+function fastDecimal(text: string, a: number, b: number): number {
+  let i = a;
+  const neg = text.charCodeAt(i) === 45;
+  if (neg || text.charCodeAt(i) === 43) i++;
+  let n = 0;
+  let digits = 0;
+  let frac = -1;
+  for (; i < b; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 46 && frac < 0) {
+      frac = 0;
+      continue;
+    }
+    const d = c - 48;
+    if (d < 0 || d > 9) return Number.NaN;
+    n = n * 10 + d;
+    digits++;
+    if (frac >= 0) frac++;
+  }
+  if (digits === 0 || digits > 15) return Number.NaN;
+  const v = frac > 0 ? n / POW10[frac]! : n;
+  return neg ? -v : v;
 }
 
 function looksLikeTsvHeader(text: string): boolean {

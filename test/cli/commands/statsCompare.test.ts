@@ -172,3 +172,37 @@ describe('fairground stats compare', () => {
     expect(r.stdout).toContain('Usage: fairground stats compare --a SCORES --b SCORES');
   });
 });
+
+describe('stats compare: eval ir -q output, pipes, places and the two-sided rule (#16.4, #16.6)', () => {
+  it('reads the -m lines of eval ir -q output (skipping all and other measures), also from stdin', async () => {
+    const irA = file('AP\tq1\t1.0000\nRR\tq1\t9\nAP\tq2\t2\nAP\tq3\t3\nAP\tq4\t4\nAP\tq5\t5\nAP\tall\t3.0000\n');
+    const irB = 'AP q5 6\nAP q4 7\nAP q2 4\nAP q1 2\nAP q3 3\nAP all 4.4\n';
+    const fileB = file(irB);
+    const o = await json(['--a', irA, '--b', fileB, '--paired', '-m', 'AP']);
+    expect(o.mean_difference).toBeCloseTo(1.4, 12);
+    const r = await runCliCaptured(['stats', 'compare', '--a', irA, '--b', '-', '--paired', '-m', 'AP'], { cwd: dir, commands: [statsCompareCommand], stdin: irB });
+    expect(JSON.parse(r.stdout).mean_difference).toBeCloseTo(1.4, 12);
+    const none = await cli(['--a', irA, '--b', fileB, '--paired', '-m', 'nDCG@10']);
+    expect(none.stderr).toBe(`fairground stats compare: ${irA}: no per-query lines of measure 'nDCG@10' (expected eval ir -q output)\n`);
+  });
+
+  it('rounds with -p', async () => {
+    const o = await json(['--a', A, '--b', B, '--paired', '-p', '3']);
+    expect(o.mean_difference).toBe(1.4);
+    expect(o.statistic).toBe(2.746); // 1.4/√0.26 = 2.7456…
+  });
+
+  it('names the two-sided rule of the unpaired randomization test and offers scipy\'s', async () => {
+    // a = [1, 1], b = six 0s: observed mean(b) − mean(a) = −1. Of the 28 labellings, 1 puts both 1s in a
+    // (−1), 12 one (−1/3), 15 none (+1/3). |stat| ≥ 1: p = 1/28; scipy: 2·min(1/28, 1) = 2/28.
+    const a = file('x 1\ny 1\n');
+    const b = file('p 0\nq 0\nr 0\ns 0\nt 0\nu 0\n');
+    const abs = await json(['--a', a, '--b', b, '--test', 'randomization']);
+    const dbl = await json(['--a', a, '--b', b, '--test', 'randomization', '--two-sided', 'doubled']);
+    expect(abs.two_sided_rule).toBe('absolute');
+    expect(dbl.two_sided_rule).toBe('doubled');
+    expect(dbl.p_value_formula).toBe('min(1, 2*(min(count_less, count_greater)+1)/(permutations+1))');
+    expect(Math.abs((dbl.p_value as number) - 2 * (abs.p_value as number))).toBeLessThan(0.01);
+    expect((await cli(['--a', a, '--b', b, '--two-sided', 'doubled'])).stderr).toBe('fairground stats compare: --two-sided applies to the unpaired randomization test only\n');
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DataError } from '../../../src-main/core/errors';
-import { adjustPValues, bonferroni, holm } from '../../../src-main/core/stats/multipleComparisons';
+import { adjustPValues, benjaminiHochberg, bonferroni, holm } from '../../../src-main/core/stats/multipleComparisons';
 
 const close = (got: number[], want: number[]) => {
   expect(got).toHaveLength(want.length);
@@ -54,5 +54,24 @@ describe('Holm and Bonferroni', () => {
     expect(() => holm([0.1, Number.NaN])).toThrow(DataError);
     expect(() => bonferroni([1.2])).toThrow(DataError);
     expect(() => adjustPValues([-0.1], 'none')).toThrow(DataError);
+  });
+});
+
+describe('Benjamini–Hochberg (#16.5)', () => {
+  it('adjusts a hand-computed case in input order (statsmodels fdr_bh)', () => {
+    // sorted 0.005, 0.01, 0.03, 0.04 → m·p/i = 0.02, 0.02, 0.04, 0.04; running minimum from the top.
+    const adjusted = benjaminiHochberg([0.01, 0.04, 0.03, 0.005]);
+    [0.02, 0.04, 0.04, 0.02].forEach((v, i) => expect(adjusted[i]).toBeCloseTo(v, 15));
+    expect(adjustPValues([0.01, 0.04, 0.03, 0.005], 'bh')).toEqual(adjusted);
+    expect(benjaminiHochberg([])).toEqual([]);
+    expect(benjaminiHochberg([0.9, 0.8])).toEqual([0.9, 0.9]);
+  });
+
+  it("rejects the 4 hypotheses of Benjamini & Hochberg's (1995) 15-test example at q = 0.05 (Bonferroni: 3)", () => {
+    const p = [0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344, 0.0459, 0.324, 0.4262, 0.5719, 0.6528, 0.759, 1];
+    expect(benjaminiHochberg(p).filter((x) => x <= 0.05)).toHaveLength(4);
+    expect(bonferroni(p).filter((x) => x <= 0.05)).toHaveLength(3);
+    // The fourth: 15 · 0.0095 / 4 = 0.035625.
+    expect(benjaminiHochberg(p)[3]).toBeCloseTo(0.035625, 15);
   });
 });

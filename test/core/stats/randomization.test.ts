@@ -110,3 +110,22 @@ describe('unpaired randomization test (random relabelling)', () => {
     expect(r.pValue).toBe(1);
   });
 });
+
+describe('unpaired two-sided p: |diff| ≥ |observed| or scipy\'s 2·min(one-sided) (#16.6)', () => {
+  // a = [1], b = [0, 0, 0]: observed mean(b) − mean(a) = −1. Of the 4 equally likely labellings,
+  // 1 gives −1 and 3 give +1/3. |stat| ≥ 1: p = 1/4; scipy: 2·min(P(≤ −1) = 1/4, P(≥ −1) = 1) = 1/2.
+  it('differ by 2× with unequal group sizes, on the same permutation stream', () => {
+    const absolute = unpairedRandomizationTest([1], [0, 0, 0], { seed: 3, permutations: 20_000 });
+    const doubled = unpairedRandomizationTest([1], [0, 0, 0], { seed: 3, permutations: 20_000, twoSided: 'doubled' });
+    within(absolute.pValue, 1 / 4, 20_000);
+    within(doubled.pValue, 1 / 2, 20_000);
+    expect(doubled.pValueFormula).toBe('min(1, 2*(min(count_less, count_greater)+1)/(permutations+1))');
+    expect(absolute.pValueFormula).toBe('(count+1)/(permutations+1)');
+  });
+
+  it('agree for one-sided alternatives and cap at 1', () => {
+    const o = { seed: 4, permutations: 2000, alternative: 'less' as const };
+    expect(unpairedRandomizationTest([1], [0, 0, 0], { ...o, twoSided: 'doubled' })).toEqual(unpairedRandomizationTest([1], [0, 0, 0], o));
+    expect(unpairedRandomizationTest([0.1, 0.2, 0.3], [0.3, 0.2, 0.1], { seed: 9, permutations: 1000, twoSided: 'doubled' }).pValue).toBe(1);
+  });
+});

@@ -190,3 +190,21 @@ describe('run columns beyond six (#16.2)', () => {
     expect(errorOf(() => parseRun('q Q0 a 1 2 t x y', 'r.trec', { columns: 'strict' })).message).toBe("r.trec:1: columns: expected 6 columns 'qid iter docno rank score tag', got 8");
   });
 });
+
+describe('number parsing fast path', () => {
+  it('gives exactly the double Number() gives for decimals of every length and sign', () => {
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+    const scores: string[] = ['0', '-0', '1.', '.5', '+2.25', '-0.000', '0.1', '0.30000000000000004', '123456789012345', '1234567890123456', '9007199254740993'];
+    for (let i = 0; i < 3000; i++) {
+      const int = String(rnd(10 ** (1 + rnd(9))));
+      const frac = Array.from({ length: rnd(12) }, () => rnd(10)).join('');
+      scores.push(`${rnd(3) === 0 ? '-' : ''}${int}${frac ? `.${frac}` : ''}`);
+    }
+    const text = scores.map((s, i) => `q Q0 d${i} ${i + 1} ${s} t`).join('\n');
+    const rows = parseRun(text);
+    rows.forEach((r, i) => expect(Object.is(r.score, Number(scores[i])), scores[i]).toBe(true));
+    expect(parseRun('q Q0 d 0012 1 t')[0]!.rank).toBe(12);
+    expect(parseRun('q Q0 d -3 1e3 t')[0]).toMatchObject({ rank: -3, score: 1000 });
+  });
+});
