@@ -35,6 +35,12 @@ export interface CacheStats {
   bypassed: number;
 }
 
+/** A result and whether the cache (not a computation made for this call) answered it. */
+export interface Tracked<R> {
+  result: R;
+  fromCache: boolean;
+}
+
 export interface CachedEngineOptions {
   /** Calls in flight at once (local: the model's sequences; remote: the pool's limits). Default 1. */
   capacity?: () => number;
@@ -120,16 +126,30 @@ export class CachedEngine implements Engine {
   }
 
   generate(request: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
+    return this.generateTracked(request, signal).then((r) => r.result);
+  }
+
+  score(request: ScoreRequest, signal?: AbortSignal): Promise<ScoreResult> {
+    return this.scoreTracked(request, signal).then((r) => r.result);
+  }
+
+  embed(request: EmbedRequest, signal?: AbortSignal): Promise<EmbedResult> {
+    return this.cached('embed', request, true, (s, report) => this.inner.embed(request, s, report), signal).then((r) => r.result);
+  }
+
+  /**
+   * A generation and where its answer came from: `fromCache` is false only when this call made the
+   * engine compute it (an answer stored earlier, or computed by a concurrent identical call, is from
+   * the cache). Counting `fromCache` over a run's items therefore counts each computation once.
+   */
+  generateTracked(request: GenerateRequest, signal?: AbortSignal): Promise<Tracked<GenerateResult>> {
     const reproducible = request.sampling.temperature === 0 || request.sampling.seed !== undefined;
     return this.cached('generate', request, reproducible, (s, report) => this.inner.generate(request, s, report), signal, (r) => r.finishReason !== 'aborted');
   }
 
-  score(request: ScoreRequest, signal?: AbortSignal): Promise<ScoreResult> {
+  /** A scoring call and where its answer came from (see generateTracked). */
+  scoreTracked(request: ScoreRequest, signal?: AbortSignal): Promise<Tracked<ScoreResult>> {
     return this.cached('score', request, true, (s, report) => this.inner.score(request, s, report), signal);
-  }
-
-  embed(request: EmbedRequest, signal?: AbortSignal): Promise<EmbedResult> {
-    return this.cached('embed', request, true, (s, report) => this.inner.embed(request, s, report), signal);
   }
 
   /** Passed straight through: tokenizing is cheap and deterministic, neither cached nor queued. */
@@ -148,39 +168,33 @@ export class CachedEngine implements Engine {
     call: (signal?: AbortSignal, report?: CallReport) => Promise<R>,
     signal?: AbortSignal,
     keep: (r: R) => boolean = () => true,
-  ): Promise<R> {
+  ): Promise<Tracked<R>> {
     const counts = this.state.counts;
     if (!cacheable) {
       counts.bypassed++;
-      return this.inQueue(() => call(signal), signal);
+      return { result: await this.inQueue(() => call(signal), signal), fromCache: false };
     }
     const identity = await this.identity();
     const key = callCacheKey(identity, op, request);
     const hit = this.store.get(key);
-    if (hit) {
-      counts.hits++;
-      if (this.run) this.run.hits++;
-      return hit.response as R;
-    }
+    if (hit) return this.hit(hit.response as R);
     if (!computes(this.policy, key)) {
       const deferred = { key, modelKey: identity.modelKey, op, request };
       this.run?.noteDeferred(deferred);
       throw new CallDeferredError(deferred);
     }
     const running = this.state.computing.get(key) as Promise<R> | undefined;
-    if (running) return running;
+    if (running) return { result: await running, fromCache: true };
+    let computedHere = false;
     const computing = this.inQueue(async () => {
       // Another process (or a view that finished a moment ago) may have stored it while this waited.
       const late = this.store.get(key);
-      if (late) {
-        counts.hits++;
-        if (this.run) this.run.hits++;
-        return late.response as R;
-      }
+      if (late) return late.response as R;
       const started = performance.now();
       // Which endpoint computed it (remote pools fill this in), for the cache row and the manifest.
       const report: CallReport = { servedBy: [], attempts: 0 };
       const response = await call(signal, report);
+      computedHere = true;
       if (!keep(response)) {
         counts.bypassed++;
         return response;
@@ -192,7 +206,15 @@ export class CachedEngine implements Engine {
       return response;
     }, signal).finally(() => this.state.computing.delete(key));
     this.state.computing.set(key, computing);
-    return computing;
+    const result = await computing;
+    if (!computedHere) return this.hit(result);
+    return { result, fromCache: false };
+  }
+
+  private hit<R>(result: R): Tracked<R> {
+    this.state.counts.hits++;
+    if (this.run) this.run.hits++;
+    return { result, fromCache: true };
   }
 
   private inQueue<R>(work: () => Promise<R>, signal?: AbortSignal): Promise<R> {

@@ -9,19 +9,23 @@
  *                     `run_items`; resumable — finished items are skipped, so running it again after
  *                     a crash or a cancel finishes the run without redoing work
  *   metrics(input)    pure: the kind's tables and figure data from the stored items (and the spec)
- *   items(...)        drill-down rows for views
+ *   items(...)        a page of drill-down items for views (itemsPage.ts pages them the same way
+ *                     for every kind: stored rows of one type, or one per-query view per query)
  *   exportFile(...)   export files (CSV, TREC, LaTeX, ...) and what the manifest should record
  *   previewPrompt     optional: render one prompt for a real query without running anything
  *
  * Planning is the kind's own pure function (`plan(spec, data)` in its folder), used by `execute`
  * and by previews and tests. The service layer (services/experimentService.ts) owns persistence of
- * experiments and runs, jobs, manifests and the API; a kind never touches transports.
+ * experiments and runs, jobs and manifests, and serves every kind through the generic `runs.*`
+ * API, whose responses are the contract's unions on `kind` (api/contract/runs.ts): a kind's metrics
+ * (M) and item rows (R) are the types the contract gives for its `kind`. A kind never touches
+ * transports.
  */
 import type { Database } from 'better-sqlite3';
 import type { z } from 'zod';
 import type { GeneratorRef } from '../api/contract/models';
 import type { GeneratorSelector } from '../api/contract/experiments';
-import type { CachedEngine, CachedOp } from '../engine/callCache';
+import type { CachedEngine } from '../engine/callCache';
 import type { ManifestInput } from '../io/manifest/manifest';
 import type { CollectionsRepo } from '../store/collectionsRepo';
 import type { ExperimentsRepo, RunItem } from '../store/experimentsRepo';
@@ -37,8 +41,6 @@ export interface ExperimentDeps {
   resolveGenerator(selector: GeneratorSelector, field: string): GeneratorRef;
   /** The cached engine of a model (every call goes through the workspace's call cache). */
   engineFor(ref: GeneratorRef): CachedEngine;
-  /** Whether the call cache already holds this call (for counters; the call itself is what reads it). */
-  isCached(engine: CachedEngine, op: CachedOp, request: unknown): Promise<boolean>;
   /** Manifest description of a model: name, file, SHA-256, quantization, settings; never secrets. */
   describeModel(ref: GeneratorRef): Record<string, unknown>;
 }
@@ -65,6 +67,8 @@ export interface MetricsInput<S> {
   /** Display names for tables and file names. */
   experimentName: string;
   generatorName: string;
+  /** Queries the run skipped, with the reason (from the run's stats). */
+  skipped: { queryId: string; reason: string }[];
 }
 
 export interface ItemsQuery {
@@ -72,6 +76,12 @@ export interface ItemsQuery {
   condition?: string | undefined;
   offset: number;
   limit: number;
+}
+
+/** A page of drill-down items: `total` match the query, `items` is the page. */
+export interface ItemsPage<R> {
+  total: number;
+  items: R[];
 }
 
 export interface ExportedFile {
@@ -83,14 +93,14 @@ export interface ExportedFile {
 /** What the service needs to write a manifest for a run of this kind. */
 export type ManifestParts = Omit<ManifestInput, 'environment' | 'createdAt'>;
 
-export interface ExperimentKind<S = unknown> {
+export interface ExperimentKind<S = unknown, M = unknown, R = unknown> {
   readonly kind: string;
   readonly title: string;
   readonly schema: z.ZodType<S>;
   jobTitle(spec: S): string;
   execute(ctx: ExecuteContext<S>): Promise<Record<string, unknown>>;
-  metrics(input: MetricsInput<S>): unknown;
-  items(runId: number, spec: S, repo: ExperimentsRepo, query: ItemsQuery): { total: number; items: unknown[] };
+  metrics(input: MetricsInput<S>): M;
+  items(runId: number, spec: S, repo: ExperimentsRepo, query: ItemsQuery): ItemsPage<R>;
   exportFile(input: MetricsInput<S> & { format: string; condition?: string | undefined }): ExportedFile;
   manifest(runId: number, spec: S, deps: ExperimentDeps, stats: Record<string, unknown>): Promise<ManifestParts>;
   previewPrompt?(spec: S, deps: ExperimentDeps, queryId: string, retriever?: string): Promise<{ queryId: string; retriever: string; ranking: string[]; prompt: string }>;
@@ -100,7 +110,7 @@ export interface ExperimentKind<S = unknown> {
 export class ExperimentRegistry {
   private readonly kinds = new Map<string, ExperimentKind>();
 
-  register<S>(kind: ExperimentKind<S>): void {
+  register<S, M, R>(kind: ExperimentKind<S, M, R>): void {
     if (this.kinds.has(kind.kind)) throw new Error(`experiment kind '${kind.kind}' is registered twice`);
     this.kinds.set(kind.kind, kind as unknown as ExperimentKind);
   }

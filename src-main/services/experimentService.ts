@@ -18,13 +18,13 @@ import type { Job } from '../api/contract/jobs';
 import type { GeneratorRef } from '../api/contract/models';
 import { ApiFailure } from '../api/router';
 import { DataError } from '../core/errors';
-import { callCacheKey } from '../engine/callCache';
 import { CallsDeferredError, COMPUTE, type CallPolicy } from '../engine/queue/callPolicy';
 import { RunCalls } from '../engine/queue/runCalls';
 import { isDeferred } from '../experiments/concurrency';
 import type { ExperimentDeps, ExperimentKind, ExperimentRegistry, ItemsQuery, MetricsInput, WorkContext } from '../experiments/registry';
 import { defaultExperimentRegistry } from '../experiments/kinds';
 import { validateSpec } from '../experiments/specFile';
+import { checkSpecReferences } from '../experiments/specReferences';
 import { collectEnvironment, type EnvironmentInfo } from '../io/manifest/environment';
 import { buildManifest, type ReproducibilityManifest } from '../io/manifest/manifest';
 import { redactSecrets } from '../io/manifest/redactSecrets';
@@ -72,7 +72,6 @@ export class ExperimentService {
       experiments: this.repo,
       resolveGenerator: (selector, field) => this.resolveGenerator(selector, field),
       engineFor: (ref) => models.engineFor(ref),
-      isCached: async (engine, op, request) => models.cache.get(callCacheKey(await engine.identity(), op, request)) !== undefined,
       describeModel: (ref) => models.describe(ref),
     };
     jobs.registerKind<{ runId: number }>(RUN_JOB_KIND, {
@@ -92,7 +91,10 @@ export class ExperimentService {
 
   validateSpec(raw: unknown): ApiOutput<'experiments.validateSpec'> {
     const v = validateSpec(this.registry, raw);
-    return v.ok ? { ok: true, issues: [], spec: v.spec } : { ok: false, issues: v.issues, spec: null };
+    if (!v.ok) return { ok: false, issues: v.issues, spec: null };
+    // The schema is satisfied: check that what it names exists in this workspace (issue 17 item 2).
+    const missing = checkSpecReferences(v.spec, this.deps);
+    return missing.length ? { ok: false, issues: missing, spec: null } : { ok: true, issues: [], spec: v.spec };
   }
 
   /** The validated spec or an ApiFailure naming `spec.<path>`. */

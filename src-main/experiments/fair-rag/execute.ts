@@ -142,7 +142,7 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
       }
     };
     ({ deferred: deferredGenerations } = await forEachUnit(units(), lanesFor(engine), signal, async ({ q, g }) => {
-      const payload = await generate(spec, engine, deps, q, g, signal);
+      const payload = await generate(spec, engine, q, g, signal);
       writer.add({ key: g.key, queryId: q.queryId, condition: '', sample: null, payload });
       done++;
       ctx.progress(done, distinctGenerations, `generated ${done} of ${distinctGenerations} prompts`);
@@ -174,10 +174,9 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
   };
 }
 
-async function generate(spec: FairRagSpec, engine: CachedEngine, deps: ExperimentDeps, q: QueryData, g: PlannedGeneration, signal: AbortSignal): Promise<GenerationPayload> {
+async function generate(spec: FairRagSpec, engine: CachedEngine, q: QueryData, g: PlannedGeneration, signal: AbortSignal): Promise<GenerationPayload> {
   const request = generationRequest(spec, g.prompt);
-  const fromCache = await deps.isCached(engine, 'generate', request);
-  const result = await engine.generate(request, signal);
+  const { result, fromCache } = await engine.generateTracked(request, signal);
   signal.throwIfAborted();
   if (result.finishReason === 'aborted') throw new Error('the generation was aborted');
   const { raw, utility } = q.scorer.score(result.text, q.answers);
@@ -250,7 +249,7 @@ async function judge(
   const writer = new ItemWriter(repo, runId);
   try {
     await forEachUnit(todo, lanesFor(engine), signal, async (u) => {
-      const payload = await judgeOne(attribution, engine, deps, u, signal);
+      const payload = await judgeOne(attribution, engine, u, signal);
       writer.add({ key: u.key, queryId: u.queryId, condition: '', sample: null, payload });
       done++;
       ctx.progress(done, total, `judged ${done - generationsDone} of ${units.size} attributions`);
@@ -261,22 +260,20 @@ async function judge(
   return { naive, distinct: units.size };
 }
 
-async function judgeOne(attribution: FairRagSpec['attribution'], engine: CachedEngine, deps: ExperimentDeps, u: JudgmentUnit, signal: AbortSignal): Promise<JudgmentPayload> {
+async function judgeOne(attribution: FairRagSpec['attribution'], engine: CachedEngine, u: JudgmentUnit, signal: AbortSignal): Promise<JudgmentPayload> {
   const base = { type: 'judgment' as const, docId: u.docId, outputHash: u.outputHash };
   if (u.output.trim() === '') return { ...base, prompt: null, raw: null, entails: false, note: 'empty output: nothing to attribute (no call)', fromCache: false };
   const prompt = nliPrompt(attribution, u.premise, u.output);
   if (attribution.threshold !== undefined) {
     const request = nliScoreRequest(attribution, prompt);
-    const fromCache = await deps.isCached(engine, 'score', request);
-    const r = await engine.score(request, signal);
+    const { result: r, fromCache } = await engine.scoreTracked(request, signal);
     const yes = r.scores[0]!.sum;
     const no = r.scores[1]!.sum;
     const p = entailmentProbability(yes, no);
     return { ...base, prompt, raw: JSON.stringify({ logpEntails: yes, logpNotEntails: no }), entails: p >= attribution.threshold, pEntails: p, fromCache };
   }
   const request = nliGenerateRequest(attribution, prompt);
-  const fromCache = await deps.isCached(engine, 'generate', request);
-  const r = await engine.generate(request, signal);
+  const { result: r, fromCache } = await engine.generateTracked(request, signal);
   signal.throwIfAborted();
   if (r.finishReason === 'aborted') throw new Error('the judgment was aborted');
   const parsed = parseNliAnswer(r.text, attribution.format);

@@ -85,7 +85,7 @@ export async function executeMoi(ctx: ExecuteContext<MoiSpec>): Promise<Record<s
   for (const p of plans) fixedFor(p.set.length); // a bad calibration fails before any call
 
   const counters: Counters = { done: 0, total: plans.reduce((s, p) => s + plannedScoreRequests(p) + plannedGenerations(p), 0) };
-  const env: ScoreEnv = { spec, engine: agent, deps, layout, signal };
+  const env: ScoreEnv = { spec, engine: agent, layout, signal };
   // Every query's ready calls share the engines' queues: queries proceed side by side, each through
   // its own stages (interventions, baselines → fit → answers).
   let finished = 0;
@@ -262,8 +262,7 @@ async function runQuery(ctx: ExecuteContext<MoiSpec>, env: ScoreEnv, generator: 
         let g = stored<GenerationPayload>(key);
         if (!g) {
           const request = generationRequest(spec, prompt);
-          const fromCache = await deps.isCached(generator, 'generate', request);
-          const r = await named('final answer', () => generator.generate(request, signal));
+          const { result: r, fromCache } = await named('final answer', () => generator.generateTracked(request, signal));
           signal.throwIfAborted();
           if (r.finishReason === 'aborted') throw new Error('the generation was aborted');
           g = {

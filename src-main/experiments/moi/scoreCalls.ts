@@ -14,7 +14,6 @@ import type { MoiSpec } from '../../api/contract/moi';
 import { listwiseScore } from '../../core/moi/listwiseScore';
 import type { CachedEngine } from '../../engine/callCache';
 import type { ContinuationScore, ScoreRequest } from '../../engine/types';
-import type { ExperimentDeps } from '../registry';
 import type { PassageDoc } from './data';
 import type { BspStepPayload, PermPayload, PointwisePayload, UprPayload } from './items';
 import { LLMLINGUA_CODE_SUFFIX, uprScoring, type PromptLayout, type ScoringText } from './promptLayout';
@@ -23,15 +22,13 @@ import { segmentLogprobs } from './tokenAlignment';
 export interface ScoreEnv {
   spec: Pick<MoiSpec, 'scoring' | 'qg'>;
   engine: CachedEngine;
-  deps: Pick<ExperimentDeps, 'isCached'>;
   layout: PromptLayout;
   signal: AbortSignal;
 }
 
 async function call(env: ScoreEnv, texts: readonly ScoringText[]): Promise<{ scores: ContinuationScore[]; promptTokens: number; fromCache: boolean }> {
   const request: ScoreRequest = { prompt: texts[0]!.prompt, continuations: texts.map((t) => t.continuation) };
-  const fromCache = await env.deps.isCached(env.engine, 'score', request);
-  const r = await env.engine.score(request, env.signal);
+  const { result: r, fromCache } = await env.engine.scoreTracked(request, env.signal);
   env.signal.throwIfAborted();
   if (r.scores.length !== texts.length) throw new Error(`the agent returned ${r.scores.length} scores for ${texts.length} continuations`);
   return { scores: r.scores, promptTokens: r.promptTokens, fromCache };

@@ -7,8 +7,9 @@
  * Resume: every unit is an item under a key that names it (items.ts); a unit whose item is stored is
  * skipped, and every engine call goes through the workspace's call cache, so running again after a
  * cancel or a crash computes only what is missing and never repeats a finished call (a list-wise list
- * cut short is replayed from the cache up to where it stopped). Calls run one at a time, in a fixed
- * order, which keeps a local model's batch layout — and so greedy outputs — reproducible.
+ * cut short is replayed from the cache up to where it stopped). Every ready call goes to its engine's
+ * work queue: queries side by side, a query's conditions and judgments at once; the queue bounds
+ * what is in flight (a local model's single sequence by default keeps greedy outputs reproducible).
  *
  * Progress counts units that need an LLM: explorer calls, list-wise lists, generations, judged pairs
  * and US³ lists.
@@ -20,6 +21,7 @@ import { DataError } from '../../core/errors';
 import { EngineError, type GenerateRequest, type GenerateResult } from '../../engine/types';
 import { CollectionFtsIndex } from '../../retrieval/fts5/collectionIndex';
 import type { RunItem } from '../../store/experimentsRepo';
+import { forEachUnit, isDeferred, lanesFor, settleAll } from '../concurrency';
 import type { ExecuteContext, ExperimentDeps } from '../registry';
 import { judgeBaseline, judgedSystems, promptAspects } from './conditions';
 import { resolveConstraint } from './constraints';
@@ -64,11 +66,10 @@ interface CallCounts {
 }
 
 /** A cached engine that reports, per call, whether the cache answered it, and counts both kinds. */
-function counted(deps: ExperimentDeps, engine: CachedEngine, counts: CallCounts): Counted {
+function counted(engine: CachedEngine, counts: CallCounts): Counted {
   return {
     async generate(request: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult & { fromCache: boolean }> {
-      const fromCache = await deps.isCached(engine, 'generate', request);
-      const result = await engine.generate(request, signal);
+      const { result, fromCache } = await engine.generateTracked(request, signal);
       signal?.throwIfAborted();
       if (result.finishReason === 'aborted') throw new Error('the call was aborted');
       if (fromCache) counts.fromCache++;
@@ -85,9 +86,12 @@ export async function executeRichRag(ctx: ExecuteContext<RichRagSpec>): Promise<
   const conditions = richRagConditions(spec);
   const listwise = conditions.filter((c) => c.framework === 'listwise');
   const counts: CallCounts = { computed: 0, fromCache: 0 };
+  const engineList: CachedEngine[] = [];
   const engineOf = (selector: RichRagSpec['generator'] | undefined, field: string) => {
     const ref = deps.resolveGenerator(selector ?? spec.generator, selector ? field : 'generator');
-    return { ref, engine: counted(deps, deps.engineFor(ref), counts) };
+    const engine = deps.engineFor(ref);
+    engineList.push(engine);
+    return { ref, engine: counted(engine, counts) };
   };
   const engines: Engines = {
     generator: engineOf(spec.generator, 'generator').engine,
@@ -133,9 +137,10 @@ export async function executeRichRag(ctx: ExecuteContext<RichRagSpec>): Promise<
     return collectionSearcher(index);
   };
 
+  // Queries go side by side through the engines' queues; within a query, every condition's
+  // ranking → answer chain and then every judgment are in the queue at once.
   try {
-    for (const q of data.queries) {
-      signal.throwIfAborted();
+    await forEachUnit(data.queries, lanesFor(...engineList), signal, async (q) => {
       const qid = q.queryId;
       try {
         if (!stored.has(queryKey(qid))) {
@@ -144,26 +149,37 @@ export async function executeRichRag(ctx: ExecuteContext<RichRagSpec>): Promise<
         }
         const explored = engines.explorer ? await explore(spec, engines.explorer, q, repo, runId, stored, put, signal, step) : null;
         const docs = documentsOf(spec, deps, data, q, explored, stored, put, searcherFor, repo, runId);
+        const work: Promise<unknown>[] = [];
         if (q.roles.evaluate) {
-          const outputs = new Map<string, string>();
-          for (const c of conditions) {
-            const ranking = await listFor(spec, engines, q, c, docs, repo, runId, stored, put, signal, step);
-            outputs.set(c.condition, await generationFor(spec, engines.generator, q, c, docs, ranking, repo, runId, stored, put, signal, step));
-          }
-          if (engines.judge) {
-            for (const c of judged) {
-              if (stored.has(judgmentKey(qid, c.condition))) continue;
-              const payload = await judgeOne(spec, engines.judge, q, c.condition, outputs, signal);
-              put({ key: judgmentKey(qid, c.condition), queryId: qid, condition: c.condition, sample: null, payload });
-              step(`judged ${c.condition} for ${qid}`);
-            }
-          }
+          work.push(
+            (async () => {
+              const outputs = new Map<string, string>();
+              await settleAll(
+                conditions.map(async (c) => {
+                  const ranking = await listFor(spec, engines, q, c, docs, repo, runId, stored, put, signal, step);
+                  outputs.set(c.condition, await generationFor(spec, engines.generator, q, c, docs, ranking, repo, runId, stored, put, signal, step));
+                }),
+              );
+              const judge = engines.judge;
+              if (!judge) return;
+              await settleAll(
+                judged
+                  .filter((c) => !stored.has(judgmentKey(qid, c.condition)))
+                  .map(async (c) => {
+                    const payload = await judgeOne(spec, judge, q, c.condition, outputs, signal);
+                    put({ key: judgmentKey(qid, c.condition), queryId: qid, condition: c.condition, sample: null, payload });
+                    step(`judged ${c.condition} for ${qid}`);
+                  }),
+              );
+            })(),
+          );
         }
-        if (q.roles.train) await preferences(spec, engines, q, docs, stored, put, signal, step);
+        if (q.roles.train) work.push(preferences(spec, engines, q, docs, stored, put, signal, step));
+        await settleAll(work);
       } catch (err) {
-        throw signal.aborted ? err : inQuery(err, qid);
+        throw signal.aborted || isDeferred(err) ? err : inQuery(err, qid);
       }
-    }
+    });
   } finally {
     index?.drop();
   }
@@ -362,11 +378,16 @@ async function judgeOne(spec: RichRagSpec, judge: NonNullable<Engines['judge']>,
   const verdicts: Verdict[] = [];
   const raw: string[] = [];
   let fromCache = true;
-  for (const systemFirst of [true, false]) {
-    const prompt = judgePrompt(spec.judge.template, q.text, systemFirst ? system : base, systemFirst ? base : system);
-    const r = await judge.engine.generate(judgeRequest(prompt, mode, spec.judge.chat), signal);
+  // Both presentation orders at once (the position-swap pair of the judge).
+  const answers = await settleAll(
+    [true, false].map((systemFirst) => {
+      const prompt = judgePrompt(spec.judge.template, q.text, systemFirst ? system : base, systemFirst ? base : system);
+      return judge.engine.generate(judgeRequest(prompt, mode, spec.judge.chat), signal);
+    }),
+  );
+  for (const [i, r] of answers.entries()) {
     raw.push(r.text);
-    verdicts.push(verdictOf(r.text, systemFirst));
+    verdicts.push(verdictOf(r.text, i === 0));
     fromCache &&= r.fromCache === true;
   }
   return { ...head, verdicts, raw, outcome: combineVerdicts(verdicts), note: null, fromCache };
@@ -374,9 +395,13 @@ async function judgeOne(spec: RichRagSpec, judge: NonNullable<Engines['judge']>,
 
 async function preferences(spec: RichRagSpec, engines: Engines, q: RichRagQuery, docs: DocumentsPayload, stored: Set<string>, put: Put, signal: AbortSignal, step: Step): Promise<void> {
   const setting = preferenceSetting(spec);
-  for (let sample = 0; sample <= spec.preferences.samples; sample++) {
+  const samples = Array.from({ length: spec.preferences.samples + 1 }, (_, sample) => sample).filter((sample) => !stored.has(preferenceKey(q.queryId, sample)));
+  await settleAll(samples.map((sample) => preferenceList(spec, engines, q, docs, setting, sample, put, signal, step)));
+}
+
+async function preferenceList(spec: RichRagSpec, engines: Engines, q: RichRagQuery, docs: DocumentsPayload, setting: RichRagSetting, sample: number, put: Put, signal: AbortSignal, step: Step): Promise<void> {
+  {
     const key = preferenceKey(q.queryId, sample);
-    if (stored.has(key)) continue;
     const ranked = await rankOnPool(spec, engines.ranker!, q, docs, setting, preferenceSampling(spec, q.queryId, sample), signal);
     const { prompt, result } = await answer(spec, engines.generator, q, { framework: 'listwise', setting }, docs, ranked.ranking, signal);
     const payload: PreferencePayload = {
