@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { checkEmbedRequest, checkGenerateRequest, checkScoreRequest, checkTokenizeRequest } from '../requestChecks';
 import { estimateTokenize } from '../tokenBudget';
 import {
@@ -46,6 +47,8 @@ export class RemoteEngine implements Engine {
 
   constructor(config: RemoteEngineConfig) {
     this.config = resolveRemoteConfig(config);
+    // Every call in flight listens on the engine's lifetime: hundreds at once are expected, not a leak.
+    setMaxListeners(0, this.lifetime.signal);
     const pool = new EndpointPool(this.config.endpoints, this.config);
     this.http = new OpenAiHttpClient({ ...this.config, checkRevision: this.config.checkRevision ? this.config.revision : undefined }, pool);
     this.scorer = new EchoScorer(this.http, this.config.model, this.config.scoring, this.lifetime.signal);
