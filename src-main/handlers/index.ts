@@ -9,9 +9,7 @@ import { experimentHandlers } from './experiments';
 import { jobHandlers } from './jobs';
 import { labelingHandlers } from './labeling';
 import { modelHandlers } from './models';
-import { moiHandlers } from './moi';
 import { retrievalHandlers } from './retrieval';
-import { richragHandlers } from './richrag';
 
 export function createHandlers(s: AppServices): Handlers {
   return {
@@ -21,11 +19,9 @@ export function createHandlers(s: AppServices): Handlers {
     ...jobHandlers(s),
     ...evaluationHandlers(),
     ...modelHandlers(s),
-    ...moiHandlers(s),
     ...retrievalHandlers(s),
     ...labelingHandlers(s),
     ...experimentHandlers(s),
-    ...richragHandlers(s),
   };
 }
 

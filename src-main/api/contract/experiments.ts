@@ -1,23 +1,17 @@
 /**
- * Experiments: versioned specs, runs (executed as resumable jobs), their metrics, drill-down rows
- * and exports. The spec of each kind is a zod schema here, so the renderer can build forms from it
- * and validate before sending; the service validates again (and reports field paths).
- *
- * Kinds: `fair-rag` (Kim & Diaz, Towards Fair RAG). A run of a kind writes generic `run_items`
- * (migration 0006); `runs.metrics` returns the kind's tables and figure data as plain data.
+ * Experiments: versioned specs of any kind (`experiments.*`; runs and their results are `runs.*`,
+ * runs.ts), and the Fair RAG kind (Kim & Diaz, Towards Fair RAG): its spec, metrics, drill-down rows
+ * and export formats. The spec of each kind is a zod schema in the contract (Fair RAG here, MoI in
+ * moi.ts, RichRAG in richrag.ts), so the renderer can build forms from it and validate before
+ * sending; the service validates again (and reports field paths).
  */
 import { z } from 'zod';
 import { method } from './define';
 import { Job } from './jobs';
+import { AnswerMetric, bm25Params, Decoding, Id, itemsPage, Name, Num, NumOrNull } from './kindParts';
 import { GeneratorRef } from './models';
 
-const Id = z.number().int().min(1);
-const Name = z.string().trim().min(1).max(200);
-
 // ---- Fair RAG spec -----------------------------------------------------------------------------
-
-/** Names of core/text/textMetrics.ts (kept equal by a test; the contract may import only zod). */
-export const UtilityMetricName = z.enum(['rouge1', 'rouge2', 'rougeL', 'rougeLsum', 'f1', 'em', 'accuracy', 'mae', 'rmse']);
 
 /** A generator: a model-library id or server id, or a name resolved in the workspace at run time. */
 export const GeneratorSelector = z.union([
@@ -34,20 +28,9 @@ const RetrieverName = z
   .max(64)
   .regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, ".", "_" or "-" only');
 
-const Bm25Params = z
-  .object({
-    k1: z.number().min(0).max(100).default(1.5),
-    b: z.number().min(0).max(1).default(0.75),
-    idf: z.enum(['robertson', 'lucene', 'rank_bm25']).default('rank_bm25'),
-    epsilon: z.number().min(-100).max(100).default(0.25),
-    /** whitespace: Python str.split(), case kept (Fair-RAG's rank_bm25 input); words: lower-cased letter/digit runs. */
-    tokenizer: z.enum(['whitespace', 'words']).default('whitespace'),
-  })
-  .strict();
-
 export const FairRagRetriever = z.discriminatedUnion('method', [
   /** In-memory Okapi BM25 over the query's candidates (statistics of the candidate set, as Fair-RAG). */
-  z.object({ name: RetrieverName, method: z.literal('bm25'), params: Bm25Params.prefault({}) }).strict(),
+  z.object({ name: RetrieverName, method: z.literal('bm25'), params: bm25Params('whitespace').prefault({}) }).strict(),
   /** Cosine/dot similarity of embeddings from an embedding model of the library (calls cached). */
   z
     .object({
@@ -92,17 +75,7 @@ export const FairRagSpec = z
     retrievalQuery: z.enum(['text', 'lamp']).default('text'),
     retrievers: z.array(FairRagRetriever).min(1).max(16),
     generator: GeneratorSelector,
-    decoding: z
-      .object({
-        maxTokens: z.number().int().min(1).max(4096).default(32),
-        /** 0 = greedy (Fair RAG: deterministic decoding); > 0 samples with seeds.generation. */
-        temperature: z.number().min(0).max(5).default(0),
-        /** Send the prompt as one chat message (model chat template) instead of plain text. */
-        chat: z.boolean().default(false),
-        stop: z.array(z.string().min(1)).max(8).optional(),
-      })
-      .strict()
-      .prefault({}),
+    decoding: Decoding.prefault({}),
     /** {{query}}, {{#documents}}{{index}} {{title}} {{text}} {{attrs.KEY}}{{/documents}}; default: the Fair-RAG template. */
     promptTemplate: z.string().min(1).max(100_000).optional(),
     /** Length budget while rendering (core/prompts): query cut to queryMax, prompt to total, each document to its share (Fair-RAG: 256/512 tokens). */
@@ -127,16 +100,7 @@ export const FairRagSpec = z
     /** EE-R target: paper Eq. 6, or the code's 0 for non-useful items. */
     target: z.enum(['paper', 'code']).default('paper'),
     /** Per-sample utility; default: the query's own metric (ROUGE via pltrdy, as Fair-RAG). */
-    utilityMetric: z
-      .object({
-        name: UtilityMetricName.optional(),
-        impl: z.enum(['rouge-score', 'pltrdy']).optional(),
-        stem: z.boolean().optional(),
-        /** Lower-is-better metrics are mapped u → worst − u (default: 4 for mae, 16 for rmse, LaMP-3's 1..5 scale). */
-        worst: z.number().optional(),
-      })
-      .strict()
-      .optional(),
+    utilityMetric: AnswerMetric.optional(),
     /** Document attribute that names the provider for per-provider exposure (falls back to `group`). */
     providerAttribute: z.string().min(1).max(100).default('provider'),
     attribution: z
@@ -213,50 +177,7 @@ export const ExperimentInfo = z.object({
   lastRunId: z.number().int().nullable(),
 });
 
-export const RunStatus = z.enum(['pending', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted']);
-
-export const RunStats = z
-  .object({
-    queries: z.number().int(),
-    skippedQueries: z.array(z.object({ queryId: z.string(), reason: z.string() })),
-    /** Sampled rankings (one generation each in a naive pipeline). */
-    naiveGenerations: z.number().int(),
-    /** Distinct prompts: the generations actually needed. */
-    distinctGenerations: z.number().int(),
-    /** Of those, answered by the call cache / computed by the engine (this run's sessions). */
-    generationsFromCache: z.number().int(),
-    generationsComputed: z.number().int(),
-    naiveJudgments: z.number().int(),
-    distinctJudgments: z.number().int(),
-    judgmentsFromCache: z.number().int(),
-    judgmentsComputed: z.number().int(),
-    /** Embedding calls of dense retrievers (cached too). */
-    embeddingCalls: z.number().int(),
-    elapsedMs: z.number(),
-  })
-  .partial()
-  .loose();
-
-export const RunInfo = z.object({
-  id: z.number().int(),
-  experimentId: z.number().int(),
-  experimentName: z.string(),
-  kind: z.string(),
-  specVersion: z.number().int(),
-  status: RunStatus,
-  jobId: z.string().nullable(),
-  error: z.string().nullable(),
-  stats: RunStats,
-  createdAt: z.string(),
-  finishedAt: z.string().nullable(),
-  /** Arms found in the run's items (e.g. `bm25/alpha=2`, `bm25/deterministic`, `oracle`). */
-  conditions: z.array(z.string()),
-});
-
 // ---- Fair RAG metrics (plain data for tables and plots) ----------------------------------------
-
-const Num = z.number();
-const NumOrNull = z.number().nullable();
 
 export const FairRagQueryMetrics = z.object({
   queryId: z.string(),
@@ -397,9 +318,6 @@ export const FairRagMetrics = z.object({
 });
 export type FairRagMetrics = z.infer<typeof FairRagMetrics>;
 
-/** What `runs.*` return for kinds other than fair-rag (their own `<kind>.*` methods have exact schemas). */
-const OtherKindResult = z.looseObject({ kind: z.string().refine((k) => k !== 'fair-rag', 'validated by the fair-rag schema') });
-
 export const RunItemRow = z.object({
   key: z.string(),
   queryId: z.string(),
@@ -415,8 +333,10 @@ export const RunItemRow = z.object({
   attributionRate: NumOrNull,
   attribution: z.array(z.object({ docId: z.string(), entails: z.boolean(), raw: z.string().nullable() })).nullable(),
 });
+export type RunItemRow = z.infer<typeof RunItemRow>;
 
-export const FairRagItemsPage = z.object({ kind: z.literal('fair-rag'), total: z.number().int(), items: z.array(RunItemRow) });
+/** Fair RAG's drill-down items: one row per sampled ranking. */
+export const FairRagItemsPage = itemsPage('fair-rag', RunItemRow);
 export type FairRagItemsPage = z.infer<typeof FairRagItemsPage>;
 
 export const ExportFormat = z.enum(['per-query-csv', 'per-sample-csv', 'trec-run', 'qrels', 'attribution', 'latex-table2', 'metrics-json', 'manifest']);
@@ -448,38 +368,4 @@ export const experimentsContract = {
     "The prompt a spec gives for a real query (the retriever's deterministic top k).",
   ),
   'experiments.run': method(z.object({ id: Id }).strict(), Job, 'Start a run of the current spec (a resumable job).'),
-  'runs.list': method(z.object({ experimentId: Id.optional() }).strict(), z.array(RunInfo), 'Runs, newest first.'),
-  'runs.get': method(
-    z.object({ runId: Id }).strict(),
-    RunInfo.extend({ spec: z.record(z.string(), z.unknown()), manifest: z.record(z.string(), z.unknown()).nullable() }),
-    'One run with the exact spec it ran and its manifest.',
-  ),
-  'runs.delete': method(z.object({ runId: Id }).strict(), z.object({ deleted: z.boolean() }), 'Delete a run and its results.'),
-  'runs.metrics': method(
-    z.object({ runId: Id }).strict(),
-    z.union([FairRagMetrics, OtherKindResult]),
-    "Metrics of a run as its kind computes them (fair-rag: per query, aggregates with 95% CIs, provider exposure, Table 1, Table 2, Fig. 3 data; other kinds: see their own '<kind>.metrics').",
-  ),
-  'runs.items': method(
-    z
-      .object({
-        runId: Id,
-        queryId: z.string().optional(),
-        condition: z.string().optional(),
-        offset: z.number().int().min(0).default(0),
-        limit: z.number().int().min(1).max(1000).default(50),
-      })
-      .strict(),
-    z.union([
-      FairRagItemsPage,
-      z.looseObject({ kind: z.string().refine((k) => k !== 'fair-rag'), total: z.number().int(), items: z.array(z.unknown()) }),
-    ]),
-    'Drill-down rows of a run (fair-rag: one row per sampled ranking with its prompt, output, utility and attribution judgments).',
-  ),
-  'runs.export': method(
-    /** format: fair-rag's are ExportFormat; other kinds name their own (an unknown one is an invalid-data error on `format`). */
-    z.object({ runId: Id, format: z.union([ExportFormat, z.string().regex(/^[a-z0-9][a-z0-9-]*$/).max(64)]), condition: z.string().optional() }).strict(),
-    z.object({ file: z.object({ name: z.string(), mediaType: z.string(), text: z.string() }), manifest: z.record(z.string(), z.unknown()) }),
-    'An export file (CSV, stochastic TREC run, utility qrels, attribution labels, LaTeX Table 2, JSON) and its reproducibility manifest.',
-  ),
 };

@@ -11,9 +11,8 @@ import { experimentsContract } from './experiments';
 import { Job, jobsContract } from './jobs';
 import { labelingContract } from './labeling';
 import { modelsContract } from './models';
-import { moiContract } from './moi';
 import { retrievalContract } from './retrieval';
-import { richragContract } from './richrag';
+import { runsContract } from './runs';
 import type { MethodDef } from './define';
 
 export * from './define';
@@ -27,7 +26,9 @@ export * from './moi';
 export * from './retrieval';
 export * from './labeling';
 export * from './experiments';
+export { UtilityMetricName } from './kindParts';
 export * from './richrag';
+export * from './runs';
 
 export const contract = {
   ...appContract,
@@ -36,11 +37,10 @@ export const contract = {
   ...jobsContract,
   ...evaluationContract,
   ...modelsContract,
-  ...moiContract,
   ...retrievalContract,
   ...labelingContract,
   ...experimentsContract,
-  ...richragContract,
+  ...runsContract,
 } satisfies Record<string, MethodDef>;
 
 export type Contract = typeof contract;

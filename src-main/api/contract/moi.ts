@@ -2,29 +2,14 @@
  * Mixture-of-Intervention (Lee et al., "Inference Scaling for Bridging Retrieval and Augmented
  * Generation", NAACL Findings 2025) as an experiment kind `moi`: the spec (zod, with defaults), the
  * metrics it computes (Table 1-, 7- and 8-style tables, Fig. 6 data, calls per method), the per-query
- * drill-down, and the kind's own API methods (`moi.*`; the generic `runs.metrics` / `runs.items`
- * return Fair RAG's shapes, so MoI runs are read through these). Runs are created and started with
- * the generic `experiments.*` methods.
+ * drill-down (one `runs.items` row per query) and its export formats. Runs are created, started
+ * and read with the generic `experiments.*` and `runs.*` methods (runs.ts).
  */
 import { z } from 'zod';
-import { method } from './define';
-import { GeneratorSelector, UtilityMetricName } from './experiments';
-
-const Id = z.number().int().min(1);
-const Name = z.string().trim().min(1).max(200);
+import { GeneratorSelector } from './experiments';
+import { AnswerMetric, bm25Params, Decoding, Id, Name, Num, NumOrNull, pairedCellFields, significanceFields, UtilityMetricName, Correction } from './kindParts';
 
 // ---- spec --------------------------------------------------------------------------------------
-
-const MoiBm25Params = z
-  .object({
-    k1: z.number().min(0).max(100).default(1.5),
-    b: z.number().min(0).max(1).default(0.75),
-    idf: z.enum(['robertson', 'lucene', 'rank_bm25']).default('rank_bm25'),
-    epsilon: z.number().min(-100).max(100).default(0.25),
-    /** whitespace: Python str.split(), case kept; words: lower-cased letter/digit runs. */
-    tokenizer: z.enum(['whitespace', 'words']).default('words'),
-  })
-  .strict();
 
 /**
  * Where the N passages of a query come from, in retriever order φ (Sec. 3.2.2 uses φ as the
@@ -35,7 +20,7 @@ const MoiBm25Params = z
  *   candidate-order  the candidate set in its stored order (e.g. MS MARCO's passages as given)
  */
 export const MoiRetriever = z.discriminatedUnion('method', [
-  z.object({ method: z.literal('bm25'), params: MoiBm25Params.prefault({}) }).strict(),
+  z.object({ method: z.literal('bm25'), params: bm25Params('words').prefault({}) }).strict(),
   z.object({ method: z.literal('run'), params: z.object({ runId: Id }).strict() }).strict(),
   z.object({ method: z.literal('candidate-order') }).strict(),
 ]);
@@ -156,28 +141,11 @@ export const MoiSpec = z
     agent: GeneratorSelector.optional(),
     /** The model that writes the final answers. */
     generator: GeneratorSelector,
-    decoding: z
-      .object({
-        maxTokens: z.number().int().min(1).max(4096).default(32),
-        /** 0 = greedy (the paper); > 0 samples with seeds.generation. */
-        temperature: z.number().min(0).max(5).default(0),
-        /** Send the generation prompt as one chat message (scoring always uses the raw layout). */
-        chat: z.boolean().default(false),
-        stop: z.array(z.string().min(1)).max(8).optional(),
-      })
-      .strict()
-      .prefault({}),
+    /** chat applies to the answer generations only; scoring always uses the raw layout. */
+    decoding: Decoding.prefault({}),
     prompt: MoiPromptLayout.prefault({}),
     /** Answer quality; default: each query's own metric. */
-    metric: z
-      .object({
-        name: UtilityMetricName.optional(),
-        impl: z.enum(['rouge-score', 'pltrdy']).optional(),
-        stem: z.boolean().optional(),
-        worst: z.number().optional(),
-      })
-      .strict()
-      .prefault({}),
+    metric: AnswerMetric.prefault({}),
     /** More answer-quality columns for Table 1, computed for every query. */
     extraMetrics: z.array(UtilityMetricName).max(8).default([]),
     baselines: z.array(MoiBaseline).max(MOI_BASELINES.length).default(['random', 'self-consistency', 'bayes-saliency', 'qg', 'longllmlingua', 'retriever-reversed', 'moi-reversed', 'gold-position']),
@@ -206,14 +174,7 @@ export const MoiSpec = z
       })
       .strict()
       .prefault({}),
-    significance: z
-      .object({
-        test: z.enum(['t', 'randomization']).default('t'),
-        correction: z.enum(['holm', 'bonferroni', 'none']).default('holm'),
-        alpha: z.number().gt(0).lt(1).default(0.05),
-      })
-      .strict()
-      .prefault({}),
+    significance: z.object(significanceFields).strict().prefault({}),
     seeds: z
       .object({
         /** Random permutation sets (MoI random-3N and the self-consistency samples), one stream per query and purpose. */
@@ -248,20 +209,11 @@ export type MoiSpecInput = z.input<typeof MoiSpec>;
 
 // ---- metrics -----------------------------------------------------------------------------------
 
-const Num = z.number();
-const NumOrNull = z.number().nullable();
-
 /** A method's mean on one measure, with its paired test against the retriever order. */
 export const MoiTableCell = z.object({
-  mean: NumOrNull,
-  /** Queries with a value. */
-  n: z.number().int(),
+  ...pairedCellFields,
   /** mean(method − retriever) over the paired queries. */
   difference: NumOrNull,
-  pValue: NumOrNull,
-  /** Corrected over the methods of the column. */
-  pAdjusted: NumOrNull,
-  significant: z.boolean(),
 });
 
 export const MoiTableColumn = z.object({
@@ -278,7 +230,7 @@ export const MoiTable = z.object({
   /** Method the tests compare against (null: no test). */
   baseline: z.string().nullable(),
   test: z.string(),
-  correction: z.enum(['holm', 'bonferroni', 'none']),
+  correction: Correction,
   alpha: Num,
   note: z.string(),
 });
@@ -409,13 +361,3 @@ export type MoiQueryDetail = z.infer<typeof MoiQueryDetail>;
 
 export const MoiExportFormat = z.enum(['table1-csv', 'table1-latex', 'table7-csv', 'table7-latex', 'table8-csv', 'table8-latex', 'fig6-csv', 'costs-csv', 'per-query-csv', 'permutations-csv', 'metrics-json', 'manifest']);
 export type MoiExportFormat = z.infer<typeof MoiExportFormat>;
-
-export const moiContract = {
-  'moi.metrics': method(z.object({ runId: Id }).strict(), MoiMetrics, 'MoI run: Table 1/7/8-style tables with paired tests against the retriever, Fig. 6 position bias, calls per method, per-query summary.'),
-  'moi.query': method(z.object({ runId: Id, queryId: z.string().min(1) }).strict(), MoiQueryDetail, 'MoI drill-down of one query: passages, permutations with their scores, the fitted a and u, every method’s order and answer.'),
-  'moi.export': method(
-    z.object({ runId: Id, format: MoiExportFormat }).strict(),
-    z.object({ file: z.object({ name: z.string(), mediaType: z.string(), text: z.string() }), manifest: z.record(z.string(), z.unknown()) }),
-    'An export of a MoI run (CSV, LaTeX booktabs, JSON) with its reproducibility manifest.',
-  ),
-};

@@ -1,8 +1,8 @@
 /**
  * RichRAG (Wang et al., "RichRAG: Crafting Rich Responses for Multi-faceted Queries in RAG") as an
  * experiment kind: the spec (sub-aspect explorer → multi-faceted retriever → rankers → generator →
- * evaluation → US³ preference data), its metrics and per-query view as plain data, and the kind's own
- * API methods (the generic `runs.*` methods carry Fair RAG's shapes; these carry RichRAG's).
+ * evaluation → US³ preference data), its metrics, its per-query view (one `runs.items` row per
+ * query) and its export formats, read with the generic `runs.*` methods (runs.ts).
  *
  * Conditions (the arms of a run, `run_items.condition`): `closed-book` and `retriever` do not depend
  * on sub-aspects; every other framework runs once per sub-aspect setting, named `<setting>/<framework>`
@@ -10,11 +10,8 @@
  * "Golden" block.
  */
 import { z } from 'zod';
-import { method } from './define';
 import { GeneratorSelector } from './experiments';
-
-const Id = z.number().int().min(1);
-const Name = z.string().trim().min(1).max(200);
+import { Correction, Name, Num, NumOrNull, pairedCellFields, significanceFields } from './kindParts';
 
 export const RICHRAG_FRAMEWORKS = ['closed-book', 'retriever', 'no-ranker', 'rag-fusion', 'coverage', 'listwise'] as const;
 export const RichRagFramework = z.enum(RICHRAG_FRAMEWORKS);
@@ -186,9 +183,7 @@ export const RichRagSpec = z
     analysis: z
       .object({
         baseline: z.string().min(1).optional(),
-        test: z.enum(['t', 'randomization']).default('t'),
-        correction: z.enum(['holm', 'bonferroni', 'none']).default('holm'),
-        alpha: z.number().gt(0).lt(1).default(0.05),
+        ...significanceFields,
         /** Relevance for MAP/nDCG: derived from the sub-answers (see metrics), or the collection's relevance qrels. */
         relevance: z.enum(['sub-answers', 'qrels']).default('sub-answers'),
         relevanceThreshold: z.number().min(0).max(1).default(0.5),
@@ -258,28 +253,19 @@ export function richRagConditions(spec: Pick<RichRagSpec, 'settings' | 'framewor
 
 // ---- metrics --------------------------------------------------------------------------------------
 
-const Num = z.number();
-const NumOrNull = z.number().nullable();
-
 export const RichRagConditionInfo = z.object({ condition: z.string(), framework: RichRagFramework, setting: RichRagSetting.nullable() });
 
 export const RichRagCell = z.object({
-  mean: NumOrNull,
-  /** Queries with a value. */
-  n: z.number().int(),
+  ...pairedCellFields,
   /** mean(condition − baseline) over the queries both have; null for the baseline itself. */
   delta: NumOrNull,
-  pValue: NumOrNull,
-  /** After the correction, over the conditions compared with the baseline on this measure. */
-  pAdjusted: NumOrNull,
-  significant: z.boolean(),
 });
 
 export const RichRagTable = z.object({
   measures: z.array(z.string()),
   baseline: z.string().nullable(),
   test: z.string(),
-  correction: z.enum(['holm', 'bonferroni', 'none']),
+  correction: Correction,
   alpha: Num,
   rows: z.array(RichRagConditionInfo.extend({ queries: z.number().int(), cells: z.record(z.string(), RichRagCell) })),
 });
@@ -383,17 +369,3 @@ export type RichRagQueryView = z.infer<typeof RichRagQueryView>;
 
 export const RichRagExportFormat = z.enum(['tables-csv', 'per-query-csv', 'latex-table1', 'latex-table3', 'preferences-jsonl', 'sft-jsonl', 'metrics-json', 'manifest']);
 export type RichRagExportFormat = z.infer<typeof RichRagExportFormat>;
-
-export const richragContract = {
-  'richrag.metrics': method(z.object({ runId: Id }).strict(), RichRagMetrics, 'RichRAG run metrics: Table 1 (answers) and Table 3 (rankings) with paired significance, judge, explorer and preference summaries.'),
-  'richrag.query': method(
-    z.object({ runId: Id, queryId: z.string().min(1) }).strict(),
-    RichRagQueryView,
-    'One query of a RichRAG run: sub-aspects, pools with aspect tags, every condition’s list, answer, coverage per sub-aspect and highlighted matches.',
-  ),
-  'richrag.export': method(
-    z.object({ runId: Id, format: RichRagExportFormat }).strict(),
-    z.object({ file: z.object({ name: z.string(), mediaType: z.string(), text: z.string() }), manifest: z.record(z.string(), z.unknown()) }),
-    'A RichRAG export (CSV, LaTeX, preference or SFT JSONL, JSON) with its reproducibility manifest.',
-  ),
-};

@@ -3,30 +3,17 @@
  * with its query snapshot (useful flags, providers), its generation (prompt, output, utility) and
  * its attribution judgments — what a view shows behind an aggregate number.
  */
-import type { FairRagSpec } from '../../api/contract/experiments';
-import type { ExperimentsRepo } from '../../store/experimentsRepo';
-import type { ItemsQuery } from '../registry';
+import type { FairRagSpec, RunItemRow } from '../../api/contract/experiments';
+import type { ExperimentsRepo, RunItem } from '../../store/experimentsRepo';
+import { pageOfItems } from '../itemsPage';
+import type { ItemsPage, ItemsQuery } from '../registry';
 import { generationKey, judgmentKey, KEY_PREFIX, queryKey, type GenerationPayload, type JudgmentPayload, type QueryPayload, type SamplePayload } from './items';
 
-export interface DrillDownRow {
-  key: string;
-  queryId: string;
-  condition: string;
-  sample: number | null;
-  retriever: string | null;
-  alpha: number | null;
-  ranking: { docId: string; useful: boolean; provider: string | null }[];
-  prompt: string | null;
-  output: string | null;
-  utility: number | null;
-  attributionRate: number | null;
-  attribution: { docId: string; entails: boolean; raw: string | null }[] | null;
+export function fairRagItems(runId: number, spec: FairRagSpec, repo: ExperimentsRepo, query: ItemsQuery): ItemsPage<RunItemRow> {
+  return pageOfItems(repo, runId, KEY_PREFIX.sample, query, (rows) => drillDownRows(runId, spec, repo, rows));
 }
 
-export function fairRagItems(runId: number, spec: FairRagSpec, repo: ExperimentsRepo, query: ItemsQuery): { total: number; items: DrillDownRow[] } {
-  const filter = { queryId: query.queryId, condition: query.condition, keyPrefix: KEY_PREFIX.sample };
-  const total = repo.countItems(runId, filter);
-  const rows = repo.items(runId, filter, { offset: query.offset, limit: query.limit });
+function drillDownRows(runId: number, spec: FairRagSpec, repo: ExperimentsRepo, rows: RunItem[]): RunItemRow[] {
   const queries = repo.itemsByKeys(
     runId,
     rows.map((r) => queryKey(r.queryId)),
@@ -35,13 +22,13 @@ export function fairRagItems(runId: number, spec: FairRagSpec, repo: Experiments
     runId,
     rows.map((r) => generationKey(r.queryId, (r.payload as SamplePayload).promptHash)),
   );
-  const items = rows.map((r): DrillDownRow => {
+  return rows.map((r): RunItemRow => {
     const s = r.payload as SamplePayload;
     const q = queries.get(queryKey(r.queryId))?.payload as QueryPayload | undefined;
     const byDoc = new Map((q?.candidates ?? []).map((c) => [c.docId, c]));
     const g = gens.get(generationKey(r.queryId, s.promptHash))?.payload as GenerationPayload | undefined;
     const top = s.ranking.slice(0, spec.k);
-    let attribution: DrillDownRow['attribution'] = null;
+    let attribution: RunItemRow['attribution'] = null;
     if (g && spec.attribution.judge === 'citation') {
       const cited = new Set(g.citations ?? []);
       attribution = top.map((docId, i) => ({ docId, entails: cited.has(i + 1), raw: null }));
@@ -68,5 +55,4 @@ export function fairRagItems(runId: number, spec: FairRagSpec, repo: Experiments
       attribution,
     };
   });
-  return { total, items };
 }

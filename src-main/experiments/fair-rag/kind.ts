@@ -3,7 +3,7 @@
  * execution, metrics, drill-down, exports, manifest and prompt preview.
  */
 import { createHash } from 'node:crypto';
-import { FairRagSpec } from '../../api/contract/experiments';
+import { FairRagSpec, type FairRagMetrics, type RunItemRow } from '../../api/contract/experiments';
 import { DataError } from '../../core/errors';
 import { deterministicTopK } from '../../core/sampling/deterministicTopK';
 import type { ModelRecord } from '../../io/manifest/manifest';
@@ -21,7 +21,7 @@ import { manifestRuntime } from '../manifestRuntime';
 
 export const FAIR_RAG_MEASURES = ['EE-D', 'EE-R', 'EE-L', 'EE-D_norm', 'EE-R_norm', 'EE-L_norm', 'EU', 'EU_norm', 'EAR', 'EAE-D', 'EAE-D_norm'];
 
-export const fairRagKind: ExperimentKind<FairRagSpec> = {
+export const fairRagKind: ExperimentKind<FairRagSpec, FairRagMetrics, RunItemRow> = {
   kind: 'fair-rag',
   title: 'Fair RAG: fairness of stochastic retrieval for RAG (Kim & Diaz)',
   schema: FairRagSpec,

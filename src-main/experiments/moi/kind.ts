@@ -1,13 +1,14 @@
 /**
  * Mixture-of-Intervention (Lee et al., NAACL Findings 2025) as an experiment kind: spec schema
  * (API contract, api/contract/moi.ts), execution, metrics, drill-down, exports, manifest and prompt
- * preview. The kind's tables and drill-down are served by the `moi.*` API methods.
+ * preview, served by the generic `runs.*` API (a drill-down item is one query's detail).
  */
-import { MoiSpec } from '../../api/contract/moi';
+import { MoiSpec, type MoiMetrics, type MoiQueryDetail } from '../../api/contract/moi';
 import { DataError } from '../../core/errors';
 import type { ModelRecord } from '../../io/manifest/manifest';
 import type { ExperimentsRepo } from '../../store/experimentsRepo';
-import type { ExperimentDeps, ExperimentKind, ItemsQuery, ManifestParts } from '../registry';
+import { pageOfQueries } from '../itemsPage';
+import type { ExperimentDeps, ExperimentKind, ItemsPage, ItemsQuery, ManifestParts } from '../registry';
 import { loadMoiData } from './data';
 import { executeMoi, generationRequest } from './execute';
 import { exportMoi } from './exports';
@@ -17,7 +18,7 @@ import { PromptLayout } from './promptLayout';
 import { moiQueryDetail } from './queryDetail';
 import { manifestRuntime } from '../manifestRuntime';
 
-export const moiKind: ExperimentKind<MoiSpec> = {
+export const moiKind: ExperimentKind<MoiSpec, MoiMetrics, MoiQueryDetail> = {
   kind: 'moi',
   title: 'Mixture-of-Intervention: debiased passage order from permuted prompts (Lee et al.)',
   schema: MoiSpec,
@@ -30,11 +31,12 @@ export const moiKind: ExperimentKind<MoiSpec> = {
   previewPrompt,
 };
 
-/** Drill-down rows for the generic `runs.items`: one row per query (the query detail of moi.query). */
-function moiItems(runId: number, _spec: MoiSpec, repo: ExperimentsRepo, query: ItemsQuery): { total: number; items: unknown[] } {
-  const qids = repo.items(runId, { keyPrefix: KEY_PREFIX.query, ...(query.queryId !== undefined ? { queryId: query.queryId } : {}) }).map((it) => it.queryId);
-  const page = qids.slice(query.offset, query.offset + query.limit);
-  return { total: qids.length, items: page.map((qid) => moiQueryDetail(qid, repo.items(runId, { queryId: qid }))) };
+/** Drill-down items: one per query, its detail (with `condition`, only that method's row). */
+function moiItems(runId: number, _spec: MoiSpec, repo: ExperimentsRepo, query: ItemsQuery): ItemsPage<MoiQueryDetail> {
+  return pageOfQueries(repo, runId, KEY_PREFIX.query, query, (qid, items, method) => {
+    const detail = moiQueryDetail(qid, items);
+    return method === undefined ? detail : { ...detail, methods: detail.methods.filter((m) => m.method === method) };
+  });
 }
 
 async function previewPrompt(spec: MoiSpec, deps: ExperimentDeps, queryId: string) {

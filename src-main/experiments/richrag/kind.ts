@@ -4,18 +4,19 @@
  * what a run stores.
  */
 import { createHash } from 'node:crypto';
-import { richRagConditions, RichRagSpec } from '../../api/contract/richrag';
+import { richRagConditions, RichRagSpec, type RichRagMetrics, type RichRagQueryView } from '../../api/contract/richrag';
 import { DataError } from '../../core/errors';
 import type { ModelRecord } from '../../io/manifest/manifest';
 import { CollectionFtsIndex } from '../../retrieval/fts5/collectionIndex';
-import type { ExperimentDeps, ExperimentKind, ManifestParts } from '../registry';
+import type { ExperimentsRepo } from '../../store/experimentsRepo';
+import { pageOfQueries } from '../itemsPage';
+import type { ExperimentDeps, ExperimentKind, ItemsPage, ItemsQuery, ManifestParts } from '../registry';
 import { analysisBaseline, judgeBaseline, promptAspects } from './conditions';
 import { loadRichRagData } from './data';
 import { executeRichRag } from './execute';
 import { normalizeAspects } from './explorer';
 import { exportRichRag } from './exports';
 import { generationPrompt, generationRequest } from './generation';
-import { richRagItems } from './itemsView';
 import { rankerPrompt } from './listwiseRanker';
 import { ANSWER_MEASURES, richRagMetrics } from './metrics';
 import { preferenceSetting, rankerCandidates } from './preferences';
@@ -23,10 +24,12 @@ import { poolOf, staticRanking } from './rankers';
 import { rankingMeasureNames, relevanceDefinition } from './rankingMetrics';
 import { buildDocuments, candidateDocuments, candidateSearcher, collectionSearcher, usesCandidates } from './retrieval';
 import { HIGHLIGHT_RULE } from './highlight';
+import { KEY_PREFIX } from './items';
 import { TIE_RULE } from './judge';
+import { richRagQueryView } from './queryView';
 import { manifestRuntime } from '../manifestRuntime';
 
-export const richRagKind: ExperimentKind<RichRagSpec> = {
+export const richRagKind: ExperimentKind<RichRagSpec, RichRagMetrics, RichRagQueryView> = {
   kind: 'richrag',
   title: 'RichRAG: sub-aspect explorer, multi-faceted pool and list-wise ranking for rich answers (Wang et al.)',
   schema: RichRagSpec,
@@ -38,6 +41,15 @@ export const richRagKind: ExperimentKind<RichRagSpec> = {
   manifest: richRagManifest,
   previewPrompt,
 };
+
+/** Drill-down items: one per query, its view (with `condition`, only that condition's list and judgments). */
+function richRagItems(runId: number, spec: RichRagSpec, repo: ExperimentsRepo, query: ItemsQuery): ItemsPage<RichRagQueryView> {
+  return pageOfQueries(repo, runId, KEY_PREFIX.query, query, (qid, items, condition) => {
+    const view = richRagQueryView(spec, items, qid);
+    if (condition === undefined) return view;
+    return { ...view, conditions: view.conditions.filter((c) => c.condition === condition), judge: view.judge.filter((j) => j.condition === condition || j.baseline === condition) };
+  });
+}
 
 /**
  * The prompt of one condition for a real query without any LLM call: the generator's prompt for

@@ -2,7 +2,7 @@
  * MoI end to end on the demo collection with the generated tiny model (real llama.cpp, one thread):
  * every baseline on two queries, engine calls counted against the plan (3N orderings per query for
  * random-3N, N for cyclic, N prompts of L passages for pruned), the stored fit and orders checked
- * against the core functions, the `moi.*` API (metrics, drill-down, exports with manifests), a rerun
+ * against the core functions, the generic `runs.*` API (metrics, drill-down, exports with manifests), a rerun
  * answered by the cache, a calibration run's bias profile held fixed, and resume after a cancel:
  * no call computed twice (cache rows = distinct calls) and the same items as an uninterrupted run.
  */
@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiOutput } from '../../../src-main/api/contract/index';
+import type { ApiOutput, ItemsOf, MetricsOf } from '../../../src-main/api/contract/index';
 import { MoiSpec } from '../../../src-main/api/contract/moi';
 import { createApiRouter } from '../../../src-main/handlers/index';
 import type { Router } from '../../../src-main/api/router';
@@ -138,8 +138,8 @@ describe('MoI run with every baseline (tiny model, 2 queries, N = 4, random 3N)'
     }
   });
 
-  it('reports calls per method equal to the plan and the tables through moi.metrics', async () => {
-    const m = await call<ApiOutput<'moi.metrics'>>('moi.metrics', { runId: mainRun });
+  it('reports calls per method equal to the plan and the tables through runs.metrics', async () => {
+    const m = await call<MetricsOf<'moi'>>('runs.metrics', { runId: mainRun });
     expect(m.incomplete).toBe(false);
     const cost = (method: string) => m.costs.find((c) => c.method === method)!;
     for (const c of m.costs) {
@@ -168,7 +168,9 @@ describe('MoI run with every baseline (tiny model, 2 queries, N = 4, random 3N)'
   });
 
   it('self-consistency picks the majority SQuAD-normalised answer among the stored ones', async () => {
-    const d = await call<ApiOutput<'moi.query'>>('moi.query', { runId: mainRun, queryId: 'ma-q1' });
+    const page = await call<ItemsOf<'moi'>>('runs.items', { runId: mainRun, queryId: 'ma-q1' });
+    expect(page.total).toBe(1);
+    const d = page.items[0]!;
     const sc = item<MethodPayload>(mainRun, ['m', 'ma-q1', 'self-consistency']);
     const outputs = sc.promptHashes.map((h) => item<GenerationPayload>(mainRun, ['g', 'ma-q1', h]).output);
     expect(sc.chosen!.index).toBe(chooseAnswer(outputs, 'exact').index);
@@ -177,10 +179,21 @@ describe('MoI run with every baseline (tiny model, 2 queries, N = 4, random 3N)'
     expect(d.permutations.every((p) => p.s !== null && p.predicted !== null)).toBe(true);
     expect(d.fit!.ranking).toEqual(rankByUtility(d.fit!.u));
     expect(d.passages.map((p) => p.gold)).toEqual(expect.arrayContaining([true]));
+    // runs.items pages MoI runs by query; a condition (a method) narrows each query's methods to it
+    const second = await call<ItemsOf<'moi'>>('runs.items', { runId: mainRun, offset: 1, limit: 1 });
+    expect(second).toMatchObject({ kind: 'moi', total: 2, items: [{ queryId: 'ma-q2' }] });
+    const narrowed = await call<ItemsOf<'moi'>>('runs.items', { runId: mainRun, condition: 'self-consistency' });
+    expect(narrowed.items.map((q) => [q.queryId, q.methods.map((m) => m.method)])).toEqual([
+      ['ma-q1', ['self-consistency']],
+      ['ma-q2', ['self-consistency']],
+    ]);
+    expect(narrowed.items[0]!.methods[0]).toEqual(d.methods.find((x) => x.method === 'self-consistency'));
+    const wrong = await router.call('runs.items', { runId: mainRun, condition: 'bm25/alpha=2' });
+    expect(wrong).toMatchObject({ ok: false, error: { code: 'invalid-data', field: 'condition', message: expect.stringContaining("no condition 'bm25/alpha=2' in this run (it has ") } });
   });
 
   it('exports tables and data with a manifest', async () => {
-    const tex = await call<ApiOutput<'moi.export'>>('moi.export', { runId: mainRun, format: 'table1-latex' });
+    const tex = await call<ApiOutput<'runs.export'>>('runs.export', { runId: mainRun, format: 'table1-latex' });
     expect(tex.file.name).toMatch(/^all-baselines-run\d+-table1\.tex$/);
     expect(tex.file.text).toContain('\\toprule');
     expect(tex.file.text).toContain('MoI &');
@@ -189,10 +202,15 @@ describe('MoI run with every baseline (tiny model, 2 queries, N = 4, random 3N)'
     expect(manifest.seeds.permutations).toBe(42);
     expect(manifest.parameters.n).toBe(4);
     expect(manifest.export.sha256).toMatch(/^[0-9a-f]{64}$/);
-    const fig = await call<ApiOutput<'moi.export'>>('moi.export', { runId: mainRun, format: 'fig6-csv' });
+    const fig = await call<ApiOutput<'runs.export'>>('runs.export', { runId: mainRun, format: 'fig6-csv' });
     expect(fig.file.text.split('\r\n')[0]).toBe('length,position,mean_a,sd,min,max,queries,uniform');
-    const notMoi = await router.call('moi.metrics', { runId: 999 });
-    expect(notMoi.ok).toBe(false);
+    const missing = await router.call('runs.metrics', { runId: 999 });
+    expect(missing).toMatchObject({ ok: false, error: { code: 'not-found' } });
+    // a format of another kind is refused by the MoI exporter, naming the field
+    const fairRagFormat = await router.call('runs.export', { runId: mainRun, format: 'trec-run' });
+    expect(fairRagFormat).toMatchObject({ ok: false, error: { code: 'invalid-data', field: 'format', message: expect.stringContaining("MoI runs have no export format 'trec-run'") } });
+    const unknown = await router.call('runs.export', { runId: mainRun, format: 'table9-csv' });
+    expect(unknown).toMatchObject({ ok: false, error: { code: 'validation', field: 'format' } });
   });
 
   it('a second run of the same spec is answered by the cache and stores the same items', async () => {
@@ -237,7 +255,7 @@ describe('MoI with cyclic and pruned sets', () => {
     const calibrated = await runSpec(spec('cyclic-calibrated', { queries: ['ma-q3'], permutations: { set: 'cyclic' }, baselines: [], solver: { fixedA: { fromRun: mainRun } } }));
     expect(cacheRows().score - before).toBe(0);
     const f = payloads<FitPayload>(calibrated.runId, KEY_PREFIX.fit)[0]!;
-    const m = await call<ApiOutput<'moi.metrics'>>('moi.metrics', { runId: mainRun });
+    const m = await call<MetricsOf<'moi'>>('runs.metrics', { runId: mainRun });
     expect(f.orientation).toBe('fixed');
     expect(f.fixedA).toEqual(m.fig6[0]!.positions.map((p) => expect.closeTo(p.mean, 12)));
     expect(f.a).toEqual(f.fixedA);
@@ -260,9 +278,9 @@ describe('MoI with a separate agent model (Sec. 3.3.2)', () => {
     expect(count(agent.sha256!, 'score') - before.agentScore).toBe(3 + 3); // N rotations + N pointwise passes
     expect(count(agent.sha256!, 'generate')).toBe(before.agentGen);
     expect(count(generator.sha256!, 'score')).toBe(before.genScore);
-    const m = await call<ApiOutput<'moi.metrics'>>('moi.metrics', { runId });
+    const m = await call<MetricsOf<'moi'>>('runs.metrics', { runId });
     expect([m.generator, m.agent]).toEqual([DEMO_MODEL_NAME, 'agent-tiny']);
-    const manifest = (await call<ApiOutput<'moi.export'>>('moi.export', { runId, format: 'manifest' })).manifest as { llm: { models: { role: string; sha256: string }[] } };
+    const manifest = (await call<ApiOutput<'runs.export'>>('runs.export', { runId, format: 'manifest' })).manifest as { llm: { models: { role: string; sha256: string }[] } };
     expect(manifest.llm.models).toEqual([expect.objectContaining({ role: 'generator', sha256: generator.sha256 }), expect.objectContaining({ role: 'agent (intervention scoring)', sha256: agent.sha256 })]);
     // the prompt preview shows the final-answer prompt of the retriever order
     const preview = await s.experiments.previewPrompt(raw, 'ma-q3');

@@ -149,7 +149,7 @@ describe('RichRAG metrics', () => {
 });
 
 describe('US³ preference and SFT JSONL', () => {
-  const exportAs = (format: string, s = spec(), it = items()) => richRagKind.exportFile({ runId: 1, spec: s, items: it, finished: true, experimentName: 'hand', generatorName: 'gen', format }).text;
+  const exportAs = (format: string, s = spec(), it = items()) => richRagKind.exportFile({ runId: 1, spec: s, items: it, finished: true, experimentName: 'hand', generatorName: 'gen', skipped: [], format }).text;
   const lines = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
 
   it('writes {prompt, chosen, rejected} for (greedy, sample) pairs whose reward gap exceeds μ', () => {

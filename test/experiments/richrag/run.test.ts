@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiOutput } from '../../../src-main/api/contract/index';
+import type { ApiOutput, ItemsOf, MetricsOf } from '../../../src-main/api/contract/index';
 import { createApiRouter } from '../../../src-main/handlers/index';
 import { defaultExperimentRegistry } from '../../../src-main/experiments/kinds';
 import { requireValidSpec } from '../../../src-main/experiments/specFile';
@@ -132,8 +132,10 @@ describe('RichRAG run on the tiny model', () => {
   });
 
   it('ranks with every framework: lists valid, distinct and from the right pool', async () => {
+    const page = await call<ItemsOf<'richrag'>>('runs.items', { runId });
+    expect(page.items.map((v) => v.queryId)).toEqual(['ma-q1', 'ma-q2', 'ma-q3']);
     for (const qid of ['ma-q1', 'ma-q2', 'ma-q3']) {
-      const view = await call<ApiOutput<'richrag.query'>>('richrag.query', { runId, queryId: qid });
+      const view = page.items.find((v) => v.queryId === qid)!;
       expect(view.conditions.map((c) => c.condition)).toEqual(CONDITIONS);
       expect(view.golden.length).toBeGreaterThan(1);
       expect(view.predicted!.length).toBeLessThanOrEqual(2);
@@ -161,7 +163,7 @@ describe('RichRAG run on the tiny model', () => {
   });
 
   it('computes Table 1 and Table 3 for every condition with paired tests against RAG-Fusion', async () => {
-    const m = await call<ApiOutput<'richrag.metrics'>>('richrag.metrics', { runId });
+    const m = await call<MetricsOf<'richrag'>>('runs.metrics', { runId });
     expect(m.incomplete).toBe(false);
     expect(m.table1.rows.map((r) => r.condition)).toEqual(CONDITIONS);
     expect(m.table1.baseline).toBe('predicted/rag-fusion');
@@ -176,7 +178,7 @@ describe('RichRAG run on the tiny model', () => {
 
   it('exports tables and training data, each with a manifest naming the file', async () => {
     for (const format of ['tables-csv', 'per-query-csv', 'latex-table1', 'latex-table3', 'preferences-jsonl', 'sft-jsonl', 'metrics-json'] as const) {
-      const out = await call<ApiOutput<'richrag.export'>>('richrag.export', { runId, format });
+      const out = await call<ApiOutput<'runs.export'>>('runs.export', { runId, format });
       expect(out.manifest).toMatchObject({ export: { file: out.file.name, bytes: Buffer.byteLength(out.file.text) } });
       if (format === 'sft-jsonl') {
         const records = out.file.text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
@@ -187,15 +189,14 @@ describe('RichRAG run on the tiny model', () => {
         for (const l of out.file.text.split('\n').filter(Boolean)) expect(Object.keys(JSON.parse(l) as object).sort()).toEqual(['chosen', 'prompt', 'rejected']);
       }
     }
-    // The generic run methods serve a RichRAG run too.
-    const generic = await call<{ kind: string; table1: unknown }>('runs.metrics', { runId });
-    expect(generic).toMatchObject({ kind: 'richrag', table1: { baseline: 'predicted/rag-fusion' } });
-    const page = await call<{ kind: string; total: number; items: { condition: string; ranking: string[] }[] }>('runs.items', { runId, queryId: 'ma-q2', condition: 'golden/listwise' });
-    expect(page).toMatchObject({ kind: 'richrag', total: 1, items: [{ condition: 'golden/listwise' }] });
-    const viaRuns = await call<ApiOutput<'runs.export'>>('runs.export', { runId, format: 'sft-jsonl' });
-    expect(viaRuns.file.name).toMatch(/\.sft\.jsonl$/);
-    const wrong = await createApiRouter(s).call('richrag.metrics', { runId: 999 });
-    expect(wrong).toMatchObject({ ok: false, error: { code: 'not-found' } });
+    // A condition narrows a query's view to that condition's list and the judgments it took part in.
+    const one = await call<ItemsOf<'richrag'>>('runs.items', { runId, queryId: 'ma-q2', condition: 'golden/coverage' });
+    expect(one).toMatchObject({ kind: 'richrag', total: 1, items: [{ queryId: 'ma-q2', conditions: [{ condition: 'golden/coverage', framework: 'coverage', setting: 'golden' }] }] });
+    expect(one.items[0]!.judge.map((j) => j.condition)).toEqual(['golden/coverage']);
+    const router = createApiRouter(s);
+    expect(await router.call('runs.items', { runId, condition: 'oracle' })).toMatchObject({ ok: false, error: { code: 'invalid-data', field: 'condition' } });
+    expect(await router.call('runs.export', { runId, format: 'table1-csv' })).toMatchObject({ ok: false, error: { code: 'invalid-data', field: 'format', message: expect.stringContaining("unknown export format 'table1-csv' for a RichRAG run") } });
+    expect(await router.call('runs.metrics', { runId: 999 })).toMatchObject({ ok: false, error: { code: 'not-found' } });
   });
 
   it('resumes a run cancelled in the middle: no LLM call twice, the items of the uninterrupted run', async () => {

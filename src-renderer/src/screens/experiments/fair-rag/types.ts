@@ -1,11 +1,10 @@
 /** Fair RAG shapes the run views read, from the API contract. */
-import type { ApiOutput, FairRagItemsPage, FairRagMetrics as Metrics } from '$contract';
+import type { ItemsOf, MetricsOf } from '$contract';
 
-/** runs.metrics of a fair-rag run (the method returns other kinds' results too: check `kind`). */
-export type FairRagMetrics = Metrics;
+/** runs.metrics of a fair-rag run. */
+export type FairRagMetrics = MetricsOf<'fair-rag'>;
 export type QueryMetrics = FairRagMetrics['perQuery'][number];
-export type RunDetail = ApiOutput<'runs.get'>;
-export type DrillItem = FairRagItemsPage['items'][number];
+export type DrillItem = ItemsOf<'fair-rag'>['items'][number];
 
 /** Open the drill-down of one query under one arm (condition). */
 export type OpenDrill = (queryId: string, condition: string) => void;

@@ -1,0 +1,6 @@
+/** Fair RAG in the renderer: the seven-step wizard (which also edits a spec) and the analysis views of a run. */
+import type { KindUi } from '../kinds';
+import FairRagRunView from './FairRagRunView.svelte';
+import FairRagWizard from './wizard/FairRagWizard.svelte';
+
+export const fairRagUi: KindUi<'fair-rag'> = { kind: 'fair-rag', label: 'Fair RAG', Wizard: FairRagWizard, Editor: FairRagWizard, RunView: FairRagRunView };

@@ -1,0 +1,6 @@
+/** MoI in the renderer: the compact wizard and the run view (tables, Fig. 6, calls per method, per-query drill-down). */
+import type { KindUi } from '../kinds';
+import MoiRunView from './MoiRunView.svelte';
+import MoiWizard from './MoiWizard.svelte';
+
+export const moiUi: KindUi<'moi'> = { kind: 'moi', label: 'MoI', Wizard: MoiWizard, RunView: MoiRunView };
