@@ -222,6 +222,13 @@ export async function readLines(file: string, opts: LineReadOptions = {}): Promi
   return out;
 }
 
+/** The whole text of a file (`-`, `.gz`, the line limit and the signal as in streamLines; a leading BOM dropped). */
+export async function readText(file: string, opts: LineReadOptions = {}): Promise<string> {
+  const parts: string[] = [];
+  for await (const block of readTextBlocks(file, opts)) parts.push(block.text);
+  return parts.join('');
+}
+
 /**
  * Blocks of whole lines read synchronously (a file or `.gz`; not `-`, whose stream is
  * asynchronous). Reads chunk by chunk, so `/dev/zero` ends with the line-length error.

@@ -16,7 +16,8 @@ export const IrEvaluationRequest = z
     /** Name of the run the others are compared with (default: the first). */
     baseline: z.string().optional(),
     test: z.enum(['t', 'randomization']).default('t'),
-    correction: z.enum(['holm', 'bonferroni', 'none']).default('holm'),
+    /** bh: Benjamini–Hochberg (false discovery rate). */
+    correction: z.enum(['holm', 'bonferroni', 'bh', 'none']).default('holm'),
     alpha: z.number().gt(0).lt(1).default(0.05),
     permutations: z.number().int().min(100).max(1_000_000).default(10_000),
     seed: z.number().int().min(0).default(42),
@@ -58,7 +59,7 @@ export const IrEvaluation = z.object({
   baseline: z.string(),
   systems: z.array(SystemResult),
   comparisons: z.array(BaselineComparison),
-  settings: z.object({ test: z.string(), correction: z.enum(['holm', 'bonferroni', 'none']), alpha: z.number(), permutations: z.number().nullable(), seed: z.number().nullable() }),
+  settings: z.object({ test: z.string(), correction: z.enum(['holm', 'bonferroni', 'bh', 'none']), alpha: z.number(), permutations: z.number().nullable(), seed: z.number().nullable() }),
   /** sha256 of each input, for the manifest. */
   inputs: z.array(z.object({ name: z.string(), role: z.enum(['run', 'qrels']), sha256: z.string().regex(/^[0-9a-f]{64}$/, 'expected 64 lower-case hex digits') })),
   notes: z.array(z.string()),

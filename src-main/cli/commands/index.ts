@@ -5,6 +5,7 @@
 import type { CliCommand } from '../command';
 import { collectionImport, collectionInfo, collectionList } from './collection';
 import { conversationEvaluate, conversationExport, conversationImport } from './conversation';
+import { evalCompareCommand } from './evalCompare';
 import { evalExposureCommand } from './evalExposure';
 import { evalGfrc2Command } from './evalGfrc2';
 import { evalIrCommand } from './evalIr';
@@ -34,6 +35,7 @@ export const commands: CliCommand[] = [
   conversationEvaluate,
   conversationExport,
   conversationImport,
+  evalCompareCommand,
   evalExposureCommand,
   evalGfrc2Command,
   evalIrCommand,
