@@ -10,6 +10,7 @@ import { DataError } from '../core/errors';
 import { decodeUtf8 } from '../io/lines';
 import type { ExperimentKind, ExperimentRegistry } from './registry';
 import { parseJsonText } from '../io/jsonText';
+import { humanMessage, humanPath } from './specMessages';
 
 export interface SpecIssue {
   path: string;
@@ -26,7 +27,8 @@ export function validateSpec(registry: ExperimentRegistry, raw: unknown): SpecVa
   const kind = registry.get(kindName);
   if (!kind) return { ok: false, issues: [{ path: 'kind', message: `unknown experiment kind '${kindName}'; known: ${registry.list().map((k) => k.kind).join(', ')}` }] };
   const parsed = kind.schema.safeParse(raw);
-  if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => ({ path: formatIssuePath(i.path), message: i.message })) };
+  // Messages for people, not the schema library's texts (issue 17 item 2; specMessages.ts).
+  if (!parsed.success) return { ok: false, issues: parsed.error.issues.map((i) => ({ path: formatIssuePath(humanPath(i)), message: humanMessage(i) })) };
   return { ok: true, kind, spec: parsed.data as Record<string, unknown> };
 }
 

@@ -180,7 +180,7 @@ describe('Fair RAG analysis views', () => {
       ].join('\n');
     await page.getByTestId('spec-text').fill(yaml(0));
     await page.getByTestId('spec-issues').waitFor();
-    expect(await page.getByTestId('spec-issues').textContent()).toMatch(/^k: Too small/);
+    expect(await page.getByTestId('spec-issues').textContent()).toMatch(/^k: must be at least 1/);
     await page.getByTestId('spec-text').fill(yaml(3));
     await page.getByTestId('spec-valid').waitFor();
     await screenshot(page, 'experiments-import-spec');

@@ -71,7 +71,7 @@ describe('Fair RAG spec', () => {
     });
     expect(v.ok).toBe(false);
     const paths = v.ok ? [] : v.issues.map((i) => i.path);
-    expect(paths).toEqual(expect.arrayContaining(['k', 'retrievers[0].params.k1', 'retrievers[1].method', '']));
+    expect(paths).toEqual(expect.arrayContaining(['k', 'retrievers[0].params.k1', 'retrievers[1].method', 'extra']));
     // Cross-field rules run once the shape is right.
     const v2 = validateSpec(registry, {
       ...valid,
@@ -96,7 +96,7 @@ describe('Fair RAG spec', () => {
     const minimal = requireValidSpec(registry, readSpecFile(join(FIX, 'minimal-spec.yaml')), 'minimal-spec.yaml');
     expect(minimal.spec).toMatchObject({ name: 'minimal', k: 5, samples: 100 });
     expect(() => requireValidSpec(registry, readSpecFile(join(FIX, 'bad-spec.yaml'), 'bad-spec.yaml'), 'bad-spec.yaml')).toThrow(
-      /^bad-spec\.yaml: retrievers\[0\]\.params\.k1: Too small: expected number to be >=0 \(and 1 more: alphas\[2\]\)$/,
+      /^bad-spec\.yaml: retrievers\[0\]\.params\.k1: must be at least 0 \(and 1 more: alphas\[2\]\)$/,
     );
     expect(() => readSpecFile(join(FIX, 'missing.yaml'), 'missing.yaml')).toThrow(/^missing\.yaml: cannot read file \(ENOENT\)/);
   });
@@ -125,6 +125,6 @@ describe('Fair RAG spec', () => {
   it('fairground run refuses an invalid spec before touching a workspace', async () => {
     const r = await runCliCaptured(['run', join(FIX, 'bad-spec.yaml'), '--workspace', join(dir, 'never.fairground')], { cwd: FIX, commands: [runCommand, experimentList, experimentShow, experimentExport] });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('bad-spec.yaml: retrievers[0].params.k1: Too small');
+    expect(r.stderr).toContain('bad-spec.yaml: retrievers[0].params.k1: must be at least 0');
   });
 });

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import type { Job } from '../../api/contract/jobs';
 import { defaultExperimentRegistry } from '../../experiments/kinds';
 import { readSpecFile, requireValidSpec } from '../../experiments/specFile';
+import { DataError } from '../../core/errors';
 import { DEMO_COLLECTION_NAME } from '../../services/collectionsDemo';
 import { DEMO_MODEL_NAME, ensureDemo } from '../../services/demoSetup';
 import { numberOption, parseCliArgs } from '../args';
@@ -52,6 +53,9 @@ export const runCommand: CliCommand = {
     return withExperimentServices(io, values.workspace, async (s) => {
       if (threads !== undefined) s.settings.update({ threads });
       await ensureDemoIfNamed(s, spec, io);
+      // Everything the spec names must exist here; list each missing one (issue 17 item 2).
+      const check = s.experiments.validateSpec(raw);
+      if (!check.ok) throw new DataError(check.issues.map((i) => `${i.path || '(spec)'}: ${i.message}`).join('; '), { file: given });
       const { experiment, created, changed } = s.experiments.upsert(raw);
       const { run, resumed } = s.experiments.runToContinue(experiment.id, values.new ?? false);
       io.stderr.write(
@@ -76,7 +80,8 @@ export const runCommand: CliCommand = {
 
 async function ensureDemoIfNamed(s: ExperimentCliServices, spec: Record<string, unknown>, io: CliIo): Promise<void> {
   const generator = spec.generator as { model?: string } | undefined;
-  const wantsCollection = spec.collection === DEMO_COLLECTION_NAME && !s.collections.byName(DEMO_COLLECTION_NAME);
+  // Also when it exists: an incomplete demo (a load killed midway) is completed (issue 15 item 1).
+  const wantsCollection = spec.collection === DEMO_COLLECTION_NAME;
   const wantsModel = generator?.model === DEMO_MODEL_NAME && !s.models.models.getByName(DEMO_MODEL_NAME);
   if (!wantsCollection && !wantsModel) return;
   const demo = await ensureDemo(s, (m) => io.stderr.write(`${m}\n`));

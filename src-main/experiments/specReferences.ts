@@ -1,0 +1,60 @@
+/**
+ * Workspace checks of a schema-valid spec (issue 17 item 2): the collection it names exists, each
+ * listed query exists in it (or, with `queries: all`, it has queries at all), and every model or
+ * server it names (`generator`, `agent`, a stage's own `generator`) is in this workspace. Each
+ * missing thing is one issue naming its field, so the wizard and `fairground run` list them all.
+ */
+import type { GeneratorSelector } from '../api/contract/experiments';
+import { DataError } from '../core/errors';
+import type { CollectionsRepo } from '../store/collectionsRepo';
+import type { SpecIssue } from './specFile';
+
+export interface ReferenceDeps {
+  collections: Pick<CollectionsRepo, 'byName' | 'getQuery' | 'counts' | 'list'>;
+  /** Throws (an Error whose message names what is missing) when the selector names nothing here. */
+  resolveGenerator(selector: GeneratorSelector, field: string): unknown;
+}
+
+/** Keys whose value is a GeneratorSelector in every kind's spec. */
+const MODEL_KEYS = new Set(['generator', 'agent']);
+
+export function checkSpecReferences(spec: Record<string, unknown>, deps: ReferenceDeps): SpecIssue[] {
+  const issues: SpecIssue[] = [];
+  const name = spec.collection;
+  if (typeof name === 'string') {
+    const collection = deps.collections.byName(name);
+    if (!collection) {
+      const known = deps.collections.list().map((c) => `'${c.name}'`);
+      issues.push({
+        path: 'collection',
+        message: `no collection named '${name}' in this workspace${known.length ? ` (it has ${known.slice(0, 5).join(', ')}${known.length > 5 ? ', …' : ''})` : ' (it has none yet: import one on the Collections screen)'}`,
+      });
+    } else if (Array.isArray(spec.queries)) {
+      spec.queries.forEach((id, i) => {
+        if (typeof id === 'string' && !deps.collections.getQuery(collection.id, id)) issues.push({ path: `queries[${i}]`, message: `no query '${id}' in collection '${name}'` });
+      });
+    } else if (deps.collections.counts(collection.id).queries === 0) {
+      issues.push({ path: 'queries', message: `collection '${name}' has no queries: import queries into it first` });
+    }
+  }
+  walk(spec, '', (key, value, path) => {
+    if (!MODEL_KEYS.has(key) || value === null || typeof value !== 'object' || Array.isArray(value)) return;
+    try {
+      deps.resolveGenerator(value as GeneratorSelector, path);
+    } catch (err) {
+      issues.push({ path, message: err instanceof DataError ? err.reason : err instanceof Error ? err.message : String(err) });
+    }
+  });
+  return issues;
+}
+
+function walk(value: unknown, path: string, visit: (key: string, value: unknown, path: string) => void): void {
+  if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${path}[${i}]`, visit));
+  else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const p = path ? `${path}.${k}` : k;
+      visit(k, v, p);
+      walk(v, p, visit);
+    }
+  }
+}
