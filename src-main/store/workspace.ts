@@ -13,6 +13,14 @@ import type { Migration } from './migration';
 import { migrations as allMigrations } from './migrations/index';
 import { chooseNativeBinding } from './nativeBinding';
 
+/**
+ * How long a writer waits for another process's write transaction before giving up (issue 15
+ * item 5). Imports stage outside the lock and publish in one transaction (about 4 s per 100k
+ * documents here, most in the full-text index), so 5 s made a second writer fail; a minute covers
+ * a million-document publish on a slow disk.
+ */
+export const BUSY_TIMEOUT_MS = 60_000;
+
 /** `PRAGMA application_id` of Fairground workspaces: ASCII "FGRD". */
 export const APPLICATION_ID = 0x46475244;
 
@@ -120,14 +128,16 @@ export function openWorkspace(path: string, options: OpenOptions = {}): Workspac
     throw new WorkspaceError('cannot-open', `cannot open ${fullPath}: ${(err as Error).message}`);
   }
   try {
+    // First: switching a fresh file to WAL takes a lock another process opening it may hold.
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     if (!memory) db.pragma('journal_mode = WAL');
     // Results are expensive LLM output: FULL makes a committed transaction survive power loss.
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
     // Vector tables (vec0) are virtual tables of the sqlite-vec extension: every connection that
     // may touch them (integrity checks, deletes that cascade) must have it loaded.
     loadVectorExtension(db);
+    makeTransactionsImmediate(db);
     applyMigrations(db, migrations);
   } catch (err) {
     db.close();
@@ -186,6 +196,28 @@ export function applyMigrations(db: Database.Database, migrations: readonly Migr
     if (ran) applied.push(m.version);
   }
   return applied;
+}
+
+/**
+ * Every `db.transaction(fn)()` of this connection begins IMMEDIATE (issue 15 item 5). A deferred
+ * transaction that reads and then writes cannot wait for the lock in WAL mode: when another
+ * process committed since its read began, the upgrade fails at once with SQLITE_BUSY_SNAPSHOT
+ * ("database is locked"), whatever the busy timeout — two imports, a run beside an import, two
+ * first starts. IMMEDIATE takes the write lock first, waiting up to the busy timeout, so writers
+ * queue. (`.deferred()` is still there for a transaction that only reads.)
+ */
+export function makeTransactionsImmediate(db: Database.Database): void {
+  const original = db.transaction.bind(db);
+  db.transaction = ((fn: (...args: unknown[]) => unknown) => {
+    const t = original(fn);
+    const immediate = Object.assign((...args: unknown[]) => t.immediate(...args), {
+      default: t.immediate,
+      deferred: t.deferred,
+      immediate: t.immediate,
+      exclusive: t.exclusive,
+    });
+    return immediate;
+  }) as typeof db.transaction;
 }
 
 /** Load sqlite-vec into a connection (idempotent per connection). */

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppServices, type AppServices } from '../../src-main/services/appServices';
+import { DEMO_COLLECTION_NAME, loadDemoCollection } from '../../src-main/services/collectionsDemo';
 import { DEMO_MODEL_NAME, ensureDemo } from '../../src-main/services/demoSetup';
+import { resourcesDir } from '../../src-main/services/paths';
 
 let dir: string;
 let services: AppServices;
@@ -48,6 +50,58 @@ describe('ensureDemo without a conversations service (the run CLI)', () => {
       expect(s.workspaceService.info().counts.conversations).toBe(0);
     } finally {
       await s.close();
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the demo collection loads all or nothing (issue 15 item 1)', () => {
+  it('a demo left incomplete by an older version is completed, and a loading collection of a dead process is removed', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'fg-demo3-'));
+    const s = createAppServices(join(d, 'w.fairground'), { transport: 'http' });
+    try {
+      // What a kill between the old four transactions left: the documents, no queries.
+      await s.collections.importFiles({ collectionName: DEMO_COLLECTION_NAME, kind: 'corpus', files: [join(resourcesDir(), 'demo', 'documents.jsonl')] });
+      // A loading collection of a process that is gone (pid 2^22 + 1 is above Linux's pid_max default).
+      await s.collections.importContents({ collectionName: `${DEMO_COLLECTION_NAME} (loading 4194305-1)` }, 'corpus', [{ name: 'x.jsonl', content: '{"id": "x", "text": "half"}\n' }]);
+      expect(s.collections.byName(DEMO_COLLECTION_NAME)!.counts).toEqual({ documents: 48, queries: 0, judgments: 0 });
+      const first = await loadDemoCollection(s);
+      expect(first).toMatchObject({ changed: true, repaired: true });
+      const repaired = s.collections.byName(DEMO_COLLECTION_NAME)!;
+      expect(repaired.counts.documents).toBe(48);
+      expect(repaired.counts.queries).toBe(12);
+      expect(repaired.counts.judgments).toBeGreaterThan(0);
+      expect(s.collections.list().map((c) => c.name)).toEqual([DEMO_COLLECTION_NAME]);
+      expect(await loadDemoCollection(s)).toMatchObject({ changed: false, repaired: false });
+
+      // The same content as a demo loaded in one go.
+      const d2 = mkdtempSync(join(tmpdir(), 'fg-demo4-'));
+      const fresh = createAppServices(join(d2, 'w.fairground'), { transport: 'http' });
+      try {
+        expect(await loadDemoCollection(fresh)).toMatchObject({ changed: true, repaired: false });
+        expect(fresh.collections.byName(DEMO_COLLECTION_NAME)!.contentHash).toBe(repaired.contentHash);
+      } finally {
+        await fresh.close();
+        rmSync(d2, { recursive: true, force: true });
+      }
+    } finally {
+      await s.close();
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  it('two loads at once in one workspace (two connections) end with one demo collection', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'fg-demo5-'));
+    const a = createAppServices(join(d, 'w.fairground'), { transport: 'http' });
+    const b = createAppServices(join(d, 'w.fairground'), { transport: 'http', markInterrupted: false });
+    try {
+      const [ra, rb] = await Promise.all([ensureDemo(a), ensureDemo(b)]);
+      expect([ra.model, rb.model].sort()).toEqual(['created', 'present']);
+      expect(a.collections.list().map((c) => [c.name, c.counts.documents, c.counts.queries])).toEqual([[DEMO_COLLECTION_NAME, 48, 12]]);
+      expect(a.models.list()).toHaveLength(1);
+    } finally {
+      await a.close();
+      await b.close();
       rmSync(d, { recursive: true, force: true });
     }
   });

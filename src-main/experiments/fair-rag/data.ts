@@ -48,11 +48,28 @@ export function loadFairRagData(spec: LoadSpec, repo: CollectionsRepo): FairRagD
   const rows = selectQueries(repo, collection, spec.queries);
   const queries: QueryData[] = [];
   const skipped: { queryId: string; reason: string }[] = [];
+  if (spec.tasks) {
+    // A task no query of the collection has is a typo, not an empty selection (issue 15 item 1).
+    const known = new Set(rows.map((q) => q.task ?? ''));
+    spec.tasks.forEach((t, i) => {
+      if (!known.has(t)) {
+        const list = [...known].filter((k) => k !== '').sort();
+        throw new DataError(`no query of collection '${collection.name}' has task '${t}' (its tasks: ${list.length ? list.join(', ') : 'none'})`, { field: `tasks[${i}]` });
+      }
+    });
+  }
   for (const q of rows) {
     if (spec.tasks && !spec.tasks.includes(q.task ?? '')) continue;
     const result = queryData(spec, repo, collection.id, q);
     if ('reason' in result) skipped.push({ queryId: q.queryId, reason: result.reason });
     else queries.push(result);
+  }
+  if (queries.length === 0) {
+    // A run over nothing would "succeed" with 0 queries: fail with the reasons instead.
+    const reasons = new Map<string, number>();
+    for (const s of skipped) reasons.set(s.reason, (reasons.get(s.reason) ?? 0) + 1);
+    const why = rows.length === 0 ? `the collection has no queries${spec.queries === 'all' ? '' : ' of those listed'}` : [...reasons].map(([r, n]) => `${n} × ${r}`).join('; ');
+    throw new DataError(`no usable query in collection '${collection.name}': ${why}`, { field: 'queries' });
   }
   return { collection: { id: collection.id, name: collection.name, contentHash: collection.contentHash }, queries, skipped };
 }
