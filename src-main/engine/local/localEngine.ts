@@ -19,9 +19,10 @@
  * changed: `tune()` then only reports.
  *
  * Identity: the model key is the SHA-256 of the GGUF (pass `modelKey` when the model library has
- * it, otherwise it is hashed once, on demand). Output-affecting settings are the GPU choice,
- * offloaded layers and batch size (the batch layout changes log-probs in the last bits); threads
- * and parallel sequences are left out (greedy output was identical across thread counts).
+ * it, otherwise it is hashed once, on demand). Output-affecting settings are the backend actually
+ * used and the llama.cpp build (not the requested GPU setting), offloaded layers and batch size
+ * (the batch layout changes log-probs in the last bits); threads and parallel sequences are left
+ * out (greedy output was identical across thread counts).
  */
 import { basename } from 'node:path';
 import { readGgufMetadata } from '../gguf/ggufReader';
@@ -135,14 +136,30 @@ export class LocalEngine implements Engine {
       this.modelKey = undefined;
       throw new EngineError('model-load-failed', `cannot read ${this.options.modelPath}: ${(err as Error).message}`);
     });
+    const modelKey = await this.modelKey;
+    const runtime = await this.runtimeUsed();
     const loaded = this.current.loaded;
     return {
       kind: 'local',
-      modelKey: await this.modelKey,
+      modelKey,
       modelName: this.options.modelName ?? basename(this.options.modelPath).replace(/\.gguf$/i, ''),
-      outputAffectingSettings: { gpu: this.settings.gpu, gpuLayers: this.settings.gpuLayers, batchSize: this.settings.batchSize },
+      // What computes the outputs — the backend llama.cpp actually loaded and its build — not the requested `gpu`.
+      outputAffectingSettings: { backend: runtime.backend, llamaCpp: runtime.build, gpuLayers: runtime.gpuLayers, batchSize: this.settings.batchSize },
       versions: loaded ? { ...loaded.versions } : { ...runtimeVersions() },
     };
+  }
+
+  /**
+   * The backend (cpu, cuda, metal, vulkan), llama.cpp build and offloaded layers that compute this
+   * engine's outputs. With `gpu: false` that is the CPU build, known without loading anything; with
+   * 'auto' (or a named GPU backend) only llama.cpp knows what it got, so the model is loaded first.
+   * The two agree: 'auto' on a machine without a GPU keys like `gpu: false`.
+   */
+  private async runtimeUsed(): Promise<{ backend: string; build: string; gpuLayers: number }> {
+    if (this.settings.gpu === false) return { backend: 'cpu', build: runtimeVersions()['llama.cpp'] ?? 'unknown', gpuLayers: 0 };
+    const loaded = this.current.loaded ?? (await this.load());
+    const backend = loaded.gpu || 'cpu';
+    return { backend, build: loaded.versions['llama.cpp'] ?? 'unknown', gpuLayers: backend === 'cpu' ? 0 : loaded.gpuLayers };
   }
 
   /** Start the worker and load the model now rather than on the first call. */
