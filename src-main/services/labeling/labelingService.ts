@@ -26,6 +26,7 @@ import type { GenerateRequest } from '../../engine/types';
 import { RetrievalRepo } from '../../store/retrievalRepo';
 import type { CollectionsRepo } from '../../store/collectionsRepo';
 import type { DocumentRow, JsonObject } from '../../store/collectionTypes';
+import { forEachUnit, isDeferred, lanesFor, settleAll } from '../../experiments/concurrency';
 import { JobCancelledError, type JobContext, type JobRunner } from '../jobRunner';
 import type { ModelService } from '../modelService';
 import { exportUtilityLabels, measuredProvenance, type LabelExport } from './labelExports';
@@ -103,18 +104,17 @@ export class LabelingService {
     ctx.progress(0, plan.calls, `${plan.queries.length} queries, ${plan.calls} LLM calls`);
     const generate = async (pq: PlannedQuery, position: number, docId: string | null, prompt: string): Promise<string> => {
       ctx.throwIfCancelled();
-      // Cached vs generated is read from the engine's hit counter: a second job on the same engine at
-      // the same moment can blur this split in the report (never the labels).
-      const hitsBefore = engine.stats().hits;
-      const text = await this.generate(engine, req, prompt, ctx.signal, pq.query.queryId, docId);
-      if (engine.stats().hits > hitsBefore) calls.cached++;
+      const { text, fromCache } = await this.generate(engine, req, prompt, ctx.signal, pq.query.queryId, docId);
+      if (fromCache) calls.cached++;
       else calls.generated++;
       done++;
       ctx.progress(done, plan.calls, `query ${pq.query.queryId} (${position}/${plan.queries.length})`);
       return text;
     };
     try {
-      for (const [qi, pq] of plan.queries.entries()) {
+      // Every query's baseline and augmented prompts go to the engine's work queue at once, queries
+      // side by side (the queue bounds what is in flight); a query's labels are written together.
+      await forEachUnit(plan.queries.entries(), lanesFor(engine), ctx.signal, async ([qi, pq]) => {
         const { query } = pq;
         const utilityOf = (output: string) => {
           try {
@@ -125,21 +125,23 @@ export class LabelingService {
         };
         const docs = this.documents(req.collectionId, query.queryId, pq.candidateIds);
         const prompts = renderQueryPrompts(pq, docs, plan.budgets);
-        const baselineOutput = await generate(pq, qi + 1, null, prompts.baseline);
-        const baseline = utilityOf(baselineOutput);
-        const labels: LlmLabel[] = [];
-        for (const [i, doc] of docs.entries()) {
-          const output = await generate(pq, qi + 1, doc.docId, prompts.augmented[i]!);
+        const [baselineOutput, ...outputs] = await settleAll([
+          generate(pq, qi + 1, null, prompts.baseline),
+          ...docs.map((doc, i) => generate(pq, qi + 1, doc.docId, prompts.augmented[i]!)),
+        ]);
+        const baseline = utilityOf(baselineOutput!);
+        const labels: LlmLabel[] = docs.map((doc, i) => {
+          const output = outputs[i]!;
           const utility = utilityOf(output);
           const delta = utility - baseline;
-          labels.push({
+          return {
             docId: doc.docId,
             label: delta > 0 ? 1 : 0,
-            provenance: { generator, template: pq.templates.provenance, ...pq.metric.provenance, baseline, utility, delta, output, baselineOutput, ...runSettings },
-          });
-        }
+            provenance: { generator, template: pq.templates.provenance, ...pq.metric.provenance, baseline, utility, delta, output, baselineOutput: baselineOutput!, ...runSettings },
+          };
+        });
         this.collections.inTransaction(() => upsertLlmUtilityLabels(this.db, req.collectionId, query.queryId, labels, counts));
-      }
+      });
     } finally {
       // Always, not only when this run wrote: a run killed between its last write and this line
       // leaves a stale hash that the resumed (write-free) run must still fix.
@@ -224,7 +226,7 @@ export class LabelingService {
     throw new ApiFailure('invalid-data', plan.skipped.length ? `nothing to label: every query is skipped (${reasons.join('; ')})` : 'nothing to label: no queries match');
   }
 
-  private async generate(engine: CachedEngine, req: UtilityLabelRequest, prompt: string, signal: AbortSignal, queryId: string, docId: string | null): Promise<string> {
+  private async generate(engine: CachedEngine, req: UtilityLabelRequest, prompt: string, signal: AbortSignal, queryId: string, docId: string | null): Promise<{ text: string; fromCache: boolean }> {
     const request: GenerateRequest = {
       ...(req.chat ? { messages: [{ role: 'user' as const, content: prompt }] } : { prompt }),
       maxTokens: req.maxTokens,
@@ -232,15 +234,17 @@ export class LabelingService {
       ...(req.stop ? { stop: req.stop } : {}),
     };
     let result;
+    let fromCache;
     try {
-      result = await engine.generate(request, signal);
+      ({ result, fromCache } = await engine.generateTracked(request, signal));
     } catch (err) {
       if (signal.aborted) throw new JobCancelledError();
+      if (isDeferred(err)) throw err;
       const where = docId === null ? `query '${queryId}' (baseline)` : `query '${queryId}', document '${docId}'`;
       throw new Error(`${where}: ${(err as Error).message}`, { cause: err });
     }
     if (result.finishReason === 'aborted') throw new JobCancelledError();
-    return result.text;
+    return { text: result.text, fromCache };
   }
 
   /** The documents of `ids`, in order (the plan checked they exist). */
