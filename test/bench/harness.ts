@@ -67,8 +67,8 @@ export interface AlternateOptions {
   pairs?: number;
   /** Unmeasured runs of each first (default 1). */
   warmup?: number;
-  /** Divide each repetition's time by this (e.g. calls per repetition), default 1. */
-  per?: number;
+  /** Divide each repetition's time by this (e.g. calls per repetition), default 1; a pair gives the baseline's and the candidate's. */
+  per?: number | [number, number];
 }
 
 /**
@@ -83,12 +83,12 @@ export async function alternate(
   opts: AlternateOptions = {},
 ): Promise<Alternation> {
   const pairs = Math.max(1, opts.pairs ?? 7);
-  const per = opts.per ?? 1;
+  const [perBaseline, perCandidate] = Array.isArray(opts.per) ? opts.per : [opts.per ?? 1, opts.per ?? 1];
   for (let i = 0; i < (opts.warmup ?? 1); i++) {
     await baseline();
     await candidate();
   }
-  const time = async (fn: () => unknown | Promise<unknown>): Promise<number> => {
+  const time = async (fn: () => unknown | Promise<unknown>, per: number): Promise<number> => {
     const t0 = performance.now();
     await fn();
     return (performance.now() - t0) / per;
@@ -100,11 +100,11 @@ export async function alternate(
     let b: number;
     let c: number;
     if (p % 2 === 0) {
-      b = await time(baseline);
-      c = await time(candidate);
+      b = await time(baseline, perBaseline);
+      c = await time(candidate, perCandidate);
     } else {
-      c = await time(candidate);
-      b = await time(baseline);
+      c = await time(candidate, perCandidate);
+      b = await time(baseline, perBaseline);
     }
     baselineTimes.push(b);
     candidateTimes.push(c);

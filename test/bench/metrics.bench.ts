@@ -1,6 +1,7 @@
 /**
  * Metric computation at scale. The baseline is the same computation at a tenth of the size, so
- * each ratio is the per-item cost growth: ≈1 means linear scaling.
+ * each ratio is the per-item cost growth: ≈1 means linear scaling (alternating repetitions of the
+ * two sizes; the ratio is the median pair's, with the range over pairs).
  */
 import { expectedExposure } from '../../src-main/core/exposure/expectedExposure';
 import { gfrc2 } from '../../src-main/core/fairness/gfrc2';
@@ -8,7 +9,7 @@ import type { GfrcInput } from '../../src-main/core/fairness/gfrcInput';
 import { createRng } from '../../src-main/core/random/rng';
 import { samplePlackettLuce } from '../../src-main/core/sampling/plackettLuce';
 import { textMetric } from '../../src-main/core/text/textMetrics';
-import { row, timeMs, type BenchContext, type BenchRow } from './harness';
+import { alternate, alternationRow, type BenchContext, type BenchRow } from './harness';
 
 const WORDS = 'fair ranking exposure retrieval generation utility passage answer model query document provider group attribution sample'.split(' ');
 
@@ -51,15 +52,13 @@ export async function metricsBench(ctx: BenchContext): Promise<BenchRow[]> {
   const expSmall = exposureWorkload(small);
   const expBig = exposureWorkload(big);
   const runExposure = (w: ReturnType<typeof exposureWorkload>) => w.forEach((q) => expectedExposure({ items: q.items, rankings: q.rankings, k: 5 }));
-  const tExpSmall = await timeMs(() => runExposure(expSmall));
-  const tExpBig = await timeMs(() => runExposure(expBig));
-  rows.push(row({ suite: 'metrics', name: `EE-D/R/L, ${big} queries × 100 samples`, metric: 'ms per query', better: 'lower', baselineLabel: `${small} queries`, candidateLabel: `${big} queries`, baseline: tExpSmall / small, candidate: tExpBig / big, note: `total ${tExpBig.toFixed(0)} ms` }));
+  const exp = await alternate(() => runExposure(expSmall), () => runExposure(expBig), { pairs: 7, per: [small, big] });
+  rows.push(alternationRow({ suite: 'metrics', name: `EE-D/R/L, ${big} queries × 100 samples`, metric: 'ms per query', better: 'lower', baselineLabel: `${small} queries`, candidateLabel: `${big} queries`, note: `total ${(exp.candidateMs * big).toFixed(0)} ms` }, exp));
 
   const gSmall = gfrcWorkload(small);
   const gBig = gfrcWorkload(big);
-  const tGSmall = await timeMs(() => gSmall.forEach((c) => gfrc2(c)));
-  const tGBig = await timeMs(() => gBig.forEach((c) => gfrc2(c)));
-  rows.push(row({ suite: 'metrics', name: `GFRC2, ${big} conversations`, metric: 'ms per conversation', better: 'lower', baselineLabel: `${small}`, candidateLabel: `${big}`, baseline: tGSmall / small, candidate: tGBig / big, note: `total ${tGBig.toFixed(0)} ms` }));
+  const g = await alternate(() => gSmall.forEach((c) => gfrc2(c)), () => gBig.forEach((c) => gfrc2(c)), { pairs: 7, per: [small, big] });
+  rows.push(alternationRow({ suite: 'metrics', name: `GFRC2, ${big} conversations`, metric: 'ms per conversation', better: 'lower', baselineLabel: `${small}`, candidateLabel: `${big}`, note: `total ${(g.candidateMs * big).toFixed(0)} ms` }, g));
 
   const pairsBig = Math.max(100, Math.round(10_000 * ctx.scale));
   const pairsSmall = Math.round(pairsBig / 10);
@@ -70,9 +69,14 @@ export async function metricsBench(ctx: BenchContext): Promise<BenchRow[]> {
     const score = (n: number) => {
       for (let i = 0; i < n; i++) m.score(pairs[i]!.p, [pairs[i]!.r]);
     };
-    const ts = await timeMs(() => score(pairsSmall));
-    const tb = await timeMs(() => score(pairsBig), 1);
-    rows.push(row({ suite: 'metrics', name: `ROUGE-L (${impl}), ${pairsBig} pairs`, metric: 'µs per pair', better: 'lower', baselineLabel: `${pairsSmall} pairs`, candidateLabel: `${pairsBig} pairs`, baseline: (1000 * ts) / pairsSmall, candidate: (1000 * tb) / pairsBig, note: `total ${tb.toFixed(0)} ms` }));
+    const a = await alternate(() => score(pairsSmall), () => score(pairsBig), { pairs: 5, per: [pairsSmall, pairsBig] });
+    rows.push(
+      alternationRow(
+        { suite: 'metrics', name: `ROUGE-L (${impl}), ${pairsBig} pairs`, metric: 'µs per pair', better: 'lower', baselineLabel: `${pairsSmall} pairs`, candidateLabel: `${pairsBig} pairs`, note: `total ${(a.candidateMs * pairsBig).toFixed(0)} ms` },
+        a,
+        (ms) => 1000 * ms,
+      ),
+    );
   }
   return rows;
 }
