@@ -3,6 +3,7 @@ import { statSync } from 'node:fs';
 import type { Workspace } from '../store/workspace';
 import { latestSchemaVersion } from '../store/workspace';
 import type { JobContext } from './jobRunner';
+import { computeContentHash } from '../store/collectionHash';
 
 export class WorkspaceService {
   constructor(private readonly workspace: Workspace) {}
@@ -69,6 +70,25 @@ export class WorkspaceService {
         problems.push(`table ${name} cannot be read: ${(err as Error).message}`);
       }
       ctx.progress(i + 2, total, `scanned ${name}`);
+    }
+    // Each collection's content hash (what manifests cite) must still describe its rows (issue 15 item 2).
+    if (tables.includes('collections')) {
+      try {
+        for (const c of db.prepare(`SELECT id, name, content_hash FROM collections ORDER BY name`).all() as { id: number; name: string; content_hash: string }[]) {
+          ctx.throwIfCancelled();
+          await new Promise((r) => setImmediate(r));
+          try {
+            const actual = computeContentHash(db, c.id);
+            if (actual !== c.content_hash) {
+              problems.push(`collection '${c.name}': its rows no longer match its content hash (stored ${c.content_hash.slice(0, 12) || '(none)'}…, computed ${actual.slice(0, 12)}…)`);
+            }
+          } catch (err) {
+            problems.push(`collection '${c.name}': its content hash cannot be computed: ${(err as Error).message}`);
+          }
+        }
+      } catch (err) {
+        problems.push(`the collections cannot be listed: ${(err as Error).message}`);
+      }
     }
     ctx.progress(total, total, problems.length ? `${problems.length} problem(s)` : 'workspace is healthy');
     return { ok: problems.length === 0, problems, tables: tables.length };

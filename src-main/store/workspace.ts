@@ -51,6 +51,13 @@ export interface OpenOptions {
   migrations?: readonly Migration[];
   /** Path to a native better-sqlite3 build (Electron). Defaults to `chooseNativeBinding()`. */
   nativeBinding?: string;
+  /**
+   * Run SQLite's `quick_check` before opening an existing file for writing, and refuse a damaged
+   * one, leaving it untouched (default true; issue 15 item 2). It reads every page once: 1.4–1.9 s
+   * for a 35 MB workspace of 100k documents on this busy 2-core machine (median of 5).
+   * `workspace check` opens with false, to report what is damaged.
+   */
+  checkIntegrity?: boolean;
 }
 
 export interface WorkspaceInspection {
@@ -100,7 +107,7 @@ export function openWorkspace(path: string, options: OpenOptions = {}): Workspac
   if (!memory) {
     if (existsSync(fullPath)) {
       if (statSync(fullPath).isDirectory()) throw new WorkspaceError('cannot-open', `${fullPath} is a folder, not a workspace file`);
-      const state = readHeaderState(fullPath, nativeBinding);
+      const state = readHeaderState(fullPath, nativeBinding, options.checkIntegrity !== false);
       if (state.userVersion > latest) {
         throw new WorkspaceError(
           'newer-schema',
@@ -134,6 +141,10 @@ export function openWorkspace(path: string, options: OpenOptions = {}): Workspac
     // Results are expensive LLM output: FULL makes a committed transaction survive power loss.
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
+    // Sanity-check every b-tree page as it is read (issue 15 item 2): damage that appears after the
+    // open's quick_check is caught on the pages a write touches, failing the write instead of
+    // extending a broken tree.
+    db.pragma('cell_size_check = ON');
     // Vector tables (vec0) are virtual tables of the sqlite-vec extension: every connection that
     // may touch them (integrity checks, deletes that cascade) must have it loaded.
     loadVectorExtension(db);
@@ -236,7 +247,7 @@ interface HeaderState {
   applicationId: number;
 }
 
-function readHeaderState(path: string, nativeBinding: string | undefined): HeaderState {
+function readHeaderState(path: string, nativeBinding: string | undefined, checkIntegrity = false): HeaderState {
   let ro: Database.Database | undefined;
   try {
     ro = new Database(path, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) });
@@ -247,6 +258,12 @@ function readHeaderState(path: string, nativeBinding: string | undefined): Heade
     if (applicationId !== APPLICATION_ID && (applicationId !== 0 || tables.n > 0)) {
       throw new WorkspaceError('not-a-workspace', `${path} is an SQLite database of another program, not a Fairground workspace; it was not modified`);
     }
+    if (checkIntegrity) {
+      // Never write into a damaged file (issue 15 item 2): SQLite would add rows to a broken b-tree.
+      const rows = ro.pragma('quick_check(5)') as { quick_check: string }[];
+      const problems = rows.map((r) => r.quick_check).filter((v) => v !== 'ok');
+      if (problems.length > 0) throw damaged(path, problems[0]!);
+    }
     return { userVersion, applicationId };
   } catch (err) {
     if (err instanceof WorkspaceError) throw err;
@@ -254,10 +271,18 @@ function readHeaderState(path: string, nativeBinding: string | undefined): Heade
     if (/^SQLITE_(READONLY|CANTOPEN)/.test(String((err as { code?: unknown }).code))) assertWritable(path);
     // SQLite quotes damaged schema SQL, line breaks included: keep the message on one line.
     const message = (err as Error).message.replace(/\s+/g, ' ');
+    if (checkIntegrity && /malformed|corrupt/i.test(message)) throw damaged(path, message);
     throw new WorkspaceError('corrupt', `${path} is not a readable Fairground workspace (${message}); it was not modified`);
   } finally {
     ro?.close();
   }
+}
+
+function damaged(path: string, problem: string): WorkspaceError {
+  return new WorkspaceError(
+    'corrupt',
+    `${path} is damaged (${problem.replace(/\s+/g, ' ')}); it was not modified. 'fairground workspace check' lists the damage; restore a backup or copy the file elsewhere before repairing it`,
+  );
 }
 
 function assertWritable(path: string): void {

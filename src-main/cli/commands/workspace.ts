@@ -91,7 +91,8 @@ ${WORKSPACE_HELP}
     const { values } = parseCliArgs(argv, { ...workspaceOptionSpec, quick: { type: 'boolean' } });
     const path = resolveWorkspacePath(values.workspace, io);
     if (!inspectWorkspace(path).exists) throw new CliError(`no workspace at ${path}`);
-    const ws = openWorkspace(path, { migrate: false });
+    // Opened without the integrity gate (issue 15): reporting the damage is the point.
+    const ws = openWorkspace(path, { migrate: false, checkIntegrity: false });
     try {
       // Checked in place, not as a job: a check must not write a job row into the file it checks.
       const never = new AbortController().signal;
