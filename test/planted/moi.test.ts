@@ -15,6 +15,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MoiMetrics } from '../../src-main/api/contract/moi';
+import type { QueryInput } from '../../src-main/store/collectionTypes';
 import { addCollection, addSim, kendallTau, openWorkbench, runSpec, type Workbench } from './support';
 
 let wb: Workbench;
@@ -33,8 +34,8 @@ function curve(shape: 'primacy' | 'u-shaped', n: number): number[] {
 const WORDS = ['amber', 'basalt', 'cedar', 'delta', 'ember', 'fjord', 'granite', 'harbour', 'iris', 'juniper', 'kelp', 'lagoon'];
 
 function setUp(name: string, n: number, queries: number): { utilities: Record<string, Record<string, number>>; u: Record<string, number[]> } {
-  const docs = [];
-  const qs = [];
+  const docs: { docId: string; text: string }[] = [];
+  const qs: QueryInput[] = [];
   const utilities: Record<string, Record<string, number>> = {};
   const u: Record<string, number[]> = {};
   for (let q = 0; q < queries; q++) {
@@ -139,10 +140,10 @@ describe('MoI recovers the planted position bias and utility order', () => {
     }
   }
 
-  it('with noise the ranking degrades gracefully (N = 5, primacy, noise 0.01)', async () => {
+  it('with noise the ranking degrades gracefully (N = 5, primacy, noise 0.1, i.e. score noise sd 0.01)', async () => {
     const { utilities, u } = setUp('moi-noise', 5, 2);
     const model = 'Simulated reader (moi noise)';
-    addSim(wb.services, model, { collection: 'moi-noise', bias: 'primacy', utilities, closedBookAccuracy: 0, noise: 0.01, seed: 5 });
+    addSim(wb.services, model, { collection: 'moi-noise', bias: 'primacy', utilities, closedBookAccuracy: 0, noise: 0.1, seed: 5 });
     const runId = await runSpec(wb.services, moiSpec('moi noise', 'moi-noise', model, 5));
     for (const [qid, fit] of fits(runId)) {
       expect(fit.objective).toBeGreaterThan(0);

@@ -30,6 +30,8 @@ export const SimProfile = z
     closedBookAccuracy: z.number().min(0).max(1).default(0.2),
     noise: z.number().min(0).max(1).default(0),
     seed: z.number().int().min(0).max(0xffffffff).default(0),
+    /** Multiplies every planted utility and coverage: the planted effect of a power simulation (0 = null). */
+    utilityScale: z.number().min(0).max(1).optional(),
   })
   .strict()
   .refine((p) => !Array.isArray(p.bias) || p.bias.some((v) => v > 0), { message: 'an explicit bias vector needs a positive value', path: ['bias'] });

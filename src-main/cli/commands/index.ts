@@ -24,6 +24,7 @@ import { richragCoverageCommand } from './richragCoverage';
 import { runCommand } from './run';
 import { sampleCommand } from './sample';
 import { serve } from './serve';
+import { simulatePowerCommand } from './simulatePower';
 import { statsCompareCommand } from './statsCompare';
 import { workspaceCheck, workspaceInfo, workspaceInit, workspaceMigrate } from './workspace';
 import { modelDownloadCommand } from './modelDownload';
@@ -60,6 +61,7 @@ export const commands: CliCommand[] = [
   runCommand,
   sampleCommand,
   serve,
+  simulatePowerCommand,
   statsCompareCommand,
   workspaceCheck,
   workspaceInfo,

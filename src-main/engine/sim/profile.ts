@@ -13,6 +13,7 @@
  *   to Σ a = 1 (biasCurve below): a named shape or an explicit vector.
  * - `closedBookAccuracy` c: how often a prompt without any useful document is answered correctly.
  * - `noise` ∈ [0, 1]: 0 = deterministic thresholds; see simEngine.ts for what it does to each call.
+ * - `utilityScale` (default 1) multiplies every planted utility and coverage; 0 plants the null effect.
  * - `seed`: every random choice is a hash of (seed, request), so equal requests get equal answers.
  */
 export const BIAS_SHAPES = ['uniform', 'primacy', 'recency', 'u-shaped'] as const;
@@ -26,6 +27,8 @@ export interface SimProfile {
   closedBookAccuracy: number;
   noise: number;
   seed: number;
+  /** Multiplies every planted utility and coverage (default 1): the planted effect of `simulate power`; 0 = no document helps. */
+  utilityScale?: number | undefined;
 }
 
 export const DEFAULT_SIM_PROFILE: Omit<SimProfile, 'collection'> = {

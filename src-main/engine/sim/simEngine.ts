@@ -31,9 +31,9 @@
  *
  * score: the MoI listwise request (Eq. 3: the query text inside a continuation, the documents before it)
  * gets log-probabilities such that every question token has log-probability
- *   t = Σ_j a_j (u_{π[j]} − 1) + noise·N(0,1)   (capped at 0)
+ *   t = Σ_j a_j (u_{π[j]} − 1) + 0.1·noise·N(0,1)   (capped at 0)
  * and every other token 0, so s = mean(question) + w·mean(passages) = Σ_j a_j u_{π[j]} − 1 + noise
- * exactly (the −1 keeps log-probabilities ≤ 0; as Σ a = 1 it is a constant shift of u, which MoI's
+ * exactly at noise 0 (the −1 keeps log-probabilities ≤ 0; as Σ a = 1 it is a constant shift of u, which MoI's
  * identifiable family absorbs, moi.md §2.3). With segment 'sum' the question term is n_q·t. The two
  * continuations of a thresholded attribution judgment get log-probabilities −0.01 (the judge's answer
  * above) and −5; any other continuation log p or log(1 − p) of the answer rule, spread over its words.
@@ -54,6 +54,8 @@ import { gaussian, normalise, simTokens, squash, unit, words } from './text';
 import type { SimDoc, SimQuery, SimWorld } from './world';
 
 export const SIM_EMBEDDING_DIMENSIONS = 256;
+/** Standard deviation of the Gaussian noise on MoI scores at noise 1 (in units of utility). */
+export const SCORE_NOISE_SD = 0.1;
 const DONT_KNOW = 'I do not know.';
 
 export interface SimEngineOptions {
@@ -73,11 +75,13 @@ type Task =
 export class SimEngine implements Engine {
   private readonly reader: PromptReader;
   private readonly profile: SimProfile;
+  private readonly scale: number;
   private readonly wordSets = new Map<string, Set<string>>();
   private closed = false;
 
   constructor(private readonly options: SimEngineOptions) {
     this.profile = options.profile;
+    this.scale = options.profile.utilityScale ?? 1;
     this.reader = new PromptReader(options.world);
   }
 
@@ -153,7 +157,7 @@ export class SimEngine implements Engine {
   }
 
   private utility(q: SimQuery, docId: string): number {
-    const u = q.utility.get(docId) ?? 0;
+    const u = (q.utility.get(docId) ?? 0) * this.scale;
     return Math.min(1, Math.max(0, u));
   }
 
@@ -219,7 +223,7 @@ export class SimEngine implements Engine {
 
   /** Share of the distinct 3+-character words of `answer` that occur in the document. */
   private coverage(doc: SimDoc, answer: string): number {
-    return coverageOf(this.words(`doc:${doc.id}`, `${doc.title} ${doc.text}`), answer);
+    return this.scale * coverageOf(this.words(`doc:${doc.id}`, `${doc.title} ${doc.text}`), answer);
   }
 
   private entails(prompt: string): boolean {
@@ -308,7 +312,7 @@ export class SimEngine implements Engine {
       const docs = this.reader.findDocs(squashed, q.candidates, found).filter((d) => d.end <= found.start);
       const a = biasCurve(this.profile.bias, docs.length);
       const planted = docs.reduce((acc, d, j) => acc + a[j]! * (this.utility(q, d.doc.id) - 1), 0);
-      const noise = this.profile.noise > 0 ? this.profile.noise * gaussian(this.profile.seed, 'score', key) : 0;
+      const noise = this.profile.noise > 0 ? SCORE_NOISE_SD * this.profile.noise * gaussian(this.profile.seed, 'score', key) : 0;
       const t = Math.min(0, planted + noise);
       const rawEnd = rawStart + q.text.length;
       const tokens = simTokens(continuation, [rawStart, rawEnd]);

@@ -1,0 +1,247 @@
+/**
+ * Study design by simulation (issue 14): "will this study detect the effect I expect?". A spec is run
+ * R times on simulated readers with a planted effect, and the power of the spec's own significance
+ * test is the share of runs in which that test is significant.
+ *
+ * - The planted effect e is the simulated reader's `utilityScale`: every planted utility (and
+ *   sub-aspect coverage) is multiplied by e. e = 0 is the null: no document helps, every condition
+ *   answers right with the closed-book probability, so any difference between conditions is noise and
+ *   a calibrated test is significant in a share α of the runs.
+ * - Replications differ in the reader's seed and the spec's own seeds (sampling, permutations,
+ *   generation); answers are random (noise 1 by default: "p ≥ τ" with τ uniform is a Bernoulli(p) draw).
+ * - The test is the spec's own, as its metrics report it: MoI Table 1 (MoI vs the retriever order on the
+ *   primary measure, the spec's test, correction and α); RichRAG Table 1 (the first list-wise condition,
+ *   else the first condition, vs the baseline on the first measure); Fair RAG Table 2 (the disparity
+ *   interval with the most α runs, vs the deterministic ranking).
+ * - Power grows with the number of queries (the first q queries the spec selects) and, for Fair RAG,
+ *   the samples N per arm: each (effect, q, N) cell has R runs; power with a 95% Wilson interval.
+ *
+ * Everything runs in a scratch in-memory workspace holding a copy of the spec's collection, so the
+ * researcher's workspace gets no experiments, models or cache entries from it.
+ */
+import type { Database } from 'better-sqlite3';
+import { DataError } from '../../core/errors';
+import type { SimProfile } from '../../engine/sim/profile';
+import { DEFAULT_SIM_PROFILE } from '../../engine/sim/profile';
+import { CollectionsRepo } from '../../store/collectionsRepo';
+import type { JudgmentInput } from '../../store/collectionTypes';
+import { createAppServices, type AppServices } from '../appServices';
+import { isSimRecord, parseSimProfile } from './simModels';
+
+export interface PowerRequest {
+  spec: Record<string, unknown>;
+  /** Planted effects (utility scales in [0, 1]); 0 = null. */
+  effects: number[];
+  reps: number;
+  /** Query counts to try (default: all the spec selects). */
+  queries?: number[] | undefined;
+  /** Fair RAG: samples N per arm to try (default: the spec's). */
+  samples?: number[] | undefined;
+  /** Noise of the simulated reader (default 1: Bernoulli answers). */
+  noise?: number | undefined;
+  seed?: number | undefined;
+}
+
+export interface PowerRow {
+  effect: number;
+  queries: number;
+  samples: number | null;
+  reps: number;
+  significant: number;
+  power: number;
+  /** 95% Wilson interval of the power. */
+  low: number;
+  high: number;
+  /** Mean of the tested difference (condition − baseline) over the runs that had one. */
+  meanDifference: number | null;
+}
+
+export interface PowerReport {
+  kind: string;
+  specName: string;
+  simulatedReader: true;
+  test: { description: string; alpha: number; test: string; correction: string };
+  profile: Omit<SimProfile, 'seed' | 'utilityScale'>;
+  rows: PowerRow[];
+  note: string;
+}
+
+interface TestOutcome {
+  significant: boolean;
+  difference: number | null;
+  description: string;
+  alpha: number;
+  test: string;
+  correction: string;
+}
+
+type Metrics = Record<string, unknown>;
+
+/** The spec's own significance test in a run's metrics (see the module comment). */
+export function primaryTest(kind: string, metrics: Metrics): TestOutcome {
+  if (kind === 'moi') {
+    const t = metrics.table1 as { rows: { method: string; cells: { significant: boolean; difference: number | null }[] }[]; columns: { measure: string }[]; baseline: string | null; alpha: number; test: string; correction: string };
+    const row = t.rows.find((r) => r.method === 'moi');
+    const cell = row?.cells[0];
+    return { significant: cell?.significant ?? false, difference: cell?.difference ?? null, description: `MoI vs ${t.baseline ?? 'the retriever order'} on ${t.columns[0]?.measure ?? 'the primary measure'} (Table 1)`, alpha: t.alpha, test: t.test, correction: t.correction };
+  }
+  if (kind === 'richrag') {
+    const t = metrics.table1 as { measures: string[]; baseline: string | null; alpha: number; test: string; correction: string; rows: { condition: string; framework: string; cells: Record<string, { significant: boolean; delta: number | null }> }[] };
+    const measure = t.measures[0]!;
+    const candidates = t.rows.filter((r) => r.condition !== t.baseline);
+    const row = candidates.find((r) => r.framework === 'listwise') ?? candidates[0];
+    const cell = row?.cells[measure];
+    return { significant: cell?.significant ?? false, difference: cell?.delta ?? null, description: `${row?.condition ?? '?'} vs ${t.baseline ?? 'baseline'} on ${measure} (Table 1)`, alpha: t.alpha, test: t.test, correction: t.correction };
+  }
+  if (kind === 'fair-rag') {
+    const t = metrics.table2 as { alpha: number; test: string; rows: { cells: { lower: number; upper: number; runs: number; significant: boolean; difference: number | null }[] }[] };
+    const cells = t.rows[0]?.cells ?? [];
+    const cell = [...cells].sort((a, b) => b.runs - a.runs)[0];
+    return {
+      significant: cell?.significant ?? false,
+      difference: cell?.difference ?? null,
+      description: cell ? `EU of the α runs with EE-D̄ in [${cell.lower}, ${cell.upper}) vs the deterministic ranking (Table 2)` : 'Table 2 (no cell)',
+      alpha: t.alpha,
+      test: t.test,
+      correction: 'none',
+    };
+  }
+  throw new DataError(`no power simulation for experiments of kind '${kind}'`, { field: 'spec.kind' });
+}
+
+/** 95% Wilson score interval. */
+export function wilson(successes: number, n: number): { low: number; high: number } {
+  if (n === 0) return { low: 0, high: 1 };
+  const z = 1.959963984540054;
+  const p = successes / n;
+  const d = 1 + (z * z) / n;
+  const centre = (p + (z * z) / (2 * n)) / d;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + (z * z) / (4 * n * n))) / d;
+  return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
+}
+
+/** Copy a collection (documents, queries, judgments) into another workspace. */
+function copyCollection(from: Database, to: AppServices, name: string): void {
+  const src = new CollectionsRepo(from);
+  const c = src.byName(name);
+  if (!c) throw new DataError(`no collection named '${name}' in the workspace`, { field: 'spec.collection' });
+  const dst = to.collections.repo;
+  const id = dst.create(name, c.description).id;
+  const ALL = 1_000_000_000;
+  dst.addDocuments(
+    id,
+    src.listDocuments(c.id, { limit: ALL }).items.map((d) => ({ docId: d.docId, title: d.title, text: d.text, attrs: d.attrs })),
+  );
+  const queries = src.listQueries(c.id, { limit: ALL }).items;
+  dst.addQueries(
+    id,
+    queries.map((q) => ({ queryId: q.queryId, text: q.text, answers: q.answers, task: q.task, metric: q.metric, subaspects: q.subaspects, candidates: q.candidates, attrs: q.attrs })),
+  );
+  const judgments = from.prepare(`SELECT query_id AS queryId, doc_id AS docId, kind, label FROM judgments WHERE collection_id = ?`).all(c.id) as JudgmentInput[];
+  if (judgments.length > 0) dst.addJudgments(id, judgments);
+}
+
+/** The reader a power simulation plants: the spec's own simulated reader's profile, else the defaults. */
+function baseProfile(db: Database, spec: Record<string, unknown>): Omit<SimProfile, 'seed' | 'utilityScale'> {
+  const gen = spec.generator as { model?: string } | undefined;
+  const row = gen?.model ? (db.prepare(`SELECT metadata, settings FROM models WHERE name = ?`).get(gen.model) as { metadata: string; settings: string } | undefined) : undefined;
+  if (row && isSimRecord({ metadata: JSON.parse(row.metadata) as Record<string, unknown> })) {
+    const p = parseSimProfile(JSON.parse(row.settings));
+    const { seed: _seed, utilityScale: _scale, ...rest } = p;
+    return rest;
+  }
+  return { ...DEFAULT_SIM_PROFILE, collection: String(spec.collection) };
+}
+
+/** Every generator selector in the spec (top level and nested, e.g. attribution.generator) → the reader. */
+function withGenerator(value: unknown, model: string): unknown {
+  if (Array.isArray(value)) return value.map((v) => withGenerator(v, model));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, k === 'generator' || k === 'agent' ? { model } : withGenerator(v, model)]));
+}
+
+function reseed(spec: Record<string, unknown>, seed: number): Record<string, unknown> {
+  const seeds = (spec.seeds as Record<string, unknown> | undefined) ?? {};
+  return { ...spec, seeds: Object.fromEntries([...Object.keys(seeds), 'generation'].map((k) => [k, (seed * 7919 + k.length) % 0xffffffff])) };
+}
+
+export interface PowerProgress {
+  (done: number, total: number, message: string): void;
+}
+
+export async function simulatePower(db: Database, req: PowerRequest, progress: PowerProgress = () => {}, signal?: AbortSignal): Promise<PowerReport> {
+  const kind = String(req.spec.kind);
+  if (!['fair-rag', 'moi', 'richrag'].includes(kind)) throw new DataError(`no power simulation for experiments of kind '${kind}'`, { field: 'spec.kind' });
+  if (req.reps < 1) throw new DataError('reps must be at least 1', { field: 'reps' });
+  if (req.effects.length === 0 || req.effects.some((e) => !(e >= 0 && e <= 1))) throw new DataError('effects must be numbers in [0, 1] (the planted utility scale; 0 = null)', { field: 'effect' });
+  const base = baseProfile(db, req.spec);
+  const scratch = createAppServices(':memory:', { transport: 'http', markInterrupted: false });
+  try {
+    copyCollection(db, scratch, String(req.spec.collection));
+    // Which queries the spec selects: validate once in the scratch workspace to learn its query list.
+    const cid = scratch.collections.repo.byName(String(req.spec.collection))!.id;
+    const tasks = req.spec.tasks as string[] | undefined;
+    const listed = req.spec.queries;
+    const all = scratch.collections.repo
+      .listQueries(cid, { limit: 1_000_000_000 })
+      .items.filter((q) => (tasks ? tasks.includes(q.task ?? '') : true))
+      .map((q) => q.queryId);
+    const selected = Array.isArray(listed) ? (listed as string[]) : all;
+    const queryCounts = (req.queries ?? [selected.length]).map((q) => Math.min(q, selected.length));
+    const sampleCounts: (number | null)[] = kind === 'fair-rag' ? (req.samples ?? [Number(req.spec.samples ?? 100)]) : [null];
+    const cells = req.effects.flatMap((effect) => queryCounts.flatMap((queries) => sampleCounts.map((samples) => ({ effect, queries, samples }))));
+    const total = cells.length * req.reps;
+    let done = 0;
+    let described: TestOutcome | null = null;
+    const rows: PowerRow[] = [];
+    for (const cell of cells) {
+      let significant = 0;
+      const diffs: number[] = [];
+      for (let rep = 0; rep < req.reps; rep++) {
+        signal?.throwIfAborted();
+        const seed = (req.seed ?? 0) + rep;
+        const name = `Simulated reader (power ${done})`;
+        scratch.models.addSim({ name, profile: { ...base, noise: req.noise ?? 1, seed, utilityScale: cell.effect } });
+        let spec = withGenerator(reseed(req.spec, seed), name) as Record<string, unknown>;
+        spec = { ...spec, name: `power ${done}`, queries: selected.slice(0, cell.queries), ...(cell.samples !== null ? { samples: cell.samples } : {}) };
+        delete spec.tasks;
+        const { experiment } = scratch.experiments.upsert(spec);
+        const run = scratch.experiments.runToContinue(experiment.id, true).run;
+        await scratch.experiments.executeRun(run.id, { signal: signal ?? new AbortController().signal, progress: () => {} });
+        const outcome = primaryTest(kind, scratch.experiments.metrics(run.id) as Metrics);
+        described ??= outcome;
+        if (outcome.significant) significant++;
+        if (outcome.difference !== null && Number.isFinite(outcome.difference)) diffs.push(outcome.difference);
+        done++;
+        progress(done, total, `effect ${cell.effect}, ${cell.queries} queries${cell.samples !== null ? `, N = ${cell.samples}` : ''}: run ${rep + 1} of ${req.reps}`);
+      }
+      rows.push({
+        ...cell,
+        reps: req.reps,
+        significant,
+        power: significant / req.reps,
+        ...wilson(significant, req.reps),
+        meanDifference: diffs.length > 0 ? diffs.reduce((a, b) => a + b, 0) / diffs.length : null,
+      });
+    }
+    const t = described!;
+    return {
+      kind,
+      specName: String(req.spec.name),
+      simulatedReader: true,
+      test: { description: t.description, alpha: t.alpha, test: t.test, correction: t.correction },
+      profile: base,
+      rows,
+      note: 'simulated reader: power from runs on planted truth (effect = planted utility scale; 0 = null effect), not from a language model',
+    };
+  } finally {
+    await scratch.close();
+  }
+}
+
+/** The rows as CSV (one line per effect × queries × samples). */
+export function powerCsv(report: PowerReport): string {
+  const head = 'effect,queries,samples,reps,significant,power,low,high,meanDifference';
+  const lines = report.rows.map((r) => [r.effect, r.queries, r.samples ?? '', r.reps, r.significant, r.power, r.low, r.high, r.meanDifference ?? ''].join(','));
+  return `# ${report.note}\n# test: ${report.test.description}; ${report.test.test}, correction ${report.test.correction}, alpha ${report.test.alpha}\n${head}\n${lines.join('\n')}\n`;
+}

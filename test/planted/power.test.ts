@@ -1,0 +1,103 @@
+/**
+ * `simulate power` (issue 14). The spec's own test (MoI Table 1: paired t-test of MoI vs the retriever
+ * order, α = 0.05) under a planted null effect (utility scale 0: no document helps, every order is
+ * answered right with the closed-book probability, independently per prompt) is significant in about
+ * α of the runs; under a strong planted effect it is significant in most runs, more often with more
+ * queries. And the CLI runs on the three demo specs.
+ *
+ * Repetitions are bounded by the time budget of npm test (a run costs ~0.1–0.3 s here): 60 null runs
+ * give a binomial standard error of 0.028 at α = 0.05, so the check is |power − α| ≤ 3 SE.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { simulatePowerCommand } from '../../src-main/cli/commands/simulatePower';
+import { simulatePower, wilson } from '../../src-main/services/simulation/power';
+import type { QueryInput } from '../../src-main/store/collectionTypes';
+import { runCliCaptured } from '../support/cli';
+import { addCollection, addSim, openWorkbench, type Workbench } from './support';
+
+let wb: Workbench;
+const Q = 16;
+
+beforeAll(() => {
+  wb = openWorkbench('power');
+  const docs: { docId: string; text: string }[] = [];
+  const queries: QueryInput[] = [];
+  const utilities: Record<string, Record<string, number>> = {};
+  for (let q = 0; q < Q; q++) {
+    const ids = [0, 1, 2].map((i) => `q${q}-d${i}`);
+    ids.forEach((docId, i) => docs.push({ docId, text: `Note ${i} for case ${q}: the ${['red', 'green', 'blue'][i]} file of case number ${q} is here.` }));
+    // The useful passage is last in retriever order; the primacy reader answers right for sure only when it is moved up.
+    utilities[`q${q}`] = { [ids[0]!]: 0, [ids[1]!]: 0.1, [ids[2]!]: 1 };
+    queries.push({ queryId: `q${q}`, text: `Which colour closes case ${q}?`, answers: ['blue'], task: 'case', metric: 'accuracy', candidates: ids, attrs: { labels: ['red', 'green', 'blue'] } });
+  }
+  addCollection(wb.services, 'power-cases', docs, queries);
+  addSim(wb.services, 'Simulated reader (power)', { collection: 'power-cases', bias: 'primacy', utilities, closedBookAccuracy: 0.3, noise: 1 });
+});
+
+afterAll(async () => wb.close());
+
+const spec = {
+  kind: 'moi',
+  name: 'power moi',
+  collection: 'power-cases',
+  retriever: { method: 'candidate-order' },
+  n: 3,
+  permutations: { set: 'random3n', count: 4 },
+  solver: { starts: 1 },
+  generator: { model: 'Simulated reader (power)' },
+  decoding: { maxTokens: 4 },
+  baselines: [],
+  significance: { test: 't', correction: 'holm', alpha: 0.05 },
+};
+
+describe('simulate power', () => {
+  it('a planted null effect is significant in about α of the runs', async () => {
+    const reps = 60;
+    const report = await simulatePower(wb.services.workspace.db, { spec, effects: [0], reps, queries: [Q] });
+    expect(report).toMatchObject({ kind: 'moi', simulatedReader: true, test: { alpha: 0.05, correction: 'holm' } });
+    expect(report.profile).toMatchObject({ collection: 'power-cases', bias: 'primacy', closedBookAccuracy: 0.3 });
+    const [row] = report.rows;
+    expect(row).toMatchObject({ effect: 0, queries: Q, reps });
+    const se = Math.sqrt((0.05 * 0.95) / reps);
+    expect(Math.abs(row!.power - 0.05), `null power ${row!.power}`).toBeLessThanOrEqual(3 * se);
+    expect(Math.abs(row!.meanDifference!)).toBeLessThan(0.05);
+    expect([row!.low, row!.high]).toEqual(Object.values(wilson(row!.significant, reps)));
+    // Wilson's interval for 3 of 60, by hand: centre (0.05 + z²/120)/(1 + z²/60).
+    const z = 1.959963984540054;
+    expect(wilson(3, 60).low).toBeCloseTo((0.05 + (z * z) / 120 - z * Math.sqrt((0.05 * 0.95) / 60 + (z * z) / 14400)) / (1 + (z * z) / 60), 12);
+  }, 120_000);
+
+  it('a strong planted effect is detected, more often with more queries', async () => {
+    const report = await simulatePower(wb.services.workspace.db, { spec, effects: [1], reps: 8, queries: [3, Q], seed: 100 });
+    const [few, many] = report.rows;
+    // Expected difference per query (MoI puts the useful passage first): 1 − (0.3 + 0.7·(0.1/2 + 1/3)) = 0.43.
+    expect(many!.meanDifference!).toBeGreaterThan(0.25);
+    expect(many!.power).toBeGreaterThanOrEqual(0.75);
+    expect(many!.power).toBeGreaterThan(few!.power);
+  }, 120_000);
+
+  it('fairground simulate power runs on the three demo specs (CSV written, says simulated)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'fg-power-cli-'));
+    try {
+      for (const name of ['fair-rag', 'moi', 'richrag']) {
+        const file = resolve('resources', 'demo', 'experiments', `${name}.json`);
+        const csv = join(dir, `${name}.csv`);
+        const args = ['simulate', 'power', file, '--effect', '0,1', '--reps', '1', '--queries', '2', '--workspace', join(dir, 'w.fairground'), '--csv', csv, ...(name === 'fair-rag' ? ['--samples', '4'] : [])];
+        const r = await runCliCaptured(args, { cwd: dir, commands: [simulatePowerCommand] });
+        expect(r.stderr + r.stdout, name).toContain('simulated reader');
+        expect(r.code, r.stderr).toBe(0);
+        const lines = readFileSync(csv, 'utf8').trim().split('\n');
+        expect(lines[2]).toBe('effect,queries,samples,reps,significant,power,low,high,meanDifference');
+        expect(lines.slice(3).map((l) => l.split(',').slice(0, 4).join(','))).toEqual(name === 'fair-rag' ? ['0,2,4,1', '1,2,4,1'] : ['0,2,,1', '1,2,,1']);
+      }
+      const bad = await runCliCaptured(['simulate', 'power', resolve('resources', 'demo', 'experiments', 'moi.json'), '--reps', '2', '--workspace', join(dir, 'w.fairground')], { cwd: dir, commands: [simulatePowerCommand] });
+      expect(bad.code).not.toBe(0);
+      expect(bad.stderr).toContain('--effect is required');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
