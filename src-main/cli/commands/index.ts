@@ -18,6 +18,7 @@ import { modelMakeTinyCommand } from './modelMakeTiny';
 import { modelTryCommand } from './modelTry';
 import { modelTuneCommand } from './modelTune';
 import { moiSolveCommand } from './moiSolve';
+import { remoteAddCommand, remoteEndpointsCommand, remoteListCommand, remoteRemoveCommand } from './remote';
 import { retrieveCommand } from './retrieve';
 import { retrieveSearchCommand } from './retrieveSearch';
 import { richragCoverageCommand } from './richragCoverage';
@@ -55,6 +56,10 @@ export const commands: CliCommand[] = [
   modelTryCommand,
   modelTuneCommand,
   moiSolveCommand,
+  remoteAddCommand,
+  remoteEndpointsCommand,
+  remoteListCommand,
+  remoteRemoveCommand,
   retrieveCommand,
   retrieveSearchCommand,
   richragCoverageCommand,

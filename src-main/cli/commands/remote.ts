@@ -1,0 +1,170 @@
+/**
+ * `fairground remote add|list|endpoints|remove`: OpenAI-compatible servers (vLLM, llama.cpp's
+ * server, any /v1 gateway) as generators of the workspace, one base URL or a pool of replicas
+ * serving the same model (issue 13 item 3). Specs name them with `"remote": NAME`.
+ */
+import { parseCliArgs } from '../args';
+import { CliError, type CliCommand, type CliIo } from '../command';
+import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceOption';
+import { ApiFailure } from '../../api/router';
+import type { RemoteServerKind } from '../../engine/remote/remoteEngineConfig';
+import type { AppServices } from '../../services/appServices';
+import { createCliAppServices } from './cliAppServices';
+
+const ENDPOINT_HELP = `      --endpoint URL[=N]   a replica's API root (…/v1), optionally with its limit of requests at
+                           once; repeat for a pool (requests go to the least-loaded healthy one)`;
+
+/** `URL` or `URL=N`. */
+function parseEndpoint(value: string): { baseUrl: string; maxConcurrency?: number } {
+  const m = /^(.*?)(?:=(\d+))?$/.exec(value.trim())!;
+  return m[2] !== undefined ? { baseUrl: m[1]!, maxConcurrency: Number(m[2]) } : { baseUrl: m[1]! };
+}
+
+function positiveInt(value: string | undefined, option: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new CliError(`${option} must be a positive integer, got '${value}'`);
+  return n;
+}
+
+async function withServices<T>(workspace: string | undefined, io: CliIo, work: (s: AppServices) => Promise<T>): Promise<T> {
+  const services = createCliAppServices(workspace, io);
+  try {
+    return await work(services);
+  } catch (error) {
+    if (error instanceof ApiFailure) throw new CliError(`${error.field ? `${error.field}: ` : ''}${error.message}`);
+    throw error;
+  } finally {
+    await services.close();
+  }
+}
+
+function requireNamed(s: AppServices, name: string): number {
+  const r = s.models.listRemotes().find((x) => x.name === name);
+  if (!r) throw new CliError(`no server named '${name}' in the workspace (see 'fairground remote list')`);
+  return r.id;
+}
+
+export const remoteAddCommand: CliCommand = {
+  path: ['remote', 'add'],
+  summary: 'Add an OpenAI-compatible server, or a pool of replicas serving one model',
+  help: `Usage: fairground remote add NAME --model MODEL (--url URL | --endpoint URL[=N]...) [options]
+
+Records which weights the servers serve (GET /models: vLLM's root, llama.cpp's model metadata) as the
+model's revision: the cache key is the model and its revision, not a URL, so replicas share cached
+calls. Replicas that report different weights are refused.
+
+      --model MODEL        the model name the server(s) serve
+      --url URL            one server's API root, e.g. http://127.0.0.1:8000/v1
+${ENDPOINT_HELP}
+      --max-concurrency N  limit of each endpoint that names none (default 4)
+      --server-kind KIND   openai, vllm or llama.cpp (how non-OpenAI sampling fields are spelled; default openai)
+      --api-key-env VAR    read the API key from this environment variable (never from the command line)
+      --revision TEXT      state the weights (a commit, a file hash) instead of asking the servers
+      --no-probe           ask no server now (offline); without --revision the key is the model name alone
+${WORKSPACE_HELP}
+
+Example: fairground remote add llama8b --model meta-llama/Llama-3.1-8B-Instruct --server-kind vllm \\
+           --endpoint http://gpu1:8000/v1=16 --endpoint http://gpu2:8000/v1=16`,
+  async run(argv, io) {
+    const { values, positionals } = parseCliArgs(
+      argv,
+      {
+        ...workspaceOptionSpec,
+        model: { type: 'string' },
+        url: { type: 'string' },
+        endpoint: { type: 'string', multiple: true },
+        'max-concurrency': { type: 'string' },
+        'server-kind': { type: 'string' },
+        'api-key-env': { type: 'string' },
+        revision: { type: 'string' },
+        'no-probe': { type: 'boolean' },
+      },
+      true,
+    );
+    if (positionals.length !== 1) throw new CliError('expected one name for the server');
+    if (!values.model) throw new CliError('give --model');
+    if ((values.url === undefined) === (values.endpoint === undefined)) throw new CliError('give --url URL or one or more --endpoint URL[=N]');
+    const kind = values['server-kind'] ?? 'openai';
+    if (!['openai', 'vllm', 'llama.cpp'].includes(kind)) throw new CliError(`--server-kind must be openai, vllm or llama.cpp, got '${kind}'`);
+    let apiKey: string | undefined;
+    if (values['api-key-env'] !== undefined) {
+      apiKey = io.env[values['api-key-env']];
+      if (!apiKey) throw new CliError(`the environment variable ${values['api-key-env']} is empty or not set`);
+    }
+    const name = positionals[0]!;
+    const added = await withServices(values.workspace, io, (s) =>
+      s.models.addRemote({
+        name,
+        model: values.model!,
+        ...(values.url !== undefined ? { baseUrl: values.url } : {}),
+        ...(values.endpoint ? { endpoints: values.endpoint.map(parseEndpoint) } : {}),
+        maxConcurrency: positiveInt(values['max-concurrency'], '--max-concurrency') ?? 4,
+        serverKind: kind as RemoteServerKind,
+        ...(apiKey ? { apiKey } : {}),
+        ...(values.revision !== undefined ? { revision: values.revision } : {}),
+        probe: values['no-probe'] !== true,
+      }),
+    );
+    io.stdout.write(`Added '${added.name}': ${added.model}${added.revision ? ` (${added.revision})` : ' (no revision reported)'}\n`);
+    for (const e of added.endpoints) io.stdout.write(`  ${e.baseUrl}  up to ${e.maxConcurrency} at once\n`);
+    return 0;
+  },
+};
+
+export const remoteListCommand: CliCommand = {
+  path: ['remote', 'list'],
+  summary: 'List the OpenAI-compatible servers of the workspace with their endpoints',
+  help: `Usage: fairground remote list [--workspace PATH] [--json]
+
+${WORKSPACE_HELP}
+      --json               print JSON (never the API key)`,
+  async run(argv, io) {
+    const { values } = parseCliArgs(argv, { ...workspaceOptionSpec, json: { type: 'boolean' } });
+    const list = await withServices(values.workspace, io, async (s) => s.models.listRemotes());
+    if (values.json) io.stdout.write(`${JSON.stringify(list)}\n`);
+    else if (list.length === 0) io.stdout.write(`No servers yet (add one with 'fairground remote add')\n`);
+    else {
+      for (const r of list) {
+        io.stdout.write(`${r.name.padEnd(20)} ${r.model}${r.revision ? ` (${r.revision})` : ''}  ${r.cachedCalls} cached calls\n`);
+        for (const e of r.endpoints) io.stdout.write(`  ${e.baseUrl}  up to ${e.maxConcurrency} at once\n`);
+      }
+    }
+    return 0;
+  },
+};
+
+export const remoteEndpointsCommand: CliCommand = {
+  path: ['remote', 'endpoints'],
+  summary: "Replace a server's endpoints (add or drop replicas, change limits); its cache identity stays",
+  help: `Usage: fairground remote endpoints NAME --endpoint URL[=N]... [--workspace PATH]
+
+${ENDPOINT_HELP}
+${WORKSPACE_HELP}
+
+When the revision came from the servers, the new endpoints must report the same one.`,
+  async run(argv, io) {
+    const { values, positionals } = parseCliArgs(argv, { ...workspaceOptionSpec, endpoint: { type: 'string', multiple: true } }, true);
+    if (positionals.length !== 1) throw new CliError('expected the name of a server');
+    if (!values.endpoint?.length) throw new CliError('give one or more --endpoint URL[=N]');
+    const updated = await withServices(values.workspace, io, (s) => s.models.updateRemoteEndpoints(requireNamed(s, positionals[0]!), values.endpoint!.map(parseEndpoint)));
+    io.stdout.write(`'${updated.name}' now has ${updated.endpoints.length} endpoint(s)\n`);
+    for (const e of updated.endpoints) io.stdout.write(`  ${e.baseUrl}  up to ${e.maxConcurrency} at once\n`);
+    return 0;
+  },
+};
+
+export const remoteRemoveCommand: CliCommand = {
+  path: ['remote', 'remove'],
+  summary: 'Forget an OpenAI-compatible server (its cached calls stay)',
+  help: `Usage: fairground remote remove NAME [--workspace PATH]
+
+${WORKSPACE_HELP}`,
+  async run(argv, io) {
+    const { values, positionals } = parseCliArgs(argv, workspaceOptionSpec, true);
+    if (positionals.length !== 1) throw new CliError('expected the name of a server');
+    await withServices(values.workspace, io, (s) => s.models.removeRemote(requireNamed(s, positionals[0]!)));
+    io.stdout.write(`Removed '${positionals[0]}'\n`);
+    return 0;
+  },
+};

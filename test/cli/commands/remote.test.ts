@@ -1,0 +1,50 @@
+/** `fairground remote add|list|endpoints|remove` in-process against loopback OpenAI-compatible servers. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAppServices } from '../../../src-main/services/appServices';
+import { runCliCaptured } from '../../support/cli';
+import { FakeOpenAiServer } from '../../support/fakeOpenAiServer';
+
+let dir: string;
+let a: FakeOpenAiServer;
+let b: FakeOpenAiServer;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fg-remote-cli-'));
+  await createAppServices(join(dir, 'w.fairground'), { transport: 'http' }).close();
+  [a, b] = await Promise.all([FakeOpenAiServer.start({ root: '/w/llama', apiKey: 'sk-cli' }), FakeOpenAiServer.start({ root: '/w/llama', apiKey: 'sk-cli' })]);
+});
+afterAll(async () => {
+  await Promise.all([a.close(), b.close()]);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const remote = (argv: string[], env: Record<string, string> = {}) => runCliCaptured(['remote', ...argv, '--workspace', 'w.fairground'], { cwd: dir, env });
+
+describe('fairground remote', () => {
+  it('adds a pool with per-endpoint limits, recording the revision the servers report; lists it without the key', async () => {
+    const added = await remote(['add', 'pool', '--model', 'fake-model', '--endpoint', `${a.baseUrl}=3`, '--endpoint', b.baseUrl, '--api-key-env', 'LAB_KEY'], { LAB_KEY: 'sk-cli' });
+    expect(added.stderr).toBe('');
+    expect(added.code).toBe(0);
+    expect(added.stdout).toBe(`Added 'pool': fake-model (root=/w/llama)\n  ${a.baseUrl}  up to 3 at once\n  ${b.baseUrl}  up to 4 at once\n`);
+    const listed = await remote(['list', '--json']);
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'pool', revision: 'root=/w/llama', hasApiKey: true, endpoints: [{ maxConcurrency: 3 }, { maxConcurrency: 4 }] }]);
+    expect(listed.stdout).not.toContain('sk-cli');
+  });
+
+  it('replaces the endpoints and removes the server', async () => {
+    const changed = await remote(['endpoints', 'pool', '--endpoint', `${b.baseUrl}=2`]);
+    expect(changed).toMatchObject({ code: 0, stdout: `'pool' now has 1 endpoint(s)\n  ${b.baseUrl}  up to 2 at once\n` });
+    expect((await remote(['remove', 'pool'])).code).toBe(0);
+    expect((await remote(['list'])).stdout).toContain('No servers yet');
+  });
+
+  it('names the problem: a missing key variable, both --url and --endpoint, an unknown server', async () => {
+    expect(await remote(['add', 'x', '--model', 'm', '--url', a.baseUrl, '--api-key-env', 'NOPE'])).toMatchObject({ code: 2, stderr: expect.stringContaining('NOPE is empty or not set') });
+    expect(await remote(['add', 'x', '--model', 'm', '--url', a.baseUrl, '--endpoint', b.baseUrl])).toMatchObject({ code: 2, stderr: expect.stringContaining('--url URL or one or more --endpoint') });
+    expect(await remote(['add', 'x', '--model', 'm', '--endpoint', 'ftp://h/v1', '--no-probe'])).toMatchObject({ code: 2, stderr: expect.stringContaining('endpoints[0].baseUrl') });
+    expect(await remote(['remove', 'nobody'])).toMatchObject({ code: 2, stderr: expect.stringContaining("no server named 'nobody'") });
+  });
+});
