@@ -201,3 +201,43 @@ describe('Fair RAG metrics on hand-built items', () => {
     }
   });
 });
+
+describe('Fair RAG normalisation (#16.7)', () => {
+  it("takes u_max over every arm, so the deterministic arm's EU̅ stays within [0, 1] (Eq. 30)", () => {
+    // The deterministic arm's prompt h4 has its own output with utility 2 > every α and oracle sample.
+    const its = items().map((it) =>
+      it.payload.type === 'sample' && it.condition === 'r1/deterministic' ? { ...it, payload: { ...it.payload, promptHash: 'h4' } } : it,
+    );
+    for (const qid of ['q1', 'q2']) {
+      its.push({
+        key: generationKey(qid, 'h4'),
+        queryId: qid,
+        condition: '',
+        sample: null,
+        payload: { type: 'generation', promptHash: 'h4', prompt: 'prompt h4', output: 'out o3', outputHash: 'o3', promptTokens: 1, completionTokens: 1, finishReason: 'stop', utilityRaw: 2, utility: 2, fromCache: false },
+      });
+    }
+    const m = fairRagMetrics({ runId: 1, spec, items: its, finished: true, generatorName: 'gen' });
+    const r = (qid: string, condition: string) => m.perQuery.find((x) => x.queryId === qid && x.condition === condition)!;
+    // Before: u_max = 1 (α arms and oracle only) and the deterministic EU̅ = 2.
+    expect(r('q1', 'r1/deterministic')).toMatchObject({ eu: 2, uMax: 2, euNorm: 1 });
+    expect(r('q1', 'r1/alpha=1').euNorm).toBeCloseTo(0.4 / 2, 12);
+    for (const x of m.perQuery) if (x.euNorm !== null) expect(x.euNorm).toBeLessThanOrEqual(1);
+  });
+});
+
+describe('Table 2 on both scales (#16.7)', () => {
+  it('offers the normalised table beside the raw one and says which scale each LaTeX table shows', () => {
+    const raw = metrics.table2.rows[0]!;
+    const norm = metrics.table2.normalizedRows[0]!;
+    // Deterministic EU: q1 1, q2 .5 (raw); EU̅: 1/1 and .5/.5 = 1 (u_max q1 1, q2 .5).
+    expect(raw.baseline).toBeCloseTo(0.75, 12);
+    expect(norm.baseline).toBeCloseTo(1, 12);
+    const rawTex = table2Latex(metrics);
+    const normTex = table2Latex(metrics, 'normalized');
+    expect(rawTex).toContain("Utility on the metric's own scale");
+    expect(normTex).toContain('Normalised utility $\\overline{\\mathrm{EU}} = \\mathrm{EU}/u_{\\max}$');
+    expect(normTex).toContain('r1+gen (1.000)');
+    expect(rawTex).toContain('r1+gen (0.750)');
+  });
+});

@@ -309,7 +309,10 @@ export const FairRagMetrics = z.object({
     test: z.string(),
     alpha: Num,
     utility: z.string(),
+    /** On the utility's own scale (raw EU; LaMP-3: 4 − MAE), as the paper's Table 2. */
     rows: z.array(Table2Row),
+    /** The same on EU̅ = EU / u_max (Eq. 30), as the paper's appendix tables appear to be. */
+    normalizedRows: z.array(Table2Row),
   }),
   fig3: z.array(Fig3Retriever),
   warnings: z.array(z.string()),
@@ -339,7 +342,7 @@ export type RunItemRow = z.infer<typeof RunItemRow>;
 export const FairRagItemsPage = itemsPage('fair-rag', RunItemRow);
 export type FairRagItemsPage = z.infer<typeof FairRagItemsPage>;
 
-export const ExportFormat = z.enum(['per-query-csv', 'per-sample-csv', 'trec-run', 'qrels', 'attribution', 'latex-table2', 'metrics-json', 'manifest']);
+export const ExportFormat = z.enum(['per-query-csv', 'per-sample-csv', 'trec-run', 'qrels', 'attribution', 'latex-table2', 'latex-table2-normalized', 'metrics-json', 'manifest']);
 export type ExportFormat = z.infer<typeof ExportFormat>;
 
 export const experimentsContract = {

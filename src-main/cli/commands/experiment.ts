@@ -78,7 +78,9 @@ Formats:
   trec-run         one arm as a stochastic TREC run (sample id in column 2); needs --condition
   qrels            the run's utility labels as TREC qrels (every candidate, rel 1/0)
   attribution      one arm's judgments 'qid sample docno 0|1'; needs --condition
-  latex-table2     Table 2 (utility vs the deterministic baseline per disparity interval)
+  latex-table2     Table 2 (utility vs the deterministic baseline per disparity interval) on the
+                   metric's own scale (LaMP-3: 4 - MAE), as the paper's Table 2
+  latex-table2-normalized  the same on EU/u_max (Eq. 30); each caption names its scale
   metrics-json     all metrics as JSON
   manifest         the reproducibility manifest
 

@@ -11,7 +11,8 @@
  *                   which is what `eval exposure` needs to know n and m
  *   attribution     one arm's judgments as `qid Q<s> docno 0|1` for every top-k item of every sample
  *                   (`eval exposure --attribution`)
- *   latex-table2    Table 2 (booktabs; * = significant at p < 0.05)
+ *   latex-table2    Table 2 on the raw utility scale (booktabs; † / ‡ = significant at p < 0.05 / 0.01)
+ *   latex-table2-normalized  the same on EU̅ = EU / u_max; each caption says which scale it shows
  *   metrics-json    everything `runs.metrics` returns
  */
 import type { FairRagMetrics, FairRagSpec } from '../../api/contract/experiments';
@@ -152,24 +153,29 @@ const fmt = (v: number, digits = 2) => {
 };
 
 /** Table 2 as a booktabs table: rows retriever+generator (baseline utility), columns the intervals. */
-export function table2Latex(metrics: FairRagMetrics): string {
+export function table2Latex(metrics: FairRagMetrics, scale: 'raw' | 'normalized' = 'raw'): string {
   const t = metrics.table2;
+  const rows = scale === 'raw' ? t.rows : t.normalizedRows;
+  const scaleText =
+    scale === 'raw'
+      ? "Utility on the metric's own scale (higher is better; for LaMP-3, 4 $-$ MAE), as in the paper's Table 2."
+      : 'Normalised utility $\\overline{\\mathrm{EU}} = \\mathrm{EU}/u_{\\max}$ (Eq. 30, in $[0, 1]$).';
   const lines: string[] = [];
   lines.push('% Requires \\usepackage{booktabs} in the preamble.');
   lines.push('\\begin{table}[ht]');
   lines.push('\\centering');
   lines.push(
-    `\\caption{Utility of fairer RAG models minus the utility of the deterministic baseline, per retrieval disparity interval of $\\overline{\\mathrm{EE\\mbox{-}D}}$. ` +
+    `\\caption{Utility of fairer RAG models minus the utility of the deterministic baseline, per retrieval disparity interval of $\\overline{\\mathrm{EE\\mbox{-}D}}$. ${scaleText} ` +
       `$^{\\dagger}$ / $^{\\ddagger}$: significant difference from the baseline at $p < ${t.alpha}$ / $p < 0.01$ (${escapeLatex(t.test)}); --: no run in the interval.}`,
   );
-  lines.push('\\label{tab:fair-rag-table2}');
+  lines.push(`\\label{tab:fair-rag-table2${scale === 'raw' ? '' : '-normalized'}}`);
   lines.push(`\\begin{tabular}{l${'r'.repeat(t.intervals.length)}}`);
   lines.push('\\toprule');
   lines.push(`Model (baseline utility) & \\multicolumn{${t.intervals.length}}{c}{Disparity intervals} \\\\`);
   lines.push(`\\cmidrule(lr){2-${t.intervals.length + 1}}`);
   lines.push(` & ${t.intervals.map(([a, b]) => `[${a.toFixed(1)}, ${b.toFixed(1)})`).join(' & ')} \\\\`);
   lines.push('\\midrule');
-  for (const row of t.rows) {
+  for (const row of rows) {
     const name = `${escapeLatex(`${row.retriever}+${row.generator}`)} (${row.baseline === null ? '--' : fmt(row.baseline, 3)})`;
     const cells = row.cells.map((c) => {
       if (c.difference === null) return '--';
@@ -211,6 +217,8 @@ export function exportFairRag(
     }
     case 'latex-table2':
       return { name: `${base}.table2.tex`, mediaType: 'application/x-tex', text: table2Latex(metrics()) };
+    case 'latex-table2-normalized':
+      return { name: `${base}.table2-normalized.tex`, mediaType: 'application/x-tex', text: table2Latex(metrics(), 'normalized') };
     case 'metrics-json':
       return { name: `${base}.metrics.json`, mediaType: 'application/json', text: `${JSON.stringify(metrics(), null, 2)}\n` };
     default:

@@ -107,7 +107,7 @@ async function fairRagManifest(runId: number, spec: FairRagSpec, deps: Experimen
     },
     evaluation: {
       measures: FAIR_RAG_MEASURES,
-      measureParameters: { userModel: 'step: MU(i) = 1[i ≤ k]', k: spec.k, target: spec.target, uMax: 'max over the α arms of the retriever and the oracle' },
+      measureParameters: { userModel: 'step: MU(i) = 1[i ≤ k]', k: spec.k, target: spec.target, uMax: 'max over every arm of the retriever (α arms and deterministic) and the oracle' },
       significance: { test: "Table 2: unpaired Student's t vs the deterministic baseline; Fig. 3: paired t between α's (Holm-adjusted p also given)", correction: 'none', alpha: 0.05 },
     },
     extra: { runId, models: described, runtimeVersions: versions, stats },

@@ -3,11 +3,12 @@
  *   EE-D, EE-R, EE-L and their normalisations (Sec. 3.3.1, App. C.1–C.2; target per spec),
  *   EU (Eq. 7) and EU̅ = EU / u_max (Eq. 29–30), EAR, EAE-D, EAE-D̄ (Eq. 8–11).
  *
- * u_max of a query and retriever is the maximum per-sample utility over that retriever's α arms and
- * the oracle arm (the same generator; Eq. 29, "not pooled across retrievers"). The deterministic
- * baseline is not part of u_max (the paper's Eq. 29 lists only the α runs and the oracle); its EU̅
- * is reported against its retriever's u_max and may exceed 1. The oracle's own EU̅ is not defined
- * (null). Utilities are on the higher-is-better scale (lower-is-better metrics converted as
+ * u_max of a query and retriever is the maximum per-sample utility over every arm of that retriever
+ * (its α arms and its deterministic baseline) and the oracle arm (the same generator; Eq. 29, "not
+ * pooled across retrievers"). Eq. 29 lists the α runs and the oracle only, but then the
+ * deterministic arm's EU̅ exceeded 1 whenever its own output beat them, against Eq. 30's EU̅ ∈
+ * [0, 1]; with every arm in the maximum, EU ≤ u_max for each arm (#16.7). The oracle's own EU̅ is
+ * not defined (null). Utilities are on the higher-is-better scale (lower-is-better metrics converted as
  * worst − u, App. C.3); `euRaw` is the metric's own mean.
  *
  * An arm whose generations (or judgments) are not all stored yet is left out (or has null
@@ -166,12 +167,12 @@ function attributionOf(spec: MetricsSpec, data: FairRagRunData, qid: string, sam
   return out;
 }
 
-/** u_max per retriever (its α arms + the oracle; Eq. 29) and EU̅ = EU / u_max (Eq. 30). */
+/** u_max per retriever (every arm of it + the oracle; Eq. 29) and EU̅ = EU / u_max (Eq. 30), so EU̅ ≤ 1. */
 function normalizeUtility(details: ArmDetail[], warnings: string[], qid: string): void {
   const oracle = details.find((d) => d.metrics.policy === 'oracle');
   const retrievers = new Set(details.map((d) => d.metrics.retriever).filter((r): r is string => r !== null));
   for (const r of retrievers) {
-    const pool = details.filter((d) => d.metrics.retriever === r && d.metrics.policy === 'pl');
+    const pool = details.filter((d) => d.metrics.retriever === r && d.metrics.policy !== 'oracle');
     if (pool.length === 0) continue;
     let uMax = -Infinity;
     for (const d of [...pool, ...(oracle ? [oracle] : [])]) for (const u of d.utilities) if (u > uMax) uMax = u;

@@ -9,6 +9,9 @@
  * - Intervals are half-open [0, .2), [.2, .4), [.4, .6), [.6, .8), [.8, 1.0) as the paper writes them,
  *   so runs with EE-D̄ = 1 (deterministic in effect) fall in none; they are counted in `excludedAtOne`.
  * - Utilities are on the higher-is-better scale (MAE converted), so a positive difference is better.
+ * - `scale`: `raw` (default) compares EU on the metric's own scale after that conversion (for
+ *   LaMP-3, 4 − MAE), as the paper's Table 2 reports it; `normalized` compares EU̅ = EU / u_max
+ *   (Eq. 30, in [0, 1]), which is what the paper's appendix tables appear to show (#16.7).
  */
 import { studentTTest } from '../../core/stats/tTest';
 import type { QueryArmMetrics } from './queryMetrics';
@@ -44,13 +47,17 @@ export interface Table2Row {
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-export function table2(perQuery: readonly QueryArmMetrics[], retrievers: readonly string[], generator: string): Table2Row[] {
+export type Table2Scale = 'raw' | 'normalized';
+
+export function table2(perQuery: readonly QueryArmMetrics[], retrievers: readonly string[], generator: string, scale: Table2Scale = 'raw'): Table2Row[] {
+  const utility = (m: QueryArmMetrics): number | null => (scale === 'raw' ? m.eu : m.euNorm);
+  const defined = (xs: (number | null)[]): number[] => xs.filter((x): x is number => x !== null);
   return retrievers.map((r) => {
-    const baselineValues = perQuery.filter((m) => m.retriever === r && m.policy === 'deterministic').map((m) => m.eu);
+    const baselineValues = defined(perQuery.filter((m) => m.retriever === r && m.policy === 'deterministic').map(utility));
     const runs = perQuery.filter((m) => m.retriever === r && m.policy === 'pl');
     const baseline = baselineValues.length > 0 ? mean(baselineValues) : null;
     const cells = TABLE2_INTERVALS.map(([lower, upper]) => {
-      const values = runs.filter((m) => m.eeDNorm >= lower && m.eeDNorm < upper).map((m) => m.eu);
+      const values = defined(runs.filter((m) => m.eeDNorm >= lower && m.eeDNorm < upper).map(utility));
       const meanUtility = values.length > 0 ? mean(values) : null;
       let pValue: number | null = null;
       if (baseline !== null && values.length > 0 && baselineValues.length + values.length >= 3) {
