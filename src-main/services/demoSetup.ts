@@ -9,6 +9,7 @@ import { writeTinyGguf } from '../engine/gguf/tinyModel';
 import type { AppServices } from './appServices';
 import { loadDemoCollection } from './collectionsDemo';
 import { DEMO_CONVERSATION_SET, loadDemoConversations } from './conversations/demo';
+import { DEMO_SIM_NAME, ensureDemoSimReader } from './simulation/demoSim';
 
 export const DEMO_MODEL_NAME = 'fairground-tiny';
 
@@ -49,6 +50,7 @@ export async function ensureDemo(services: DemoTargets, log: (message: string) =
   result.collection = demo.changed ? 'loaded' : 'present';
   if (demo.repaired) log('Completed the demo collection (an earlier load was interrupted)');
   else if (demo.changed) log('Loaded the demo collection');
+  if (result.model !== 'skipped' && ensureDemoSimReader(services) === 'created') log(`Registered the simulated reader '${DEMO_SIM_NAME}' (planted truth) beside the tiny model`);
   if (services.conversations) {
     const conversations = services.conversations;
     const loaded = await registerOnce(

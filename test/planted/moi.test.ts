@@ -26,7 +26,7 @@ function plantedUtilities(n: number, shift: number): number[] {
 }
 
 function curve(shape: 'primacy' | 'u-shaped', n: number): number[] {
-  const raw = Array.from({ length: n }, (_, i) => (shape === 'primacy' ? 1 / (i + 1) : 1 / (i + 1) + 1 / (2 * (n - i))));
+  const raw = Array.from({ length: n }, (_, i) => (shape === 'primacy' ? 1 / (i + 1) : 1 / (i + 1) ** 2 + 1 / (2 * (n - i) ** 2)));
   const sum = raw.reduce((a, b) => a + b, 0);
   return raw.map((v) => v / sum);
 }

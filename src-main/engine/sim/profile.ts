@@ -40,14 +40,14 @@ export const DEFAULT_SIM_PROFILE: Omit<SimProfile, 'collection'> = {
 };
 
 /** Bumped whenever a change to the simulated reader changes any output (part of the cache identity). */
-export const SIM_ENGINE_VERSION = '1';
+export const SIM_ENGINE_VERSION = '2';
 
 /**
  * The position-bias vector a (Σ a = 1) for a prompt with L documents. Named shapes, before normalising:
  *   uniform   1
  *   primacy   1/j
  *   recency   1/(L + 1 − j)
- *   u-shaped  1/j + 1/(2(L + 1 − j))   (lost in the middle: both ends favoured, the start more)
+ *   u-shaped  1/j² + 1/(2(L + 1 − j)²)   (lost in the middle: both ends favoured, the start more)
  * An explicit vector is used as given when it has L entries; a longer one is cut to its first L, a
  * shorter one extended with its last value; then normalised.
  */
@@ -61,7 +61,7 @@ export function biasCurve(bias: SimProfile['bias'], length: number): number[] {
   } else if (bias === 'uniform') raw = j.map(() => 1);
   else if (bias === 'primacy') raw = j.map((p) => 1 / p);
   else if (bias === 'recency') raw = j.map((p) => 1 / (length + 1 - p));
-  else if (bias === 'u-shaped') raw = j.map((p) => 1 / p + 1 / (2 * (length + 1 - p)));
+  else if (bias === 'u-shaped') raw = j.map((p) => 1 / p ** 2 + 1 / (2 * (length + 1 - p) ** 2));
   else throw new RangeError(`unknown bias shape '${String(bias)}'`);
   const sum = raw.reduce((a, b) => a + b, 0);
   if (!(sum > 0) || raw.some((v) => !(v >= 0))) throw new RangeError('a bias vector needs non-negative values with a positive sum');
