@@ -15,6 +15,7 @@ import { CallDeferredError, COMPUTE, computes, type CallPolicy } from './queue/c
 import type { RunCalls } from './queue/runCalls';
 import { Slots, type SlotStats } from './queue/slots';
 import type { CallReport, EmbedRequest, EmbedResult, Engine, EngineIdentity, GenerateRequest, GenerateResult, ScoreRequest, ScoreResult, TokenizeRequest, TokenizeResult } from './types';
+import { canonicalJson } from '../core/canonicalJson';
 
 export type CachedOp = 'generate' | 'score' | 'embed';
 
@@ -59,18 +60,8 @@ class EngineState {
   }
 }
 
-/**
- * JSON with object keys sorted at every level and `undefined` members dropped, so equal values
- * give equal text. Numbers that JSON cannot carry (NaN, ±Infinity) are refused: JSON.stringify
- * would turn them into null and two different requests would share a key.
- */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_key, v: unknown) => {
-    if (typeof v === 'number' && !Number.isFinite(v)) throw new RangeError(`cannot use ${v} in a cache key`);
-    if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
-    return Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, (v as Record<string, unknown>)[k]]));
-  });
-}
+/** Keys are hashed from core's canonical JSON (sorted keys; NaN and ±Infinity refused). */
+export { canonicalJson };
 
 export function callCacheKey(identity: EngineIdentity, op: CachedOp, request: unknown): string {
   const material = canonicalJson({ modelKey: identity.modelKey, op, request, settings: identity.outputAffectingSettings });

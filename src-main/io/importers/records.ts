@@ -70,21 +70,9 @@ export interface SourceStats {
 
 /**
  * JSON with object keys sorted at every level: equal values give equal text. Used to compare
- * LaMP profile items; the store has the same rule for what it writes.
+ * LaMP profile items; it is the store's canonical JSON (core/canonicalJson).
  */
-export function stableStringify(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const out: JsonObject = {};
-    for (const key of Object.keys(value).sort()) out[key] = sortKeys((value as JsonObject)[key]);
-    return out;
-  }
-  return value;
-}
+export { canonicalJson as stableStringify } from '../../core/canonicalJson';
 
 /** An id quoted for a one-line message: control characters (a line break in a JSON id) escaped. */
 export function quoteId(id: string): string {
