@@ -110,8 +110,12 @@ export class ModelService {
     return { modelId: record.id, sha256: result.sha256, resumedFromBytes: result.resumedFromBytes };
   }
 
+  /** GGUF models first, then simulated readers (each by name): a default "first model" is a real one. */
   list(): ModelInfo[] {
-    return this.models.list().map((m) => this.info(m));
+    return this.models
+      .list()
+      .map((m) => this.info(m))
+      .sort((a, b) => Number(a.kind === 'sim') - Number(b.kind === 'sim'));
   }
 
   get(id: number): ModelInfo {

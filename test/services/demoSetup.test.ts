@@ -23,9 +23,14 @@ describe('ensureDemo', () => {
   it('gives a fresh workspace a generated tiny model and the demo collection, once', async () => {
     const logs: string[] = [];
     expect(await ensureDemo(services, (m) => logs.push(m))).toEqual({ model: 'created', collection: 'loaded', conversations: 'loaded' });
-    const models = services.models.list();
-    expect(models.map((m) => [m.name, m.status])).toEqual([[DEMO_MODEL_NAME, 'ready']]);
+    // The tiny GGUF (real llama.cpp path) and, beside it, the demo's simulated reader (issue 14).
+    const models = services.models.list().sort((x, y) => x.kind.localeCompare(y.kind));
+    expect(models.map((m) => [m.name, m.kind, m.status])).toEqual([
+      [DEMO_MODEL_NAME, 'gguf', 'ready'],
+      ['Simulated reader (lost in the middle)', 'sim', 'ready'],
+    ]);
     expect(models[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(logs.some((l) => l.startsWith("Registered the simulated reader 'Simulated reader (lost in the middle)'"))).toBe(true);
     expect(existsSync(join(dir, 'lab', 'models', `${DEMO_MODEL_NAME}.gguf`))).toBe(true);
     expect(logs.some((l) => l.startsWith('Generated a tiny test model'))).toBe(true);
     const counts = services.workspaceService.info().counts;
@@ -35,7 +40,7 @@ describe('ensureDemo', () => {
     expect(counts.conversations).toBeGreaterThan(0);
 
     expect(await ensureDemo(services)).toEqual({ model: 'present', collection: 'present', conversations: 'present' });
-    expect(services.models.list()).toHaveLength(1);
+    expect(services.models.list()).toHaveLength(2);
     expect(services.workspaceService.info().counts.documents).toBe(counts.documents);
   });
 });
@@ -98,7 +103,7 @@ describe('the demo collection loads all or nothing (issue 15 item 1)', () => {
       const [ra, rb] = await Promise.all([ensureDemo(a), ensureDemo(b)]);
       expect([ra.model, rb.model].sort()).toEqual(['created', 'present']);
       expect(a.collections.list().map((c) => [c.name, c.counts.documents, c.counts.queries])).toEqual([[DEMO_COLLECTION_NAME, 48, 12]]);
-      expect(a.models.list()).toHaveLength(1);
+      expect(a.models.list().map((m) => m.kind).sort()).toEqual(['gguf', 'sim']);
     } finally {
       await a.close();
       await b.close();
