@@ -116,10 +116,14 @@ export class OpenAiHttpClient {
           throw new EngineError('remote-error', message);
         }
         case 'timeout': {
-          // Not retried: the server may still be working on it, and a retry would double that work.
+          // Never retried on the same endpoint: it may still be working on it, and a retry there would
+          // double that work. Another replica may answer (a hung one never will).
           const message = `${where}: no complete response within ${timeoutMs} ms`;
           this.pool.markFailure(endpoint, message);
-          throw new EngineError('timeout', message);
+          failedOn.add(endpoint);
+          if (attempt > retries || !this.pool.hasAlternative(failedOn)) throw new EngineError('timeout', message);
+          endpoint.retriedElsewhere++;
+          continue;
         }
         case 'network': {
           const detail = this.redact(outcome.detail);

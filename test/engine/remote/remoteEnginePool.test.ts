@@ -46,9 +46,10 @@ const ask = (i: number): GenerateRequest => ({ prompt: `question ${i}`, maxToken
 const newReport = (): CallReport => ({ servedBy: [], attempts: 0 });
 const completions = (f: FakeOpenAiServer): number => f.requestsTo('/v1/completions').length;
 
+// Server-side in-flight counts need requests to overlap there: delays long enough for a busy machine.
 describe('endpoint pool dispatch', () => {
   it('spreads concurrent calls by load: 4 calls over two idle endpoints go 2 and 2, not all to the first', async () => {
-    const [a, b] = await replicas(2, { delayMs: 60 });
+    const [a, b] = await replicas(2, { delayMs: 250 });
     const engine = pool([a!, b!], [4, 4]);
     const reports = Array.from({ length: 4 }, newReport);
     await Promise.all(reports.map((r, i) => engine.generate(ask(i), undefined, r)));
@@ -60,7 +61,7 @@ describe('endpoint pool dispatch', () => {
   });
 
   it('respects each endpoint’s limit and fills them in proportion: limits 1 and 3, 8 calls → 2 and 6', async () => {
-    const [a, b] = await replicas(2, { delayMs: 80 });
+    const [a, b] = await replicas(2, { delayMs: 250 });
     const engine = pool([a!, b!], [1, 3]);
     expect(engine.capacity()).toBe(4);
     await Promise.all(Array.from({ length: 8 }, (_, i) => engine.generate(ask(i))));
@@ -75,7 +76,7 @@ describe('endpoint pool dispatch', () => {
   });
 
   it('a single base URL is a pool of one with maxConcurrency as its limit', async () => {
-    const [a] = await replicas(1, { delayMs: 30 });
+    const [a] = await replicas(1, { delayMs: 250 });
     const engine = new RemoteEngine({ baseUrl: a!.baseUrl, model: 'fake-model', maxConcurrency: 3 });
     engines.push(engine);
     expect(engine.capacity()).toBe(3);
@@ -136,6 +137,18 @@ describe('endpoint pool failures', () => {
     const healthyBefore = completions(a!);
     await Promise.all(Array.from({ length: 6 }, (_, i) => engine.generate(ask(20 + i))));
     expect(completions(a!) - healthyBefore).toBe(3);
+  });
+
+  it('retries a timed-out call on another endpoint, never on the one that may still be working on it', async () => {
+    const [slow, fast] = await replicas(2);
+    slow!.options.delayMs = 5000;
+    const engine = pool([slow!, fast!], [1, 1], { timeoutMs: 400, backoffBaseMs: 60_000, backoffMaxMs: 60_000 });
+    const report = newReport();
+    expect((await engine.generate(ask(0), undefined, report)).text).toBe('You said: question 0');
+    expect(report).toEqual({ servedBy: [fast!.baseUrl], attempts: 2 });
+    expect(slow!.requests).toHaveLength(1);
+    expect(engine.endpointStats()[0]).toMatchObject({ state: 'backing-off', retriedElsewhere: 1 });
+    expect(engine.endpointStats()[0]!.lastError).toMatch(/no complete response within 400 ms/);
   });
 
   it('with one endpoint, waits out its back-off and retries there (as before pools)', async () => {

@@ -81,11 +81,12 @@ describe('RemoteEngine retries', () => {
 
 describe('RemoteEngine timeouts and cancellation', () => {
   it('times out a slow response with code timeout', async () => {
-    const [fake, remote] = await setUp({ delayMs: 3000 }, { timeoutMs: 100 });
+    // Timeouts generous enough for a busy machine to deliver the request first.
+    const [fake, remote] = await setUp({ delayMs: 8000 }, { timeoutMs: 600 });
     const started = Date.now();
     const error = await failure(remote.generate(hello));
     expect(error.code).toBe('timeout');
-    expect(Date.now() - started).toBeLessThan(1500);
+    expect(Date.now() - started).toBeLessThan(4000);
     expect(fake.requests).toHaveLength(1);
   });
 
@@ -103,7 +104,13 @@ describe('RemoteEngine timeouts and cancellation', () => {
     const [fake, remote] = await setUp();
     fake.failNext(1, { status: 429, retryAfter: '30' });
     const controller = new AbortController();
-    setTimeout(() => controller.abort(), 80);
+    // Abort once the 429 has been answered, i.e. while the engine waits out the Retry-After.
+    const waiting = setInterval(() => {
+      if (fake.requests.length === 1 && fake.inFlight === 0) {
+        clearInterval(waiting);
+        setTimeout(() => controller.abort(), 50);
+      }
+    }, 10);
     const error = await failure(remote.generate(hello, controller.signal));
     expect(error.code).toBe('aborted');
     expect(fake.requests).toHaveLength(1);
@@ -128,7 +135,7 @@ describe('RemoteEngine timeouts and cancellation', () => {
 
 describe('RemoteEngine concurrency', () => {
   it('never has more than maxConcurrency requests in flight, across operations', async () => {
-    const [fake, remote] = await setUp({ delayMs: 25 }, { maxConcurrency: 3, embedBatchSize: 1 });
+    const [fake, remote] = await setUp({ delayMs: 150 }, { maxConcurrency: 3, embedBatchSize: 1 });
     const calls = [
       ...Array.from({ length: 8 }, (_, i) => remote.generate({ ...hello, prompt: `p${i}` })),
       remote.embed({ texts: ['a', 'b', 'c', 'd'] }),
@@ -150,7 +157,7 @@ describe('RemoteEngine API key', () => {
 
   it('never puts the key in an error, even when the server quotes it back', async () => {
     const [fake] = await setUp({ apiKey: 'sk-the-right-one' });
-    const remote = new RemoteEngine({ baseUrl: fake.baseUrl, model: 'fake-model', apiKey: key, ...fastRetries, retries: 1, timeoutMs: 100 });
+    const remote = new RemoteEngine({ baseUrl: fake.baseUrl, model: 'fake-model', apiKey: key, ...fastRetries, retries: 1, timeoutMs: 1000 });
     const errors: EngineError[] = [];
     errors.push(await failure(remote.generate(hello))); // 401 quoting the key
     fake.options.apiKey = undefined;
@@ -158,7 +165,7 @@ describe('RemoteEngine API key', () => {
     errors.push(await failure(remote.generate(hello)));
     fake.failNext(2, { disconnect: true });
     errors.push(await failure(remote.embed({ texts: ['x'] })));
-    fake.options.delayMs = 1000;
+    fake.options.delayMs = 4000;
     errors.push(await failure(remote.score({ prompt: 'a', continuations: [' b'] })));
 
     expect(errors.map((e) => e.code)).toEqual(['remote-error', 'remote-error', 'remote-error', 'timeout']);
