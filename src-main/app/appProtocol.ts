@@ -4,7 +4,8 @@
  * status codes, the app's CSP and `nosniff` on every response.
  */
 import { realpathSync, statSync } from 'node:fs';
-import { extname, join, resolve, sep } from 'node:path';
+import { join, resolve, sep } from 'node:path';
+import { mimeType } from '../io/mimeTypes';
 
 export const APP_SCHEME = 'app';
 export const APP_HOST = 'fairground';
@@ -73,19 +74,8 @@ export function appResponse(requestUrl: string, method: string, rendererRoot: st
   return { status: 200, file: real, headers: { ...base, 'Content-Type': mimeType(real) } };
 }
 
-export function mimeType(file: string): string {
-  const types: Record<string, string> = {
-    '.html': 'text/html; charset=utf-8',
-    '.js': 'text/javascript; charset=utf-8',
-    '.css': 'text/css; charset=utf-8',
-    '.json': 'application/json',
-    '.svg': 'image/svg+xml',
-    '.png': 'image/png',
-    '.woff2': 'font/woff2',
-    '.map': 'application/json',
-  };
-  return types[extname(file).toLowerCase()] ?? 'application/octet-stream';
-}
+/** One media-type table for app:// and browser mode (io/mimeTypes). */
+export { mimeType };
 
 /** True for URLs that belong to the app itself (navigation within the app is allowed). */
 export function isAppUrl(url: string): boolean {

@@ -16,6 +16,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { ApiErrorBody, ApiErrorCode, Envelope } from '../api/contract/index';
 import type { Router } from '../api/router';
 import type { EventBus } from '../services/eventBus';
+import { mimeType } from '../io/mimeTypes';
 
 export interface HttpServerOptions {
   router: Router;
@@ -52,19 +53,6 @@ const STATUS: Record<ApiErrorCode, number> = {
   unauthorized: 401,
   forbidden: 403,
   internal: 500,
-};
-
-const MIME: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.json': 'application/json; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.txt': 'text/plain; charset=utf-8',
 };
 
 export async function startHttpServer(options: HttpServerOptions): Promise<RunningServer> {
@@ -177,7 +165,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       }
     }
     res.writeHead(200, {
-      'Content-Type': MIME[extname(target).toLowerCase()] ?? 'application/octet-stream',
+      'Content-Type': mimeType(target),
       'Cache-Control': target.endsWith('index.html') ? 'no-store' : 'public, max-age=3600',
       ...securityHeaders(port),
     });

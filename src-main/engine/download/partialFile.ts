@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { DownloadError } from './downloadError';
 
@@ -51,11 +49,8 @@ export async function discardPartial(paths: DownloadPaths): Promise<void> {
   await rm(paths.meta, { force: true });
 }
 
-export async function sha256File(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
+/** The one streaming file hash (also a local model's identity). */
+export { sha256File } from '../gguf/sha256File';
 
 /** Runs a file-system step; its failure becomes a `disk` error naming the path and the errno code. */
 export async function onDisk<T>(path: string, step: () => Promise<T>): Promise<T> {
