@@ -48,12 +48,26 @@ export function estimateTokenize(request: TokenizeRequest): TokenizeResult {
  */
 export function tokenPrefix(text: string, maxTokens: number, decode: (k: number) => string): string {
   for (let k = maxTokens; k > 0; k--) {
-    const decoded = decode(k);
-    if (text.startsWith(decoded)) return decoded;
-    // Leading whitespace the decoder dropped or invented: match the rest after the text's own.
-    const lead = text.length - text.trimStart().length;
-    const body = decoded.trimStart();
-    if (text.startsWith(body, lead)) return text.slice(0, lead + body.length);
+    const cut = matchPrefix(text, decode(k));
+    if (cut !== undefined) return cut;
   }
   return '';
+}
+
+/** `tokenPrefix` with an asynchronous decoder (a server's /detokenize). */
+export async function tokenPrefixAsync(text: string, maxTokens: number, decode: (k: number) => Promise<string>): Promise<string> {
+  for (let k = maxTokens; k > 0; k--) {
+    const decoded = await decode(k);
+    const cut = matchPrefix(text, decoded);
+    if (cut !== undefined) return cut;
+  }
+  return '';
+}
+
+/** `decoded` as a prefix of `text`: itself, or with the leading whitespace the decoder dropped or invented set right. */
+function matchPrefix(text: string, decoded: string): string | undefined {
+  if (text.startsWith(decoded)) return decoded;
+  const lead = text.length - text.trimStart().length;
+  const body = decoded.trimStart();
+  return text.startsWith(body, lead) ? text.slice(0, lead + body.length) : undefined;
 }

@@ -43,6 +43,8 @@ export interface FakeOpenAiOptions {
   meta: Record<string, number> | undefined;
   /** While set, every request fails this way (a replica that is down or overloaded). */
   failAll: InjectedFailure | undefined;
+  /** POST /tokenize and /detokenize at the root, as llama.cpp's server or vLLM spell them (word tokens, ids by first use); off by default. */
+  tokenizer: 'llama.cpp' | 'vllm' | undefined;
 }
 
 export interface InjectedFailure {
@@ -139,6 +141,7 @@ export class FakeOpenAiServer {
       root: undefined,
       meta: undefined,
       failAll: undefined,
+      tokenizer: undefined,
       ...options,
     };
     this.server = http.createServer((req, res) => void this.handle(req, res));
@@ -228,7 +231,28 @@ export class FakeOpenAiServer {
     if (method === 'POST' && path === '/v1/chat/completions') return this.chat(asObject(body));
     if (method === 'POST' && path === '/v1/completions') return this.completion(asObject(body));
     if (method === 'POST' && path === '/v1/embeddings') return this.embeddings(asObject(body));
+    if (method === 'POST' && (path === '/tokenize' || path === '/detokenize') && this.options.tokenizer) return this.tokenizer(path, asObject(body));
     throw new HttpFailure(404, `Unknown request URL: ${method} ${path}`, 'invalid_request_error', null, 'unknown_url');
+  }
+
+  private readonly vocab: string[] = [];
+
+  /** llama.cpp: {content} → {tokens}, {tokens} → {content}; vLLM: {model, prompt} → {tokens, count}, {model, tokens} → {prompt}. */
+  private tokenizer(path: string, body: Record<string, unknown>): unknown {
+    const vllm = this.options.tokenizer === 'vllm';
+    if (path === '/tokenize') {
+      const text = vllm ? body.prompt : body.content;
+      if (typeof text !== 'string') throw new HttpFailure(400, 'no text to tokenize', 'invalid_request_error', null, null);
+      const tokens = fakeTokenize(text).map((t) => {
+        const at = this.vocab.indexOf(t.text);
+        return at >= 0 ? at : this.vocab.push(t.text) - 1;
+      });
+      return vllm ? { tokens, count: tokens.length, max_model_len: 4096 } : { tokens };
+    }
+    const ids = body.tokens;
+    if (!Array.isArray(ids)) throw new HttpFailure(400, 'no tokens to detokenize', 'invalid_request_error', null, null);
+    const text = ids.map((id) => this.vocab[Number(id)] ?? '').join('');
+    return vllm ? { prompt: text } : { content: text };
   }
 
   private models(): unknown {

@@ -1,6 +1,5 @@
 import { setMaxListeners } from 'node:events';
 import { checkEmbedRequest, checkGenerateRequest, checkScoreRequest, checkTokenizeRequest } from '../requestChecks';
-import { estimateTokenize } from '../tokenBudget';
 import {
   EngineError,
   type CallReport,
@@ -24,6 +23,7 @@ import { OpenAiHttpClient } from './openAiHttpClient';
 import { chatCompletionResponse, completionResponse, embeddingsResponse, modelsResponse, parseResponse } from './openAiResponses';
 import { remoteModelKey, resolveRemoteConfig, type RemoteEngineConfig, type ResolvedRemoteConfig } from './remoteEngineConfig';
 import { servedRevision } from './servedRevision';
+import { ServerTokenizer } from './serverTokenize';
 
 /** /models is optional metadata: do not let a hung server stall identity() for long. */
 const modelsLookupTimeoutMs = 10_000;
@@ -44,6 +44,7 @@ export class RemoteEngine implements Engine {
   /** Aborted by close(): cancels everything in flight. */
   private readonly lifetime = new AbortController();
   private identityFound: EngineIdentity | undefined;
+  private tokenizer: ServerTokenizer | undefined;
 
   constructor(config: RemoteEngineConfig) {
     this.config = resolveRemoteConfig(config);
@@ -124,10 +125,11 @@ export class RemoteEngine implements Engine {
     return { vectors, dimensions };
   }
 
-  /** The stated fallback for now: the UTF-8 bytes / 4 estimate (see tokenBudget.ts). */
-  async tokenize(request: TokenizeRequest): Promise<TokenizeResult> {
+  /** The server's tokenizer (llama.cpp, vLLM: POST /tokenize), else the stated estimate; see serverTokenize.ts. */
+  async tokenize(request: TokenizeRequest, signal?: AbortSignal): Promise<TokenizeResult> {
     checkTokenizeRequest(request);
-    return estimateTokenize(request);
+    const tokenizer = (this.tokenizer ??= new ServerTokenizer(this.config.serverKind, this.config.model, (path, body, s) => this.http.postJson(path, body, { signal: s })));
+    return this.guarded(signal, (s) => tokenizer.tokenize(request, s));
   }
 
   async close(): Promise<void> {
