@@ -73,6 +73,13 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
 
   /** Host and Origin checks shared by HTTP requests and WebSocket upgrades. Returns a refusal or null. */
   const refuse = (req: IncomingMessage): { status: number; code: ApiErrorCode; message: string } | null => {
+    // Node keeps the first of two Host (or Origin) headers and drops the rest: a request that
+    // sends two is ambiguous (a proxy may have read the other one), so it is refused (issue 15 item 6).
+    for (const name of ['host', 'origin', 'authorization']) {
+      let n = 0;
+      for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === name) n++;
+      if (n > 1) return { status: 400, code: 'validation', message: `the request has ${n} ${name} headers; send one` };
+    }
     const host = req.headers.host;
     if (!host || !allowedHosts().has(host.toLowerCase())) {
       return { status: 403, code: 'forbidden', message: `Host '${host ?? ''}' is not this Fairground server` };
@@ -225,8 +232,11 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     async close() {
       for (const ws of sockets) ws.terminate();
       wss.close();
-      await new Promise<void>((r) => server.close(() => r()));
-      server.closeAllConnections?.();
+      // Stop accepting, then end every connection at once (a browser's keep-alive or an
+      // in-flight request would otherwise hold the close open; issue 15 item 4).
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections();
+      await closed;
     },
   };
 }

@@ -142,6 +142,10 @@ describe('every API method needs the token, our Origin and our Host', () => {
     expect(await send('')).toMatch(/^HTTP\/1\.1 (400|403) /);
     expect(await send('Host: \r\n')).toMatch(/^HTTP\/1\.1 403 /);
     expect(await send(`Host: 127.0.0.1:${port}\r\n`)).toMatch(/^HTTP\/1\.1 200 /);
+    // Two Host headers (ours first, or another first) or two Origins: ambiguous, refused (issue 15 item 6).
+    expect(await send(`Host: 127.0.0.1:${port}\r\nHost: evil.example\r\n`)).toMatch(/^HTTP\/1\.1 400 /);
+    expect(await send(`Host: evil.example\r\nHost: 127.0.0.1:${port}\r\n`)).toMatch(/^HTTP\/1\.1 (400|403) /);
+    expect(await send(`Host: 127.0.0.1:${port}\r\nOrigin: http://127.0.0.1:${port}\r\nOrigin: https://evil.example\r\n`)).toMatch(/^HTTP\/1\.1 400 /);
   });
 
   it('refuses a cross-site "simple" request (text/plain or form body) even with the token in the URL', async () => {

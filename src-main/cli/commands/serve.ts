@@ -6,6 +6,9 @@ import { WORKSPACE_HELP, resolveWorkspacePath, workspaceOptionSpec } from '../wo
 import { startBrowserMode } from '../../server/browserMode';
 import { ensureDemo } from '../../services/demoSetup';
 
+/** How long a stop may take before the process exits anyway. */
+const SHUTDOWN_GRACE_MS = 8_000;
+
 export const serve: CliCommand = {
   path: ['serve'],
   summary: 'Serve the app in the browser (127.0.0.1 only, token-protected)',
@@ -33,12 +36,27 @@ Stop with Ctrl-C.`,
     io.stdout.write(`Fairground is running at ${app.server.launchUrl}\n`);
     io.stderr.write(`Workspace: ${app.services.workspace.path}\n`);
     if (!values['no-open']) openBrowser(app.server.launchUrl);
-    await new Promise<void>((resolve) => {
-      const stop = () => resolve();
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+      process.once('SIGINT', () => resolve('SIGINT'));
+      process.once('SIGTERM', () => resolve('SIGTERM'));
     });
+    // Stop within seconds (issue 15 item 4): running jobs are cancelled and awaited (their work so
+    // far is kept and resumable); a job that does not stop in time, or a second signal, ends the
+    // process anyway — SQLite keeps every committed transaction either way.
+    io.stderr.write(`${signal}: stopping (running jobs are cancelled and can be resumed)…\n`);
+    const force = (why: string) => {
+      io.stderr.write(`${why}: exiting now\n`);
+      process.exit(1);
+    };
+    const timer = setTimeout(() => force(`still stopping after ${SHUTDOWN_GRACE_MS / 1000} s`), SHUTDOWN_GRACE_MS);
+    timer.unref();
+    const again = () => force('second signal');
+    process.once('SIGINT', again);
+    process.once('SIGTERM', again);
     await app.close();
+    clearTimeout(timer);
+    process.off('SIGINT', again);
+    process.off('SIGTERM', again);
     return 0;
   },
 };

@@ -7,16 +7,20 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { DataError } from '../../core/errors';
-import { splitLines, streamLines, type NumberedLine } from '../lines';
+import { DEFAULT_MAX_LINE_BYTES, splitLines, streamLines, type NumberedLine } from '../lines';
 
 export interface TextSource {
   /** How errors name the input: the path as given, or the uploaded file's name. */
   readonly name: string;
   /** The base name, used to guess a file's format and role (`collection.tsv`, `x.jsonl`). */
   readonly baseName: string;
-  lines(): AsyncIterable<NumberedLine>;
-  /** One cheap pass over the bytes: the number of lines (for progress totals) and their SHA-256 (recorded as the collection's source). */
-  scan(): Promise<SourceScan>;
+  lines(signal?: AbortSignal): AsyncIterable<NumberedLine>;
+  /**
+   * One cheap pass over the bytes: the number of lines (for progress totals) and their SHA-256
+   * (recorded as the collection's source). Stops on `signal`, and at a line longer than the line
+   * reader's maximum (an endless or binary file ends with that error, not never).
+   */
+  scan(signal?: AbortSignal): Promise<SourceScan>;
 }
 
 export interface SourceScan {
@@ -28,8 +32,8 @@ export function fileSource(path: string): TextSource {
   return {
     name: path,
     baseName: basename(path),
-    lines: () => streamLines(path),
-    async scan() {
+    lines: (signal) => streamLines(path, signal ? { signal } : {}),
+    async scan(signal) {
       try {
         const info = await stat(path);
         if (info.isDirectory()) throw new DataError('is a folder, not a file', { file: path });
@@ -39,14 +43,28 @@ export function fileSource(path: string): TextSource {
       }
       let lines = 0;
       let last = 0x0a;
+      /** Bytes since the last newline: a line longer than the maximum ends the scan (issue 15 item 4). */
+      let run = 0;
       const hash = createHash('sha256');
       try {
         for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+          signal?.throwIfAborted();
           hash.update(chunk);
-          for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++;
+          let from = 0;
+          for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) {
+            if (run + (i - from) > DEFAULT_MAX_LINE_BYTES) break;
+            lines++;
+            run = 0;
+            from = i + 1;
+          }
+          run += chunk.length - from;
+          if (run > DEFAULT_MAX_LINE_BYTES) {
+            throw new DataError(`line longer than ${DEFAULT_MAX_LINE_BYTES} bytes (the maximum; is this a text file?)`, { file: path, line: lines + 1 });
+          }
           if (chunk.length > 0) last = chunk[chunk.length - 1]!;
         }
       } catch (err) {
+        if (err instanceof DataError || signal?.aborted) throw err;
         throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file: path });
       }
       return { lines: last === 0x0a ? lines : lines + 1, sha256: hash.digest('hex') };
