@@ -1,34 +1,14 @@
 /**
- * Shared by the compact MoI and RichRAG wizards: the basics every kind has (name, collection, query
- * subset, generator), loading what they choose from, and "Create and run" (experiments.create, then
- * experiments.run; the job goes to the job tray).
+ * Form helpers every kind's wizard uses: the spec basics (name, collection, query subset), number
+ * fields that may be empty, a generator chosen by name (`model:<name>`, `remote:<name>`) as a spec
+ * selector and back, and "Create and run" (experiments.create, then experiments.run; the job goes to
+ * the job tray). The wizards' shared state (choices, live validation, the compact form) is
+ * wizardState.svelte.ts.
  */
-import type { ApiOutput } from '$contract';
+import type { ApiOutput, FairRagSpecInput } from '$contract';
 import { api, ApiCallError } from '../../api/client';
-import { attempt } from '../../state/errors.svelte';
 import { upsertJob } from '../../state/jobs.svelte';
-import { generatorSelector } from './fair-rag/specForm';
-import type { Issue, QuerySummary } from './fair-rag/wizard/context';
-
-export type { Issue, QuerySummary };
-export { generatorSelector, generatorValue, pathWithin } from './fair-rag/specForm';
-export { issueId } from './fair-rag/wizard/context';
-
-export interface BasicsForm {
-  name: string;
-  description: string;
-  collection: string;
-  queryMode: 'all' | 'tasks' | 'ids';
-  tasks: string[];
-  queryIds: string[];
-}
-
-export interface KindChoices {
-  collections: ApiOutput<'collections.list'>;
-  models: ApiOutput<'models.list'>;
-  remotes: ApiOutput<'remotes.list'>;
-  queries: QuerySummary[];
-}
+import type { BasicsForm, Issue } from './wizardState.svelte';
 
 /** A number input's value, or undefined when it is empty (the service then fills the default). */
 export type Num = number | null | undefined;
@@ -47,42 +27,30 @@ export function basicsToSpec(f: BasicsForm): Record<string, unknown> {
   };
 }
 
-export async function loadChoices(): Promise<Omit<KindChoices, 'queries'>> {
-  const [collections, models, remotes] = await Promise.all([
-    attempt('Could not list the collections', () => api.call('collections.list', {})),
-    attempt('Could not list the models', () => api.call('models.list', {})),
-    attempt('Could not list the servers', () => api.call('remotes.list', {})),
-  ]);
-  return { collections: collections ?? [], models: models ?? [], remotes: remotes ?? [] };
-}
-
-/** The first ready library model, else the first server ('' when there is none). */
-export function defaultGenerator(c: Omit<KindChoices, 'queries'>, preferred?: string): string {
-  const ready = c.models.filter((m) => m.status === 'ready');
-  if (preferred && ready.some((m) => m.name === preferred)) return `model:${preferred}`;
-  return ready[0] ? `model:${ready[0].name}` : c.remotes[0] ? `remote:${c.remotes[0].name}` : '';
-}
-
-export async function loadQueries(collectionId: number): Promise<QuerySummary[]> {
-  const queries: QuerySummary[] = [];
-  for (let offset = 0; offset < 20_000; offset += 500) {
-    const page = await attempt('Could not list the queries', () => api.call('queries.list', { collectionId, offset, limit: 500 }));
-    if (!page) break;
-    queries.push(...page.items);
-    if (queries.length >= page.total || page.items.length === 0) break;
-  }
-  return queries;
-}
-
-/** The tasks of a collection's queries with their counts. */
-export function taskCounts(queries: QuerySummary[]): { task: string; count: number }[] {
-  const by = new Map<string, number>();
-  for (const q of queries) if (q.task) by.set(q.task, (by.get(q.task) ?? 0) + 1);
-  return [...by].map(([task, count]) => ({ task, count }));
-}
-
 export function toggle<T>(list: T[], value: T, on: boolean): T[] {
   return on ? [...new Set([...list, value])] : list.filter((x) => x !== value);
+}
+
+export function generatorSelector(value: string): FairRagSpecInput['generator'] | undefined {
+  const i = value.indexOf(':');
+  if (i < 0) return undefined;
+  const kind = value.slice(0, i);
+  const rest = value.slice(i + 1);
+  if (kind === 'model') return { model: rest };
+  if (kind === 'remote') return { remote: rest };
+  if (kind === 'local-id') return { kind: 'local', modelId: Number(rest) };
+  if (kind === 'remote-id') return { kind: 'remote', endpointId: Number(rest) };
+  return undefined;
+}
+
+export function generatorValue(selector: unknown): string {
+  if (!selector || typeof selector !== 'object') return '';
+  const s = selector as Record<string, unknown>;
+  if (typeof s.model === 'string') return `model:${s.model}`;
+  if (typeof s.remote === 'string') return `remote:${s.remote}`;
+  if (s.kind === 'local') return `local-id:${String(s.modelId)}`;
+  if (s.kind === 'remote') return `remote-id:${String(s.endpointId)}`;
+  return '';
 }
 
 export function selector(value: string): Record<string, unknown> | undefined {

@@ -4,7 +4,9 @@
  * is empty or at its default-by-omission so the service fills the schema's defaults, and
  * `specToForm` reads any valid or partial spec back (an imported file, or a stored version to edit).
  */
-import type { FairRagSpec, FairRagSpecInput } from '$contract';
+import type { FairRagSpec } from '$contract';
+import { generatorSelector, generatorValue } from '../kindWizard';
+import type { BasicsForm } from '../wizardState.svelte';
 
 type Metric = NonNullable<NonNullable<FairRagSpec['utilityMetric']>['name']>;
 
@@ -39,13 +41,8 @@ export interface RetrieverForm {
   runId: Num;
 }
 
-export interface WizardForm {
-  name: string;
-  description: string;
-  collection: string;
-  queryMode: 'all' | 'tasks' | 'ids';
-  tasks: string[];
-  queryIds: string[];
+/** The basics (name, collection, query subset, generator) as every kind's wizard has them, and Fair RAG's own fields. */
+export interface WizardForm extends BasicsForm {
   minUseful: Num;
   retrievalQuery: 'text' | 'lamp';
   retrievers: RetrieverForm[];
@@ -145,28 +142,6 @@ export function parseAlphas(text: string): number[] {
     .split(/[\s,;]+/)
     .filter(Boolean)
     .map((t) => (/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(t) ? Number(t) : Number.NaN));
-}
-
-export function generatorSelector(value: string): FairRagSpecInput['generator'] | undefined {
-  const i = value.indexOf(':');
-  if (i < 0) return undefined;
-  const kind = value.slice(0, i);
-  const rest = value.slice(i + 1);
-  if (kind === 'model') return { model: rest };
-  if (kind === 'remote') return { remote: rest };
-  if (kind === 'local-id') return { kind: 'local', modelId: Number(rest) };
-  if (kind === 'remote-id') return { kind: 'remote', endpointId: Number(rest) };
-  return undefined;
-}
-
-export function generatorValue(selector: unknown): string {
-  if (!selector || typeof selector !== 'object') return '';
-  const s = selector as Record<string, unknown>;
-  if (typeof s.model === 'string') return `model:${s.model}`;
-  if (typeof s.remote === 'string') return `remote:${s.remote}`;
-  if (s.kind === 'local') return `local-id:${String(s.modelId)}`;
-  if (s.kind === 'remote') return `remote-id:${String(s.endpointId)}`;
-  return '';
 }
 
 function retrieverSpec(r: RetrieverForm): Record<string, unknown> {
@@ -321,8 +296,3 @@ export const STEP_FIELDS: Record<string, string[]> = {
   sampling: ['k', 'samples', 'alphas', 'oracle', 'deterministic', 'normalization', 'target', 'seeds'],
   evaluation: ['utilityMetric', 'providerAttribute', 'attribution'],
 };
-
-/** Whether an issue path is the field `path` or inside it (`alphas` covers `alphas[2]`). */
-export function pathWithin(issuePath: string, path: string): boolean {
-  return issuePath === path || issuePath.startsWith(`${path}.`) || issuePath.startsWith(`${path}[`);
-}

@@ -1,5 +1,6 @@
 /** The compact MoI wizard's form: prefilled from the MoiSpec defaults and the demo spec (resources/demo/experiments/moi.json). */
-import { basicsToSpec, num, selector, type BasicsForm, type Num } from '../kindWizard';
+import { basicsToSpec, num, selector, type Num } from '../kindWizard';
+import type { BasicsForm } from '../wizardState.svelte';
 
 export const MOI_BASELINE_CHOICES = [
   { id: 'random', label: 'Random order' },
@@ -31,7 +32,6 @@ export interface MoiForm extends BasicsForm {
   baselines: string[];
   scSamples: Num;
   qgPrompt: 'upr' | 'shared';
-  generator: string;
   agent: string;
   maxTokens: Num;
   passage: string;

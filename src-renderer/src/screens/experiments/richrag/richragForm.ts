@@ -1,5 +1,6 @@
 /** The compact RichRAG wizard's form: prefilled from the RichRagSpec defaults and the demo spec (resources/demo/experiments/richrag.json). */
-import { basicsToSpec, num, selector, type BasicsForm, type Num } from '../kindWizard';
+import { basicsToSpec, num, selector, type Num } from '../kindWizard';
+import type { BasicsForm } from '../wizardState.svelte';
 
 export const RICHRAG_FRAMEWORK_CHOICES = [
   { id: 'closed-book', label: 'Closed book (no documents)' },
@@ -11,7 +12,6 @@ export const RICHRAG_FRAMEWORK_CHOICES = [
 ] as const;
 
 export interface RichRagForm extends BasicsForm {
-  generator: string;
   settings: 'predicted' | 'golden' | 'both';
   maxAspects: Num;
   topN: Num;

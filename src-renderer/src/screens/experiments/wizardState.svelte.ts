@@ -1,0 +1,190 @@
+/**
+ * The state every experiment wizard shares, once: what it offers to choose from (collections,
+ * models, servers; the chosen collection's queries, its details and retrieval runs), live
+ * validation of the spec by the service (experiments.validateSpec, 250 ms after the last change:
+ * the problems at their fields and the spec with the defaults filled in), and for the compact
+ * one-page wizards (MoI, RichRAG) the form itself with the demo's prefill. Construct these in a
+ * component's script: they run effects for as long as the component lives.
+ */
+import type { ApiOutput } from '$contract';
+import { api } from '../../api/client';
+import { attempt, showError } from '../../state/errors.svelte';
+
+export type QuerySummary = ApiOutput<'queries.list'>['items'][number];
+
+/** A spec problem: its field path (`retrievers[0].params.k1`) and the service's message. */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** aria-describedby id of a field's issue line. */
+export const issueId = (path: string): string => `issue-${path.replace(/[^A-Za-z0-9_-]+/g, '-')}`;
+
+/** Whether an issue at `issuePath` belongs to the field at `path` (the field itself or inside it). */
+export function pathWithin(issuePath: string, path: string): boolean {
+  return issuePath === path || issuePath.startsWith(`${path}.`) || issuePath.startsWith(`${path}[`);
+}
+
+/** The collection's queries, all pages of queries.list. */
+async function loadQueries(collectionId: number): Promise<QuerySummary[]> {
+  const queries: QuerySummary[] = [];
+  for (let offset = 0; offset < 20_000; offset += 500) {
+    const page = await attempt('Could not list the queries', () => api.call('queries.list', { collectionId, offset, limit: 500 }));
+    if (!page) break;
+    queries.push(...page.items);
+    if (queries.length >= page.total || page.items.length === 0) break;
+  }
+  return queries;
+}
+
+/** What a wizard offers: loaded once, and again for the collection whenever its name changes. */
+export class WizardChoices {
+  collections = $state<ApiOutput<'collections.list'>>([]);
+  models = $state<ApiOutput<'models.list'>>([]);
+  remotes = $state<ApiOutput<'remotes.list'>>([]);
+  /** The chosen collection, its queries and its retrieval runs. */
+  collection = $state<ApiOutput<'collections.get'> | undefined>();
+  queries = $state<QuerySummary[]>([]);
+  runs = $state<ApiOutput<'retrieval.runs.list'>>([]);
+
+  /** `collectionName` is read in an effect; `onLoaded` may fill in the form's defaults from the lists. */
+  constructor(collectionName: () => string, onLoaded?: (choices: WizardChoices) => void) {
+    $effect(() => {
+      void (async () => {
+        const [collections, models, remotes] = await Promise.all([
+          attempt('Could not list the collections', () => api.call('collections.list', {})),
+          attempt('Could not list the models', () => api.call('models.list', {})),
+          attempt('Could not list the servers', () => api.call('remotes.list', {})),
+        ]);
+        this.collections = collections ?? [];
+        this.models = models ?? [];
+        this.remotes = remotes ?? [];
+        onLoaded?.(this);
+      })();
+    });
+    $effect(() => {
+      const id = this.collections.find((c) => c.name === collectionName())?.id;
+      if (id === undefined) {
+        this.collection = undefined;
+        this.queries = [];
+        this.runs = [];
+        return;
+      }
+      let stale = false;
+      void (async () => {
+        const [queries, detail, runs] = await Promise.all([
+          loadQueries(id),
+          attempt('Could not open the collection', () => api.call('collections.get', { id })),
+          attempt('Could not list the retrieval runs', () => api.call('retrieval.runs.list', { collectionId: id })),
+        ]);
+        if (stale) return;
+        this.collection = detail;
+        this.queries = queries;
+        this.runs = runs ?? [];
+      })();
+      return () => (stale = true);
+    });
+  }
+
+  /** The collection named `preferred` when there is one, else the first ('' when there is none). */
+  defaultCollection(preferred?: string): string {
+    return (this.collections.find((c) => c.name === preferred) ?? this.collections[0])?.name ?? '';
+  }
+
+  /** The library model named `preferred` when ready, else the first ready one, else the first server ('' when there is none). */
+  defaultGenerator(preferred?: string): string {
+    const ready = this.models.filter((m) => m.status === 'ready');
+    const model = ready.find((m) => m.name === preferred) ?? ready[0];
+    return model ? `model:${model.name}` : this.remotes[0] ? `remote:${this.remotes[0].name}` : '';
+  }
+
+  /** The tasks of the collection's queries with their counts. */
+  get tasks(): { task: string; count: number }[] {
+    const by: Record<string, number> = {};
+    for (const q of this.queries) if (q.task) by[q.task] = (by[q.task] ?? 0) + 1;
+    return Object.entries(by).map(([task, count]) => ({ task, count }));
+  }
+}
+
+/** The service's verdict on a spec as it changes: its problems, or the spec with the defaults filled in. */
+export class LiveValidation {
+  issues = $state<Issue[]>([]);
+  validSpec = $state<Record<string, unknown> | null>(null);
+  checking = $state(false);
+
+  constructor(spec: () => Record<string, unknown>) {
+    const json = $derived(JSON.stringify(spec()));
+    $effect(() => {
+      const body = JSON.parse(json) as Record<string, unknown>;
+      let stale = false;
+      this.checking = true;
+      const timer = setTimeout(async () => {
+        try {
+          const v = await api.call('experiments.validateSpec', { spec: body });
+          if (stale) return;
+          this.issues = v.issues;
+          this.validSpec = v.ok ? v.spec : null;
+        } catch (err) {
+          if (!stale) showError(err, 'Could not validate the spec');
+        } finally {
+          if (!stale) this.checking = false;
+        }
+      }, 250);
+      return () => {
+        stale = true;
+        clearTimeout(timer);
+      };
+    });
+  }
+
+  /** A problem the service reported on saving (e.g. a taken name), shown at its field like the others. */
+  add(issue: Issue): void {
+    this.issues = [...this.issues, issue];
+  }
+}
+
+/** The fields every kind's form has: name, collection, query subset, generator. */
+export interface BasicsForm {
+  name: string;
+  description: string;
+  collection: string;
+  queryMode: 'all' | 'tasks' | 'ids';
+  tasks: string[];
+  queryIds: string[];
+  generator: string;
+}
+
+/** The demo the compact wizards prefill: its collection, model and the multi-aspect questions. */
+const DEMO = { collection: 'Fairground demo', model: 'fairground-tiny', task: 'multi-aspect' };
+
+/** A compact wizard: its form (prefilled from the demo when the workspace has it), choices, spec and validation. */
+export class KindWizard<F extends BasicsForm> {
+  form: F;
+  readonly choices: WizardChoices;
+  readonly spec: Record<string, unknown>;
+  readonly validation: LiveValidation;
+
+  constructor(initial: F, toSpec: (form: F) => Record<string, unknown>) {
+    this.form = $state(initial);
+    this.choices = new WizardChoices(
+      () => this.form.collection,
+      (c) => {
+        if (!this.form.collection) this.form.collection = c.defaultCollection(DEMO.collection);
+        if (!this.form.generator) this.form.generator = c.defaultGenerator(DEMO.model);
+      },
+    );
+    this.spec = $derived(toSpec(this.form));
+    this.validation = new LiveValidation(() => this.spec);
+    // The demo spec's subset: the multi-aspect questions, once the collection's queries show it has them.
+    let prefilled = false;
+    $effect(() => {
+      if (prefilled || !this.choices.queries.length) return;
+      prefilled = true;
+      if (this.form.queryMode === 'all' && this.choices.queries.some((q) => q.task === DEMO.task)) {
+        this.form.queryMode = 'tasks';
+        this.form.tasks = [DEMO.task];
+      }
+    });
+  }
+}
