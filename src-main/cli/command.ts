@@ -24,6 +24,13 @@ export interface CliCommand {
   run(argv: string[], io: CliIo): Promise<number>;
 }
 
+/**
+ * Exit codes of every command (README "The command line"): 0 success; 1 a failure; 2 bad input or
+ * options; 75 (sysexits EX_TEMPFAIL) cancelled with its work kept, run the same command again to
+ * resume; 130 (128 + SIGINT) interrupted by Ctrl-C (work kept and resumable as well).
+ */
+export const EXIT = { ok: 0, failure: 1, usage: 2, cancelledResumable: 75, interrupted: 130 } as const;
+
 /** An error whose message is printed as one line `fairground: <message>` and exits non-zero. */
 export class CliError extends Error {
   constructor(

@@ -13,7 +13,7 @@ import { DataError } from '../../core/errors';
 import { DEMO_COLLECTION_NAME } from '../../services/collectionsDemo';
 import { DEMO_MODEL_NAME, ensureDemo } from '../../services/demoSetup';
 import { numberOption, parseCliArgs } from '../args';
-import { CliError, type CliCommand, type CliIo } from '../command';
+import { CliError, EXIT, type CliCommand, type CliIo } from '../command';
 import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceOption';
 import { describeStats, summaryTable, withExperimentServices, type ExperimentCliServices } from './experimentServices';
 
@@ -24,6 +24,8 @@ The experiment named in the spec is created, or gets this spec as a new version.
 unfinished run of that version is resumed (finished results are kept and finished LLM calls
 come from the workspace's call cache), otherwise a new run starts. Progress goes to stderr; the
 run id and a summary table go to stdout. Ctrl-C cancels; run the same command again to resume.
+Exit status: 0 done; 1 failed; 2 bad spec or options; 130 interrupted by Ctrl-C; 75 cancelled
+otherwise (from the app or another process). After 130 or 75 the work done is kept: rerun.
 
 A spec that names the demo collection ('${DEMO_COLLECTION_NAME}') or the demo model
 ('${DEMO_MODEL_NAME}') sets them up in the workspace when they are missing.
@@ -61,8 +63,12 @@ export const runCommand: CliCommand = {
       io.stderr.write(
         `${created ? 'created' : changed ? `updated (spec version ${experiment.version})` : 'using'} experiment '${experiment.name}' (id ${experiment.id}); ${resumed ? 'resuming' : 'starting'} run ${run.id}\n`,
       );
-      const job = await runJob(s, io, s.experiments.launch(run));
-      if (job.status !== 'succeeded') throw new CliError(job.status === 'failed' ? `run ${run.id} failed: ${job.error ?? 'unknown error'}` : `run ${run.id} was ${job.status}; run the same command again to resume`, 1);
+      const { job, interrupted } = await runJob(s, io, s.experiments.launch(run));
+      if (job.status === 'failed') throw new CliError(`run ${run.id} failed: ${job.error ?? 'unknown error'}`, EXIT.failure);
+      if (job.status !== 'succeeded') {
+        // Ctrl-C: 130 as for any interrupted program; cancelled otherwise (the app, another process): 75.
+        throw new CliError(`run ${run.id} was ${job.status}; run the same command again to resume`, interrupted ? EXIT.interrupted : EXIT.cancelledResumable);
+      }
       const metrics = s.experiments.metrics(run.id);
       const info = s.experiments.getRun(run.id);
       if (values.json) {
@@ -89,7 +95,8 @@ async function ensureDemoIfNamed(s: ExperimentCliServices, spec: Record<string, 
 }
 
 /** Waits for the job, printing progress on stderr (at most once a second) and cancelling on Ctrl-C. */
-async function runJob(s: ExperimentCliServices, io: CliIo, job: Job): Promise<Job> {
+async function runJob(s: ExperimentCliServices, io: CliIo, job: Job): Promise<{ job: Job; interrupted: boolean }> {
+  let interrupted = false;
   let last = 0;
   const off = s.events.subscribe((e) => {
     if (e.event !== 'job.updated' || e.payload.id !== job.id) return;
@@ -104,12 +111,14 @@ async function runJob(s: ExperimentCliServices, io: CliIo, job: Job): Promise<Jo
     io.stderr.write(`[${j.progress}${of} LLM calls${pct}${eta}] ${j.message ?? ''}\n`);
   });
   const onSigint = () => {
+    interrupted = true;
     io.stderr.write('cancelling (finished results are kept; run again to resume)…\n');
     s.jobs.cancel(job.id);
   };
   process.once('SIGINT', onSigint);
   try {
-    return await s.jobs.wait(job.id);
+    const done = await s.jobs.wait(job.id);
+    return { job: done, interrupted };
   } finally {
     process.off('SIGINT', onSigint);
     off();
