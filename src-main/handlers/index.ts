@@ -4,12 +4,14 @@ import { createRouter, type Handlers, type Router } from '../api/router';
 import { appHandlers } from './app';
 import { collectionHandlers } from './collections';
 import { conversationHandlers } from './conversations';
+import { desktopHandlers } from './desktop';
 import { evaluationHandlers } from './evaluation';
 import { experimentHandlers } from './experiments';
 import { jobHandlers } from './jobs';
 import { labelingHandlers } from './labeling';
 import { modelHandlers } from './models';
 import { retrievalHandlers } from './retrieval';
+import { storedRunEvaluationHandlers } from './storedRunEvaluation';
 
 export function createHandlers(s: AppServices): Handlers {
   return {
@@ -18,6 +20,8 @@ export function createHandlers(s: AppServices): Handlers {
     ...conversationHandlers(s),
     ...jobHandlers(s),
     ...evaluationHandlers(),
+    ...storedRunEvaluationHandlers(s),
+    ...desktopHandlers(s),
     ...modelHandlers(s),
     ...retrievalHandlers(s),
     ...labelingHandlers(s),

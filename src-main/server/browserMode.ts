@@ -5,6 +5,7 @@
 import { createApiRouter } from '../handlers/index';
 import { createAppServices, type AppServices } from '../services/appServices';
 import { rendererDir } from '../services/paths';
+import { RotatingLog } from '../services/logging/rotatingLog';
 import { startHttpServer, type RunningServer } from './httpServer';
 
 export interface BrowserModeOptions {
@@ -13,6 +14,8 @@ export interface BrowserModeOptions {
   token?: string;
   staticDir?: string;
   onInternalError?: (err: unknown) => void;
+  /** Write the app's log file here (issue 17 item 7); none when left out. */
+  logFolder?: string;
 }
 
 export interface BrowserMode {
@@ -22,9 +25,13 @@ export interface BrowserMode {
 }
 
 export async function startBrowserMode(options: BrowserModeOptions): Promise<BrowserMode> {
-  const services = createAppServices(options.workspacePath, { transport: 'http' });
+  const log = options.logFolder !== undefined ? new RotatingLog(options.logFolder) : undefined;
+  const services = createAppServices(options.workspacePath, { transport: 'http', ...(log ? { log } : {}) });
   try {
-    const router = createApiRouter(services, options.onInternalError);
+    const router = createApiRouter(services, (err) => {
+      log?.write('error', 'api', (err as Error).stack ?? String(err));
+      options.onInternalError?.(err);
+    });
     const server = await startHttpServer({
       router,
       events: services.events,

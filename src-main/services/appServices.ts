@@ -16,6 +16,7 @@ import { PathAccess, type PathAccessMode, type PathAccessStore } from './paths';
 import { localEngineOpener, RetrievalService } from './retrievalService';
 import { SettingsService } from './settingsService';
 import { WorkspaceService } from './workspaceService';
+import type { RotatingLog } from './logging/rotatingLog';
 
 export interface AppServices {
   readonly workspace: Workspace;
@@ -32,6 +33,8 @@ export interface AppServices {
   readonly transport: 'electron' | 'http';
   /** Which files API requests may name (issue 15 item 3): grants in Electron, allowed folders in browser mode. */
   readonly paths: PathAccess;
+  /** The app's log file (issue 17 item 7): null for CLI commands and tests that give none. */
+  readonly log: RotatingLog | null;
   close(): Promise<void>;
 }
 
@@ -41,12 +44,23 @@ export interface AppServicesOptions extends OpenOptions {
   markInterrupted?: boolean;
   /** Path policy for API requests (default: 'grants' for electron, 'folders' for http). */
   pathAccess?: PathAccessMode;
+  /** Log job outcomes (and what transports report) to this file. */
+  log?: RotatingLog;
 }
 
 export function createAppServices(workspacePath: string, options: AppServicesOptions): AppServices {
   const workspace = openWorkspace(workspacePath, options);
   const events = new EventBus();
   const jobs = new JobRunner(workspace.db, events);
+  const log = options.log ?? null;
+  if (log) {
+    log.write('info', 'app', `opened workspace ${workspace.path} (${options.transport})`);
+    events.subscribe((e) => {
+      const j = e.payload;
+      if (j.status === 'failed') log.write('error', 'job', `${j.title} failed: ${j.error ?? ''}`);
+      else if (j.status === 'succeeded' || j.status === 'cancelled' || j.status === 'interrupted') log.write('info', 'job', `${j.title} ${j.status}${j.message ? `: ${j.message}` : ''}`);
+    });
+  }
   // The app marks jobs a dead process left running as interrupted; a CLI command sharing the
   // workspace with a running app must not touch the app's jobs.
   if (options.markInterrupted !== false) jobs.markInterrupted();
@@ -77,6 +91,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
     workspace,
     events,
     jobs,
+    log,
     settings,
     workspaceService,
     models,

@@ -343,6 +343,15 @@ export class CollectionsRepo {
     return row ? toQuery(row) : undefined;
   }
 
+  /** Every judgment of one kind in a collection as qrels rows, ordered by query and document. */
+  qrelsOf(collectionId: number, kind: JudgmentKind): { queryId: string; docId: string; label: number }[] {
+    return this.st(`SELECT query_id AS queryId, doc_id AS docId, label FROM judgments WHERE collection_id = ? AND kind = ? ORDER BY query_id, doc_id`).all(collectionId, kind) as {
+      queryId: string;
+      docId: string;
+      label: number;
+    }[];
+  }
+
   judgmentsOf(collectionId: number, queryId: string): JudgmentRow[] {
     return (this.st(`SELECT * FROM judgments WHERE collection_id = ? AND query_id = ? ORDER BY doc_id, kind`).all(collectionId, queryId) as JudgmentDbRow[]).map(toJudgment);
   }

@@ -9,6 +9,7 @@ import type { Browser, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { launchBrowser, screenshot } from '../support/browser';
+import { compileLatex } from '../support/pdflatex';
 
 const qrels = ['q1 0 d1 1', 'q1 0 d2 0', 'q1 0 d3 1', 'q2 0 d4 1', 'q3 0 d5 1', 'q3 0 d6 1'].join('\n');
 const runA = ['q1 Q0 d2 1 3.0 A', 'q1 Q0 d1 2 2.0 A', 'q1 Q0 d3 3 1.0 A', 'q2 Q0 d4 1 1.0 A', 'q3 Q0 d7 1 1.0 A'].join('\n');
@@ -47,6 +48,7 @@ async function download(testId: string): Promise<{ name: string; body: Buffer }[
 
 describe('Results → Evaluate TREC runs', () => {
   it('evaluates two runs and shows means with the best in bold', async () => {
+    await page.getByTestId('eval-source-files').check(); // stored runs of a collection are the default
     await page.getByTestId('eval-runs').setInputFiles([
       { name: 'A.run', mimeType: 'text/plain', buffer: Buffer.from(runA) },
       { name: 'B.run', mimeType: 'text/plain', buffer: Buffer.from(runB) },
@@ -76,6 +78,7 @@ describe('Results → Evaluate TREC runs', () => {
     const latex = tex.find((f) => f.name === 'evaluation.tex')!.body.toString();
     expect(latex).toContain('\\toprule');
     expect(latex).toContain('\\textbf{0.667}');
+    compileLatex(latex); // issue 17 item 7: the file as downloaded compiles with pdflatex
   });
 
   it('exports the figure as SVG and as a 300-dpi PNG', async () => {

@@ -84,8 +84,22 @@ export const IrEvaluationExport = z
   })
   .strict();
 
+/**
+ * Stored retrieval runs of a collection evaluated against the collection's own judgments, so the
+ * Results screen needs no file uploads (issue 17 item 4). Test settings as in IrEvaluationRequest.
+ */
+export const StoredRunsEvaluationRequest = IrEvaluationRequest.omit({ runs: true, qrels: true })
+  .extend({
+    collectionId: z.number().int().min(1),
+    runIds: z.array(z.number().int().min(1)).min(1).max(30),
+    /** Which judgments are the qrels: relevance (imported qrels) or utility labels. */
+    judgments: z.enum(['relevance', 'utility']).default('relevance'),
+  })
+  .strict();
+
 export const evaluationContract = {
   'evaluation.ir': method(IrEvaluationRequest, IrEvaluation, 'Evaluate TREC runs against qrels, with significance against a baseline.'),
+  'evaluation.storedRuns': method(StoredRunsEvaluationRequest, IrEvaluation, "Evaluate stored retrieval runs against their collection's judgments, with significance against a baseline."),
   'evaluation.export': method(
     IrEvaluationExport,
     z.object({ file: ExportFile, manifest: ExportFile }),

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { appContract } from './app';
 import { collectionsContract } from './collections';
 import { conversationsContract } from './conversations';
+import { desktopContract } from './desktop';
 import { evaluationContract } from './evaluation';
 import { experimentsContract } from './experiments';
 import { Job, jobsContract } from './jobs';
@@ -19,6 +20,7 @@ export * from './define';
 export * from './app';
 export * from './collections';
 export * from './conversations';
+export * from './desktop';
 export * from './jobs';
 export * from './evaluation';
 export * from './models';
@@ -34,6 +36,7 @@ export const contract = {
   ...appContract,
   ...collectionsContract,
   ...conversationsContract,
+  ...desktopContract,
   ...jobsContract,
   ...evaluationContract,
   ...modelsContract,

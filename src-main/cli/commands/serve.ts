@@ -5,6 +5,7 @@ import type { CliCommand } from '../command';
 import { WORKSPACE_HELP, resolveWorkspacePath, workspaceOptionSpec } from '../workspaceOption';
 import { startBrowserMode } from '../../server/browserMode';
 import { ensureDemo } from '../../services/demoSetup';
+import { defaultLogFolder } from '../../services/logging/rotatingLog';
 
 /** How long a stop may take before the process exits anyway. */
 const SHUTDOWN_GRACE_MS = 8_000;
@@ -31,6 +32,7 @@ Stop with Ctrl-C.`,
       workspacePath,
       port,
       onInternalError: (err) => io.stderr.write(`internal error: ${(err as Error).stack ?? String(err)}\n`),
+      logFolder: defaultLogFolder(io.env),
     });
     if (!values['no-demo']) await ensureDemo(app.services, (m) => io.stderr.write(`${m}\n`));
     io.stdout.write(`Fairground is running at ${app.server.launchUrl}\n`);
