@@ -3,12 +3,13 @@
  * browser mode and CLI use, serves the renderer over app://, wires IPC, and hardens every window.
  * Nothing outside src-main/app imports electron.
  */
-import { BrowserWindow, Menu, app, dialog, ipcMain, nativeTheme, net, protocol, session, shell, utilityProcess, type WebContents } from 'electron';
+import { BrowserWindow, Menu, app, dialog, ipcMain, nativeTheme, net, protocol, safeStorage, session, shell, utilityProcess, type WebContents } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createApiRouter } from '../handlers/index';
 import { createAppServices, type AppServices } from '../services/appServices';
 import { ensureDemo } from '../services/demoSetup';
+import { SecretStore, type OsCipher } from '../services/secrets';
 import { defaultWorkspacePath } from '../store/workspace';
 import { chooseNativeBinding } from '../store/nativeBinding';
 import { APP_INDEX_URL, APP_SCHEME, appResponse } from './appProtocol';
@@ -45,6 +46,16 @@ function workspaceArg(): string {
   return value ?? defaultWorkspacePath();
 }
 
+/**
+ * safeStorage as the key sealer, unless it would only obfuscate: on Linux without a keyring it
+ * falls back to a fixed password ('basic_text'); the per-user key file is used then instead.
+ */
+function osKeychain(): OsCipher | null {
+  if (!safeStorage.isEncryptionAvailable()) return null;
+  if (process.platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text') return null;
+  return safeStorage;
+}
+
 function createWindow(): BrowserWindow {
   const win = new BrowserWindow(mainWindowOptions(preloadPath, nativeTheme.shouldUseDarkColors, !app.isPackaged));
   windows.add(win);
@@ -68,6 +79,8 @@ async function start(): Promise<void> {
   services = createAppServices(workspaceArg(), {
     transport: 'electron',
     nativeBinding: chooseNativeBinding(process.versions, appRoot, process.resourcesPath) as string,
+    // Remote API keys sealed with the OS keychain (issue 17 item 8).
+    secrets: new SecretStore(osKeychain()),
   });
   if (!process.argv.includes('--no-demo')) await ensureDemo(services, (m) => console.log(m));
   const router = createApiRouter(services, (err) => console.error('internal error', err));

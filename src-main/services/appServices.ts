@@ -13,6 +13,7 @@ import { JobRunner } from './jobRunner';
 import { LabelingService } from './labeling/labelingService';
 import { ModelService } from './modelService';
 import { PathAccess, type PathAccessMode, type PathAccessStore } from './paths';
+import { SecretStore } from './secrets';
 import { localEngineOpener, RetrievalService } from './retrievalService';
 import { SettingsService } from './settingsService';
 import { WorkspaceService } from './workspaceService';
@@ -44,6 +45,8 @@ export interface AppServicesOptions extends OpenOptions {
   markInterrupted?: boolean;
   /** Path policy for API requests (default: 'grants' for electron, 'folders' for http). */
   pathAccess?: PathAccessMode;
+  /** How remote API keys are sealed (Electron: with safeStorage); default: a per-user key file. */
+  secrets?: SecretStore;
   /** Log job outcomes (and what transports report) to this file. */
   log?: RotatingLog;
 }
@@ -75,7 +78,10 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
     title: () => 'Check workspace integrity',
     run: (p, ctx) => workspaceService.check(ctx, p.full),
   });
-  const models = new ModelService(workspace.db, jobs, settings, workspace.path, paths);
+  const secrets = options.secrets ?? new SecretStore();
+  const models = new ModelService(workspace.db, jobs, settings, workspace.path, paths, secrets);
+  // Keys stored as plain text by an older version are sealed now (issue 17 item 8).
+  secrets.migratePlainKeys(workspace.db);
   const collections = new CollectionsService(workspace.db, jobs, paths);
   const conversations = new ConversationsService(workspace.db);
   // Embedding models: a library name or a GGUF path; llama.cpp threads follow the setting (0 = physical cores).

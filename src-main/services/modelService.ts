@@ -24,6 +24,7 @@ import { ThreadTuningRepo } from '../store/threadTuningRepo';
 import type { JobRunner } from './jobRunner';
 import { endpointsOf, engineConfigOf, modelKeyOf, settleRemote, storedSettings, type RemoteInput, type RemoteRow } from './remoteModels';
 import { PathAccess } from './paths';
+import { SecretStore } from './secrets';
 import { addSimModel, createSimEngine, describeSim, isSimRecord } from './simulation/simModels';
 import type { SettingsService } from './settingsService';
 
@@ -67,6 +68,8 @@ export class ModelService {
     private readonly workspacePath: string = ':memory:',
     /** Which paths API requests may name (issue 15): `add` checks its path. */
     private readonly paths: PathAccess = new PathAccess('any', null),
+    /** Seals remote API keys (never plain text in the workspace; issue 17 item 8). */
+    private readonly secrets: SecretStore = new SecretStore(),
   ) {
     this.models = new ModelsRepo(db);
     this.cache = new CallCacheRepo(db);
@@ -230,14 +233,14 @@ export class ModelService {
    * Register a served model: one base URL or a pool of endpoints. Its revision (part of the cache
    * key) is the one given, else what the endpoints report in GET /models (remoteModels.ts).
    */
-  async addRemote(input: RemoteInput & { name: string }) {
+  async addRemote(input: RemoteInput & { name: string; apiKeyEnv?: string | undefined }) {
     const exists = () => this.db.prepare(`SELECT 1 FROM remote_endpoints WHERE name=?`).get(input.name) !== undefined;
     if (exists()) throw new ApiFailure('conflict', `a server named '${input.name}' already exists`, 'name');
     const { baseUrl, settings } = await settleRemote(input);
     if (exists()) throw new ApiFailure('conflict', `a server named '${input.name}' already exists`, 'name');
     const info = this.db
       .prepare(`INSERT INTO remote_endpoints(name, base_url, model, api_key, settings, added_at) VALUES (?, ?, ?, ?, ?, ?)`)
-      .run(input.name, baseUrl, input.model, input.apiKey ?? null, JSON.stringify(settings), new Date().toISOString());
+      .run(input.name, baseUrl, input.model, this.secrets.seal(input.apiKey, input.apiKeyEnv), JSON.stringify(settings), new Date().toISOString());
     return this.remoteInfo(this.requireRemote(Number(info.lastInsertRowid)));
   }
 
@@ -252,7 +255,7 @@ export class ModelService {
     const { baseUrl, settings } = await settleRemote({
       model: row.model,
       endpoints,
-      apiKey: row.api_key ?? undefined,
+      apiKey: this.secrets.open(row.api_key, row.name),
       serverKind: old.serverKind ?? 'openai',
       maxConcurrency: old.maxConcurrency ?? 4,
       // A revision the servers reported is asked again (and must not change); a stated one stays.
@@ -354,7 +357,8 @@ export class ModelService {
   }
 
   private remoteEngine(id: number): RemoteEngine {
-    return new RemoteEngine(engineConfigOf(this.requireRemote(id)));
+    const row = this.requireRemote(id);
+    return new RemoteEngine(engineConfigOf({ ...row, api_key: this.secrets.open(row.api_key, row.name) ?? null }));
   }
 
   private effectiveSettings(m: ModelRecord): LocalEngineSettings {

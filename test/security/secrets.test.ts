@@ -1,7 +1,8 @@
 /**
- * A remote server's API key (issue 10). Policy: the key given to `remotes.add` is stored in the
- * workspace (the workspace file is the user's own data, like a browser profile) and sent only to
- * that server in the Authorization header. It never comes back: not in any API response (every
+ * A remote server's API key (issue 10, issue 17 item 8). Policy: the key given to `remotes.add`
+ * is sealed before it is stored (services/secrets.ts: the OS keychain in the desktop app, a
+ * per-user key file outside the workspace otherwise, or only the name of an environment variable)
+ * — never plain text in the workspace file — and sent only to that server in the Authorization header. It never comes back: not in any API response (every
  * method of the contract is called, with the remote's id), not in pushed events, job rows,
  * exports or manifests, not in a remote error message that echoes it, not in log lines.
  */
@@ -41,6 +42,8 @@ beforeAll(async () => {
     vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logged.push(args.map((a) => (a instanceof Error ? `${a.message} ${a.stack}` : typeof a === 'string' ? a : JSON.stringify(a))).join(' ')));
   }
   dir = mkdtempSync(join(tmpdir(), 'fg-sec-secrets-'));
+  // The per-user key that seals API keys, here in the test's folder (not the user's config folder).
+  process.env.FAIRGROUND_KEY_FILE = join(dir, 'keys', 'secret.key');
   fake = await FakeOpenAiServer.start({ apiKey: KEY });
   app = await startBrowserMode({ workspacePath: join(dir, 'w.fairground'), staticDir: dir, onInternalError: (err) => logged.push(`internal ${(err as Error).stack ?? String(err)}`) });
   ws = new WebSocket(`ws://127.0.0.1:${app.server.port}/api/events?token=${app.server.token}`, { origin: `http://127.0.0.1:${app.server.port}` });
@@ -52,6 +55,7 @@ afterAll(async () => {
   await app?.close();
   await fake?.close();
   vi.restoreAllMocks();
+  delete process.env.FAIRGROUND_KEY_FILE;
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -108,11 +112,13 @@ describe('a remote API key', () => {
     expect(logged.filter((l) => l.includes(KEY))).toEqual([]);
   });
 
-  it('is stored in the workspace file (by design) and removed with the remote', async () => {
+  it('is not in the workspace file (sealed, issue 17 item 8), and is removed with the remote', async () => {
     const bytes = () => Buffer.concat(['', '-wal'].filter((s) => existsSync(join(dir, `w.fairground${s}`))).map((s) => readFileSync(join(dir, `w.fairground${s}`))));
-    expect(bytes().includes(Buffer.from(KEY))).toBe(true);
+    expect(bytes().includes(Buffer.from(KEY))).toBe(false);
+    const stored = app.services.workspace.db.prepare(`SELECT api_key FROM remote_endpoints WHERE id = ?`).get(remoteId) as { api_key: string };
+    expect(stored.api_key).toMatch(/^local:[A-Za-z0-9+/=]+$/);
     expect((await api('remotes.remove', { id: remoteId })).body).toMatchObject({ ok: true, data: { removed: true } });
-    const rows = app.services.workspace.db.prepare(`SELECT count(*) AS n FROM remote_endpoints WHERE api_key = ?`).get(KEY) as { n: number };
+    const rows = app.services.workspace.db.prepare(`SELECT count(*) AS n FROM remote_endpoints WHERE id = ?`).get(remoteId) as { n: number };
     expect(rows.n).toBe(0);
   });
 

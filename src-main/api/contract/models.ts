@@ -204,6 +204,8 @@ export const modelsContract = {
         endpoints: z.array(RemoteEndpointInput).min(1).max(64).optional(),
         model: z.string().min(1).max(500),
         apiKey: z.string().max(2000).optional(),
+        /** Instead of a key: the name of an environment variable holding it (read when the server is used; nothing secret is stored). */
+        apiKeyEnv: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'must be an environment variable name').optional(),
         serverKind: z.enum(['openai', 'vllm', 'llama.cpp']).default('openai'),
         /** Limit of each endpoint that names none. */
         maxConcurrency: z.number().int().min(1).max(256).default(4),
