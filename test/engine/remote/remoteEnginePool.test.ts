@@ -199,6 +199,19 @@ describe('endpoint pool failures', () => {
   });
 });
 
+describe('calls of several requests', () => {
+  it('a score call spreads its continuations over the pool and reports every endpoint that answered', async () => {
+    const [a, b] = await replicas(2, { delayMs: 100 });
+    const engine = pool([a!, b!], [2, 2], { scoring: 'echo-logprobs' });
+    const report = newReport();
+    const result = await engine.score({ prompt: 'The sky is', continuations: [' blue', ' green', ' grey', ' red'] }, undefined, report);
+    expect(result.scores).toHaveLength(4);
+    expect(report.attempts).toBe(4);
+    expect([...report.servedBy].sort()).toEqual([a!.baseUrl, b!.baseUrl].sort());
+    expect([completions(a!), completions(b!)]).toEqual([2, 2]);
+  });
+});
+
 describe('per-endpoint statistics', () => {
   it('counts successes per minute, tokens from usage and latency at least the server delay', async () => {
     const [a, b] = await replicas(2, { delayMs: 50 });
