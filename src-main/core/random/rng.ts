@@ -125,26 +125,21 @@ export function createRng(seed: number | string): Rng {
       for (let i = 0; i < count; i++) {
         let u = 0;
         while (u === 0) {
-          let x = Math.imul(s1, 5);
-          let hi = Math.imul((x << 7) | (x >>> 25), 9) >>> 5;
-          let t = s1 << 9;
-          s2 ^= s0;
-          s3 ^= s1;
-          s1 ^= s2;
-          s0 ^= s3;
-          s2 ^= t;
-          s3 = (s3 << 11) | (s3 >>> 21);
-          x = Math.imul(s1, 5);
-          const lo = Math.imul((x << 7) | (x >>> 25), 9) >>> 6;
-          t = s1 << 9;
-          s2 ^= s0;
-          s3 ^= s1;
-          s1 ^= s2;
-          s0 ^= s3;
-          s2 ^= t;
-          s3 = (s3 << 11) | (s3 >>> 21);
-          hi = hi * 67108864 + lo;
-          u = hi / 9007199254740992;
+          // Two outputs: the high 27 bits of the first and the high 26 of the second (nextFloat).
+          let bits = 0;
+          for (let half = 0; half < 2; half++) {
+            const x = Math.imul(s1, 5);
+            const out = Math.imul((x << 7) | (x >>> 25), 9);
+            const t = s1 << 9;
+            s2 ^= s0;
+            s3 ^= s1;
+            s1 ^= s2;
+            s0 ^= s3;
+            s2 ^= t;
+            s3 = (s3 << 11) | (s3 >>> 21);
+            bits = half === 0 ? out >>> 5 : bits * 67108864 + (out >>> 6);
+          }
+          u = bits / 9007199254740992;
         }
         target[i] = -Math.log(-Math.log(u));
       }
