@@ -36,7 +36,6 @@ async function main(): Promise<void> {
   const scaleArg = args.includes('--scale') ? Number(args[args.indexOf('--scale') + 1]) : 1;
   const scale = Number.isFinite(scaleArg) && scaleArg > 0 ? scaleArg : 1;
   const dir = join(process.cwd(), 'test', 'bench', 'results');
-  const previous = only ? readPrevious(join(dir, 'latest.json')) : undefined;
   const runs: Record<string, SuiteRun> = {};
   const rowsBySuite = new Map<string, BenchRow[]>();
   const started = Date.now();
@@ -65,7 +64,9 @@ async function main(): Promise<void> {
     };
     process.stdout.write(`  (${seconds.toFixed(1)} s)\n`);
   }
-  // Rows in suite order: fresh ones for the suites run now, the previous file's for the others.
+  // Rows in suite order: fresh ones for the suites run now, the file's for the others (read now,
+  // not at the start, so that a suite another process finished meanwhile keeps its rows).
+  const previous = only ? readPrevious(join(dir, 'latest.json')) : undefined;
   const rows: BenchRow[] = [];
   const suiteRuns: Record<string, SuiteRun> = {};
   for (const name of Object.keys(suites)) {
