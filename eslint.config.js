@@ -2,7 +2,8 @@
 //   core (pure) < store, engine, retrieval, io < api (contract: zod only; router: validation and
 //   error mapping) < experiments < services < handlers (contract methods onto services) < server,
 //   cli, app (transports). Nothing imports a layer above its own; only src-main/app imports electron;
-//   the renderer imports only the API contract and its own code.
+//   the renderer imports only the API contract ($contract), pure core ($core: no I/O and nothing of
+//   ours outside core, so it runs in a browser) and its own code.
 import tseslint from 'typescript-eslint';
 import svelte from 'eslint-plugin-svelte';
 import svelteParser from 'svelte-eslint-parser';
@@ -65,7 +66,7 @@ export default tseslint.config(
   },
   // app: the only electron importer (and its tests, which inject stand-ins for Electron's objects).
   { files: ['src-main/app/**/*.ts', 'test/app/**/*.ts'], rules: { 'no-restricted-imports': 'off' } },
-  // renderer: browser globals; imports only its own files, the contract ($contract) and UI packages.
+  // renderer: browser globals; imports only its own files, the contract ($contract), pure core ($core) and UI packages.
   {
     files: ['src-renderer/**/*.ts', 'src-renderer/**/*.svelte', 'src-renderer/**/*.svelte.ts'],
     languageOptions: { globals: { ...globals.browser } },
@@ -74,7 +75,7 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/src-main/**', '../../src-main/**', 'electron', 'node:*', 'better-sqlite3', 'node-llama-cpp'], message: 'The renderer imports only the API contract ($contract) and its own code.' },
+            { group: ['**/src-main/**', '../../src-main/**', 'electron', 'node:*', 'better-sqlite3', 'node-llama-cpp'], message: 'The renderer imports only the API contract ($contract), pure core ($core) and its own code.' },
           ],
         },
       ],

@@ -1,6 +1,9 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
+  // The renderer's alias for pure core (src-renderer/vite.config.ts), for tests that import renderer modules.
+  resolve: { alias: { $core: fileURLToPath(new URL('./src-main/core', import.meta.url)) } },
   test: {
     include: ['test/**/*.test.ts'],
     exclude: ['test/bench/**', 'node_modules/**'],

@@ -44,7 +44,7 @@ function stale(outputs, sources) {
   return srcNewest > Math.min(...outTimes);
 }
 
-const rendererSources = [join(root, 'src-renderer'), join(root, 'src-main', 'api', 'contract')];
+const rendererSources = [join(root, 'src-renderer'), join(root, 'src-main', 'api', 'contract'), join(root, 'src-main', 'core')];
 if (!mainOnly && stale([join(root, 'dist', 'renderer', 'index.html')], rendererSources)) {
   const vite = spawnSync(process.execPath, [join(root, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'src-renderer/vite.config.ts', '--logLevel', 'warn'], {
     cwd: root,

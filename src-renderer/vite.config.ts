@@ -10,8 +10,10 @@ export default defineConfig({
   plugins: [svelte()],
   resolve: {
     alias: {
-      // The renderer may import the API contract and nothing else from src-main.
+      // The renderer may import the API contract and pure core (no I/O, nothing of ours outside
+      // core: the lint rule for src-main/core) and nothing else from src-main.
       $contract: fileURLToPath(new URL('../src-main/api/contract/index.ts', import.meta.url)),
+      $core: fileURLToPath(new URL('../src-main/core', import.meta.url)),
     },
   },
   build: {

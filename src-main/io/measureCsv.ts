@@ -8,6 +8,7 @@
  *   quote, CR or LF are enclosed in double quotes, inner quotes doubled), values at full precision
  *   unless `decimals` is given.
  */
+import { csvField } from '../core/format/csv';
 import { formatFixed } from '../core/format/fixed';
 
 export interface MeasureRow {
@@ -94,10 +95,8 @@ export function formatMeasureCsv(rows: readonly MeasureRow[], opts: MeasureCsvOp
   return out;
 }
 
-/** One CSV field quoted per RFC 4180 §2.6–2.7. */
-export function csvField(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
+/** One CSV field quoted per RFC 4180 §2.6–2.7 (core/format/csv). */
+export { csvField };
 
 /**
  * printf("%.Nf") as trec_eval prints (an exact tie rounds to even; toFixed rounded it up);

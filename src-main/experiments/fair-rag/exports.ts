@@ -17,7 +17,8 @@
  */
 import type { FairRagMetrics, FairRagSpec } from '../../api/contract/experiments';
 import { DataError } from '../../core/errors';
-import { escapeLatex } from '../../io/latex/escape';
+import { csvField as quoteCsv } from '../../core/format/csv';
+import { escapeLatex } from '../../core/format/latex';
 import { formatQrels, formatRun } from '../../io/trec';
 import type { ExportedFile } from '../registry';
 import { generationKey, indexRunItems, judgmentKey, type FairRagRunData } from './items';
@@ -25,10 +26,10 @@ import type { FairRagMetricsInput } from './metrics';
 
 export const sampleId = (sample: number): string => `Q${sample}`;
 
+/** A CSV field of a value: null and non-finite numbers are empty (n/a). */
 export function csvField(value: string | number | boolean | null): string {
   if (value === null) return '';
-  const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return quoteCsv(typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : String(value));
 }
 
 const csvLine = (fields: (string | number | boolean | null)[]) => fields.map(csvField).join(',') + '\r\n';

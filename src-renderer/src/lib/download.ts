@@ -19,12 +19,5 @@ export function downloadUrl(fileName: string, url: string): void {
   a.remove();
 }
 
-/** RFC 4180 CSV of a header and rows. */
-export function toCsv(header: string[], rows: (string | number | null | undefined)[][]): string {
-  const field = (v: string | number | null | undefined): string => {
-    if (v === null || v === undefined) return '';
-    const s = String(v);
-    return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-  };
-  return [header, ...rows].map((r) => r.map(field).join(',')).join('\n') + '\n';
-}
+/** RFC 4180 CSV of a header and rows (core/format/csv, the writer of the CLI and the services). */
+export { csvTable as toCsv } from '$core/format/csv';

@@ -3,28 +3,16 @@
  * for (ranx / PyTerrier style: \toprule, \midrule, \bottomrule, no vertical rules, a caption that
  * states the test and α, † / ‡ markers aligned with \hphantom).
  */
-const SPECIALS: Record<string, string> = {
-  '\\': '\\textbackslash{}',
-  '{': '\\{',
-  '}': '\\}',
-  $: '\\$',
-  '&': '\\&',
-  '#': '\\#',
-  '^': '\\textasciicircum{}',
-  _: '\\_',
-  '~': '\\textasciitilde{}',
-  '%': '\\%',
-};
+import { formatFixed } from '$core/format/fixed';
+import { escapeLatex } from '$core/format/latex';
 
-export function escapeLatex(text: string): string {
-  return text.replace(/[\\{}$&#^_~%]/g, (c) => SPECIALS[c]!);
-}
+export { escapeLatex };
 
 /**
  * Issue 17 item 7: a table must compile with plain pdflatex (no inputenc, no amsmath), so the
  * non-ASCII characters the screens print (EE-D̄, α, –, −, ±, ≤, †) become macros valid in text and
  * math mode, anything else `?`; `\text{…}` (amsmath) becomes `\mbox{…}`. The main side's writer does
- * the same in src-main/io/latex/escape.ts (the renderer cannot import it).
+ * the same for the main side's writers with core/format/latex's unicodeToLatex.
  */
 const ASCII: Record<string, string> = {
   '–': '--', '—': '---', '−': '\\ensuremath{-}', '±': '\\ensuremath{\\pm}', '×': '\\ensuremath{\\times}', '·': '\\ensuremath{\\cdot}',
@@ -64,7 +52,7 @@ const MARKER_LATEX: Record<string, string> = { '†': '\\dagger', '‡': '\\ddag
 
 function cellLatex(cell: LatexCell | string | number | null, digits: number, phantom: string): string {
   if (cell === null) return '--';
-  if (typeof cell === 'number') return Number.isFinite(cell) ? (Number.isInteger(cell) ? String(cell) : cell.toFixed(digits)) : '--';
+  if (typeof cell === 'number') return Number.isFinite(cell) ? (Number.isInteger(cell) ? String(cell) : formatFixed(cell, digits)) : '--';
   if (typeof cell === 'string') return escapeLatex(cell);
   const body = cell.latex ?? escapeLatex(cell.text ?? '');
   if (cell.marker === undefined || !phantom) return body;
