@@ -81,7 +81,8 @@ export const FairRagSpec = z
     /** Length budget while rendering (core/prompts): query cut to queryMax, prompt to total, each document to its share (Fair-RAG: 256/512 tokens). */
     promptBudget: z
       .object({
-        unit: z.enum(['words', 'chars']).default('words'),
+        /** 'tokens': the generator's own tokens (Engine.tokenize), as the papers truncated. */
+        unit: z.enum(['words', 'chars', 'tokens']).default('words'),
         queryMax: z.number().int().min(1).max(1_000_000).optional(),
         total: z.number().int().min(1).max(1_000_000).optional(),
       })

@@ -4,7 +4,7 @@
  *   parsePromptTemplate(text)              check a template once; errors name the placeholder
  *   renderPrompt(template, ctx, budget?)   fill it for one query and its documents
  *   lampTemplates(n), GENERIC_QA_TEMPLATES default {augmented, baseline} pairs (Fair-RAG AIP for LaMP)
- *   wordCounter, charCounter, fairRagBudgets   length budgets (no model tokenizer is exposed; see tokenBudget.ts)
+ *   wordCounter, charCounter, fairRagBudgets   length budgets; ModelTokenCounter: the generator's tokens (tokenBudget.ts)
  *
  * Example (LaMP-2, one profile item):
  *   const t = lampTemplates(2);
@@ -14,4 +14,4 @@
  */
 export { parsePromptTemplate, renderPrompt, PromptTemplateError, type PromptContext, type PromptDocument, type PromptTemplate } from './promptTemplate';
 export { GENERIC_QA_TEMPLATES, lampTemplates, type TaskTemplates } from './defaultTemplates';
-export { charCounter, fairRagBudgets, wordCounter, type PromptBudget, type TokenCounter } from './tokenBudget';
+export { charCounter, fairRagBudgets, ModelTokenCounter, wordCounter, type PromptBudget, type TokenCounter, type TokenizeTexts } from './tokenBudget';
