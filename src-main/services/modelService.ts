@@ -411,7 +411,7 @@ export class ModelService {
   private info(m: ModelRecord): ModelInfo {
     let effective: Record<string, unknown>;
     try {
-      effective = { ...this.effectiveSettings(m) };
+      effective = isSimRecord(m) ? {} : { ...this.effectiveSettings(m) };
     } catch (err) {
       effective = { error: (err as Error).message };
     }
@@ -424,8 +424,9 @@ export class ModelService {
       sha256: m.sha256,
       status: m.status,
       error: m.error,
-      metadata: m.metadata,
-      settings: m.settings as ModelSettings,
+      // A simulated reader's settings are its profile (shown in metadata.profile), not llama.cpp settings.
+      metadata: isSimRecord(m) ? { ...m.metadata, profile: m.settings } : m.metadata,
+      settings: (isSimRecord(m) ? {} : m.settings) as ModelSettings,
       effectiveSettings: effective,
       threads: this.threadsInfo(m),
       cachedCalls: m.sha256 ? this.cache.count(m.sha256) : 0,

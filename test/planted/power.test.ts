@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatePowerCommand } from '../../src-main/cli/commands/simulatePower';
+import { createApiRouter } from '../../src-main/handlers/index';
 import { simulatePower, wilson } from '../../src-main/services/simulation/power';
 import type { QueryInput } from '../../src-main/store/collectionTypes';
 import { runCliCaptured } from '../support/cli';
@@ -100,4 +101,22 @@ describe('simulate power', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('the API: simulate.power starts a job whose result is the report and its CSV; models.addSim checks the profile', async () => {
+    const router = createApiRouter(wb.services);
+    const { experiment } = wb.services.experiments.upsert({ ...spec, name: 'power api' });
+    const r = (await router.call('simulate.power', { experimentId: experiment.id, effects: [1], reps: 2, queries: [4] })) as { ok: boolean; data: { id: string } };
+    expect(r.ok).toBe(true);
+    const job = await wb.services.jobs.wait(r.data.id);
+    expect(job.status).toBe('succeeded');
+    const result = job.result as { rows: { effect: number; queries: number; reps: number }[]; csv: string; note: string };
+    expect(result.rows).toEqual([expect.objectContaining({ effect: 1, queries: 4, reps: 2 })]);
+    expect(result.csv).toContain('# simulated reader');
+    expect(await router.call('simulate.power', { experimentId: experiment.id, effects: [2], reps: 2 })).toMatchObject({ ok: false, error: { code: 'validation' } });
+    expect(await router.call('models.addSim', { profile: { collection: 'nope' } })).toMatchObject({ ok: false, error: { code: 'validation', field: 'profile.collection' } });
+    const added = (await router.call('models.addSim', { name: 'My reader', profile: { collection: 'power-cases', bias: [3, 2, 1] } })) as { ok: boolean; data: { name: string; kind: string } };
+    expect(added, JSON.stringify(added)).toMatchObject({ ok: true });
+    expect(await router.call('models.list', {})).toMatchObject({ ok: true, data: expect.arrayContaining([expect.objectContaining({ kind: 'sim', metadata: expect.objectContaining({ profile: expect.objectContaining({ collection: 'power-cases' }) }) })]) });
+    expect(added.data).toMatchObject({ name: 'My reader (simulated reader)', kind: 'sim' });
+  }, 60_000);
 });

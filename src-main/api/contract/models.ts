@@ -185,6 +185,24 @@ export const modelsContract = {
     ModelInfo,
     'Register a simulated reader (planted utility, position bias, closed-book accuracy, noise) over a collection of this workspace.',
   ),
+  'simulate.power': method(
+    z
+      .object({
+        experimentId: z.number().int(),
+        /** Planted effects: utility scales in [0, 1]; 0 = the null effect. */
+        effects: z.array(z.number().min(0).max(1)).min(1).max(10),
+        reps: z.number().int().min(1).max(10_000),
+        /** Numbers of queries to try (the first ones the spec selects); default all. */
+        queries: z.array(z.number().int().min(1)).min(1).max(10).optional(),
+        /** Fair RAG: samples N per arm to try. */
+        samples: z.array(z.number().int().min(1).max(10_000)).min(1).max(10).optional(),
+        noise: z.number().min(0).max(1).optional(),
+        seed: z.number().int().min(0).max(0xffffffff).optional(),
+      })
+      .strict(),
+    Job,
+    'Power of an experiment’s own significance test by simulation: its spec run reps times per cell on simulated readers with a planted effect (a job; the result is the report and its CSV).',
+  ),
   'models.remove': method(Id, z.object({ removed: z.boolean() }), 'Remove a model from the library (the file stays).'),
   'models.updateSettings': method(z.object({ id: z.number().int(), settings: ModelSettings }).strict(), ModelInfo, 'Change a model’s engine settings.'),
   'models.try': method(Id.extend({ request: TryRequest }).strict(), TryResult, 'Generate from a prompt with a model (greedy unless a temperature is given).'),
