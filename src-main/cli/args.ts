@@ -9,7 +9,7 @@ export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 
 export function parseCliArgs<O extends OptionSpec>(argv: string[], options: O, allowPositionals = false) {
   try {
-    return parseArgs({ args: argv, options, allowPositionals, strict: true });
+    return parseArgs({ args: joinNegativeValues(argv, options), options, allowPositionals, strict: true });
   } catch (err) {
     throw new CliError((err as Error).message.replace(/\. To specify a positional.*$/s, ''));
   }
@@ -30,4 +30,35 @@ export function numberOption(value: string | undefined, name: string, opts: { in
   if (opts.min !== undefined && n < opts.min) throw new CliError(`--${name}: must be at least ${opts.min}, got ${n}`);
   if (opts.max !== undefined && n > opts.max) throw new CliError(`--${name}: must be at most ${opts.max}, got ${n}`);
   return n;
+}
+
+/**
+ * `-k -3` and `--alpha -2`: a negative number after an option that takes a value is that value
+ * (node's parseArgs calls it ambiguous), so the option's own range check answers (issue 15 item 6).
+ */
+function joinNegativeValues(argv: string[], options: OptionSpec): string[] {
+  const takesValue = new Set<string>();
+  for (const [name, o] of Object.entries(options)) {
+    if (o.type !== 'string') continue;
+    takesValue.add(`--${name}`);
+    if (o.short) takesValue.add(`-${o.short}`);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = argv[i + 1];
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    if (takesValue.has(a) && next !== undefined && /^-(\d|\.\d)/.test(next)) {
+      out.push(`${a.startsWith('--') ? a : `--${longName(a, options)}`}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
+function longName(short: string, options: OptionSpec): string {
+  return Object.entries(options).find(([, o]) => o.short === short.slice(1))?.[0] ?? short.slice(1);
 }

@@ -84,6 +84,12 @@ function topLevelHelp(commands: CliCommand[], prefix: string[]): string {
 
 /** Process entry used by bin/fairground.js. */
 export async function main(): Promise<void> {
+  // `fairground … | head`: the reader closed the pipe. Stop quietly, as Unix tools do (exit
+  // 141 = 128 + SIGPIPE), instead of an EPIPE stack trace (issue 15 item 6).
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(141);
+    throw err;
+  });
   const code = await runCli(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,

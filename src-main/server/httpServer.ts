@@ -15,6 +15,7 @@ import { extname, join, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ApiErrorBody, ApiErrorCode, Envelope } from '../api/contract/index';
 import type { Router } from '../api/router';
+import { checkJsonDepth } from '../io/jsonText';
 import type { EventBus } from '../services/eventBus';
 import { mimeType } from '../io/mimeTypes';
 
@@ -133,7 +134,10 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       let body: unknown;
       try {
         const raw = await readBody(req, maxBody);
-        body = raw.length === 0 ? {} : JSON.parse(raw.toString('utf8'));
+        const text = raw.toString('utf8');
+        // A depth limit, not a 500 from a stack overflow in validation (issue 15 item 6).
+        checkJsonDepth(text, undefined);
+        body = raw.length === 0 ? {} : JSON.parse(text);
       } catch (err) {
         return sendJson(res, 400, { ok: false, error: { code: 'validation', message: (err as Error).message } });
       }

@@ -14,6 +14,7 @@ import { CallCacheRepo } from '../../store/callCacheRepo';
 import { ModelsRepo, type ModelRecord } from '../../store/modelsRepo';
 import { inspectWorkspace, openWorkspace, type Workspace } from '../../store/workspace';
 import { formatBytes, formatCount } from './modelFormat';
+import { DataError } from '../../core/errors';
 
 /** What the library keeps from a GGUF header (the full key/value list stays in the file). */
 export function modelSummary(info: GgufModelInfo): Record<string, unknown> {
@@ -45,6 +46,8 @@ Example: fairground model add ~/models/qwen2.5-7b-q4_k_m.gguf --name qwen7b`,
     const { values, positionals } = parseCliArgs(argv, { ...workspaceOptionSpec, name: { type: 'string' } }, true);
     if (positionals.length !== 1) throw new CliError('expected one GGUF file');
     const file = resolve(io.cwd, positionals[0] as string);
+    // A folder (or a device) named instead of a file: say so with its path (issue 15 item 6).
+    if (existsSync(file) && !statSync(file).isFile()) throw new DataError(statSync(file).isDirectory() ? 'is a folder, not a GGUF file' : 'is not a regular file', { file });
     const info = await readGgufMetadata(file);
     const name = values.name ?? basename(file).replace(/\.gguf$/i, '');
     const ws = openExistingWorkspace(values.workspace, io);

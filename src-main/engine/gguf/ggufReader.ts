@@ -16,6 +16,7 @@ import {
   LLAMA_FILE_TYPE_NAMES,
   ggmlTensorBytes,
   ggmlTypeName,
+  GGML_TYPE_LAYOUT,
 } from './ggufFormat';
 
 export type GgufMetadataValue = string | number | boolean | (string | number | boolean)[] | { arrayOf: string; length: number };
@@ -154,6 +155,9 @@ function parse(file: string, c: FileCursor): GgufModelInfo {
     const parametersByType: Record<string, number> = {};
     let parameterCount = 0;
     let dataBytesNeeded = 0;
+    // Known before the tensor infos (the metadata comes first): offsets must be multiples of it.
+    const alignmentKey = metadata['general.alignment'];
+    const tensorAlignment = typeof alignmentKey === 'number' && alignmentKey > 0 ? alignmentKey : GGUF_DEFAULT_ALIGNMENT;
     for (let i = 0; i < tensorCount; i++) {
       what = `tensor info ${i + 1} of ${tensorCount}`;
       const name = readString(c);
@@ -165,6 +169,11 @@ function parse(file: string, c: FileCursor): GgufModelInfo {
       const offset = c.u64();
       const elements = dims.reduce((a, b) => a * b, 1);
       const typeName = ggmlTypeName(type);
+      // What llama.cpp would assert on (a crash, not an error): refuse it here (issue 15 item 6).
+      const layout = GGML_TYPE_LAYOUT[type];
+      if (!layout) fail(`tensor ${name} has an unknown tensor type ${type} (this version knows the ggml types up to ${Math.max(...Object.keys(GGML_TYPE_LAYOUT).map(Number))})`);
+      if (offset % tensorAlignment !== 0) fail(`tensor ${name} starts at offset ${offset}, not a multiple of the alignment ${tensorAlignment}`);
+      if (elements % layout[1] !== 0) fail(`tensor ${name} has ${elements} values, not a whole number of ${typeName} blocks of ${layout[1]}`);
       tensors.push({ name, dims, type: typeName, offset });
       parameterCount += elements;
       parametersByType[typeName] = (parametersByType[typeName] ?? 0) + elements;

@@ -8,6 +8,7 @@ import { DataError } from '../../core/errors';
 import { formatFieldPath } from '../../core/fairness/gfrcInput';
 import { decodeUtf8, splitLines } from '../lines';
 import { conversationLineSchema, setHeaderSchema, type ConversationLine, type SetHeader } from './jsonlSchema';
+import { checkJsonDepth } from '../jsonText';
 
 export interface NumberedConversation {
   line: number;
@@ -51,6 +52,7 @@ export function parseConversationsJsonl(text: string, file: string): Conversatio
 }
 
 function parseJsonLine(raw: string, file: string, line: number): unknown {
+  checkJsonDepth(raw, file, line);
   try {
     return JSON.parse(raw) as unknown;
   } catch (err) {

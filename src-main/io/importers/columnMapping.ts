@@ -121,7 +121,14 @@ interface Where {
 /** An id: a non-empty string or a number (written as JS prints it). */
 export function readId(value: unknown, field: string, where: Where): string {
   if (value === undefined || value === null) throw new DataError('missing id', { ...where, field });
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'number' && Number.isFinite(value)) {
+    // Beyond 2^53 a JSON number has already been rounded (123456789012345678901234567890 reads
+    // as 1.2345678901234568e+29): refuse it rather than store another id (issue 15 item 6).
+    if (!Number.isSafeInteger(value) && Number.isInteger(value)) {
+      throw new DataError(`the number ${String(value)} is too large to keep exactly as an id (beyond 2^53); write the id as a string ("…")`, { ...where, field });
+    }
+    return String(value);
+  }
   if (typeof value !== 'string') throw new DataError(`expected a string or a number, got ${describe(value)}`, { ...where, field });
   if (value.trim() === '') throw new DataError('missing id (empty)', { ...where, field });
   return value;

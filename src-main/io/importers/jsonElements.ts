@@ -10,6 +10,7 @@
  */
 import { DataError } from '../../core/errors';
 import type { NumberedLine } from '../lines';
+import { checkJsonDepth } from '../jsonText';
 
 export interface JsonElement {
   line: number;
@@ -106,6 +107,7 @@ function isSpace(c: string): boolean {
 /** JSON.parse one element; a syntax error names the line inside the element where it is. */
 export function parseElement(el: JsonElement, file: string, asMember = false): unknown {
   const text = asMember ? `{${el.text}}` : el.text;
+  checkJsonDepth(text, file, el.line);
   try {
     return JSON.parse(text);
   } catch (err) {

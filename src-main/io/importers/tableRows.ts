@@ -10,6 +10,7 @@ import { readDelimitedRecords } from './delimited';
 import { jsonSyntaxError, parseElement, streamJsonElements } from './jsonElements';
 import { quoteId, type JsonObject } from './records';
 import type { LineCounter, TextSource } from './source';
+import { checkJsonDepth } from '../jsonText';
 
 export interface TableRow {
   line: number;
@@ -44,6 +45,7 @@ export function readTableRows(source: TextSource, counter: LineCounter, mapping:
     for await (const { line, text } of counter.lines(source)) {
       if (text.trim() === '') continue;
       let value: unknown;
+      checkJsonDepth(text, file, line);
       try {
         value = JSON.parse(text);
       } catch (err) {
