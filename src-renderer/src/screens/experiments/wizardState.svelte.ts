@@ -155,6 +155,11 @@ export interface BasicsForm {
   generator: string;
 }
 
+/** An empty basics form (the wizards fill the collection and the generator once the lists are loaded). */
+export function emptyBasics(): BasicsForm {
+  return { name: '', description: '', collection: '', queryMode: 'all', tasks: [], queryIds: [], generator: '' };
+}
+
 /** The demo the compact wizards prefill: its collection, model and the multi-aspect questions. */
 const DEMO = { collection: 'Fairground demo', model: 'fairground-tiny', task: 'multi-aspect' };
 

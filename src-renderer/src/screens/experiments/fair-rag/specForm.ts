@@ -6,7 +6,7 @@
  */
 import type { FairRagSpec } from '$contract';
 import { generatorSelector, generatorValue } from '../kindWizard';
-import type { BasicsForm } from '../wizardState.svelte';
+import { emptyBasics, type BasicsForm } from '../wizardState.svelte';
 
 type Metric = NonNullable<NonNullable<FairRagSpec['utilityMetric']>['name']>;
 
@@ -91,16 +91,10 @@ export function newRetriever(method: RetrieverForm['method'], name: string, pres
 
 export function defaultForm(): WizardForm {
   return {
-    name: '',
-    description: '',
-    collection: '',
-    queryMode: 'all',
-    tasks: [],
-    queryIds: [],
+    ...emptyBasics(),
     minUseful: 2,
     retrievalQuery: 'text',
     retrievers: [newRetriever('bm25', 'bm25')],
-    generator: '',
     maxTokens: 32,
     temperature: 0,
     chat: false,

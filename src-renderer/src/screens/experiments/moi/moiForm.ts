@@ -1,6 +1,6 @@
 /** The compact MoI wizard's form: prefilled from the MoiSpec defaults and the demo spec (resources/demo/experiments/moi.json). */
 import { basicsToSpec, num, selector, type Num } from '../kindWizard';
-import type { BasicsForm } from '../wizardState.svelte';
+import { emptyBasics, type BasicsForm } from '../wizardState.svelte';
 
 export const MOI_BASELINE_CHOICES = [
   { id: 'random', label: 'Random order' },
@@ -41,12 +41,7 @@ export interface MoiForm extends BasicsForm {
 
 export function defaultMoiForm(): MoiForm {
   return {
-    name: '',
-    description: '',
-    collection: '',
-    queryMode: 'all',
-    tasks: [],
-    queryIds: [],
+    ...emptyBasics(),
     retriever: 'bm25',
     k1: 1.5,
     b: 0.75,
@@ -63,7 +58,6 @@ export function defaultMoiForm(): MoiForm {
     baselines: ['random', 'self-consistency', 'bayes-saliency', 'qg', 'retriever-reversed', 'moi-reversed', 'gold-position'],
     scSamples: 5,
     qgPrompt: 'shared',
-    generator: '',
     agent: '',
     maxTokens: 16,
     // The demo's passage layout (no title) so that four passages fit a small model's context.

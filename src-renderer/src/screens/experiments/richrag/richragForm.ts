@@ -1,6 +1,6 @@
 /** The compact RichRAG wizard's form: prefilled from the RichRagSpec defaults and the demo spec (resources/demo/experiments/richrag.json). */
 import { basicsToSpec, num, selector, type Num } from '../kindWizard';
-import type { BasicsForm } from '../wizardState.svelte';
+import { emptyBasics, type BasicsForm } from '../wizardState.svelte';
 
 export const RICHRAG_FRAMEWORK_CHOICES = [
   { id: 'closed-book', label: 'Closed book (no documents)' },
@@ -35,13 +35,7 @@ export interface RichRagForm extends BasicsForm {
 
 export function defaultRichRagForm(): RichRagForm {
   return {
-    name: '',
-    description: '',
-    collection: '',
-    queryMode: 'all',
-    tasks: [],
-    queryIds: [],
-    generator: '',
+    ...emptyBasics(),
     settings: 'both',
     maxAspects: 3,
     topN: 5,
