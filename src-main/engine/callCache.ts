@@ -170,7 +170,7 @@ export class CachedEngine implements Engine {
     const hit = this.store.get(key);
     if (hit) return this.hit(hit.response as R);
     if (!computes(this.policy, key)) {
-      const deferred = { key, modelKey: identity.modelKey, op, request };
+      const deferred = { key, modelKey: identity.modelKey, op, request, engine: this.inner };
       this.run?.noteDeferred(deferred);
       throw new CallDeferredError(deferred);
     }

@@ -18,6 +18,7 @@ import { modelMakeTinyCommand } from './modelMakeTiny';
 import { modelTryCommand } from './modelTry';
 import { modelTuneCommand } from './modelTune';
 import { moiSolveCommand } from './moiSolve';
+import { cacheImportCommand, cacheMergeCommand, planExportCommand } from './plan';
 import { remoteAddCommand, remoteEndpointsCommand, remoteListCommand, remoteRemoveCommand } from './remote';
 import { retrieveCommand } from './retrieve';
 import { retrieveSearchCommand } from './retrieveSearch';
@@ -31,6 +32,8 @@ import { workspaceCheck, workspaceInfo, workspaceInit, workspaceMigrate } from '
 import { modelDownloadCommand } from './modelDownload';
 
 export const commands: CliCommand[] = [
+  cacheImportCommand,
+  cacheMergeCommand,
   collectionImport,
   collectionInfo,
   collectionList,
@@ -56,6 +59,7 @@ export const commands: CliCommand[] = [
   modelTryCommand,
   modelTuneCommand,
   moiSolveCommand,
+  planExportCommand,
   remoteAddCommand,
   remoteEndpointsCommand,
   remoteListCommand,

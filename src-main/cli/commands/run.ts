@@ -12,6 +12,8 @@ import { readSpecFile, requireValidSpec } from '../../experiments/specFile';
 import { DataError } from '../../core/errors';
 import { DEMO_COLLECTION_NAME } from '../../services/collectionsDemo';
 import { DEMO_MODEL_NAME, ensureDemo } from '../../services/demoSetup';
+import { parseShard, type CallPolicy } from '../../engine/queue/callPolicy';
+import { BatchPlanService, type CostEstimate } from '../../services/batchPlans';
 import { numberOption, parseCliArgs } from '../args';
 import { CliError, EXIT, type CliCommand, type CliIo } from '../command';
 import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceOption';
@@ -35,6 +37,15 @@ ${WORKSPACE_HELP}
       --new              start a new run even if an unfinished one exists
       --threads N        llama.cpp threads (stored as the workspace setting; 0 = physical cores)
       --json             print {runId, status, stats, aggregates} as JSON instead of the table
+      --dry-run          compute nothing: print the plan's cost (calls to compute per model and
+                         operation, calls the cache answers, prompt size, an estimated time from
+                         this engine's measured throughput) and exit
+      --cache-only       compute nothing: finish from the call cache, or stop (exit 75, resumable)
+                         naming how many calls to export with \`fairground plan export\`
+      --shard k/N        compute only the k-th of N deterministic shards of the plan's calls into
+                         this workspace (one workspace per shard; then \`fairground cache merge\` the
+                         shards into one and run there). A workspace must not live on a network
+                         filesystem (SQLite WAL): shards are the way to use several nodes.
 
 Example:
   fairground run resources/demo/experiments/fair-rag.json --workspace /tmp/demo.fairground
@@ -45,12 +56,24 @@ export const runCommand: CliCommand = {
   summary: 'Run an experiment spec (JSON/YAML) headless, resuming an unfinished run',
   help: HELP,
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, { ...workspaceOptionSpec, new: { type: 'boolean' }, threads: { type: 'string' }, json: { type: 'boolean' } }, true);
+    const { values, positionals } = parseCliArgs(
+      argv,
+      { ...workspaceOptionSpec, new: { type: 'boolean' }, threads: { type: 'string' }, json: { type: 'boolean' }, 'dry-run': { type: 'boolean' }, 'cache-only': { type: 'boolean' }, shard: { type: 'string' } },
+      true,
+    );
     if (positionals.length !== 1) throw new CliError('expected one spec file');
     const given = positionals[0]!;
     const raw = readSpecFile(resolve(io.cwd, given), given);
     const { spec } = requireValidSpec(defaultExperimentRegistry(), raw, given);
     const threads = numberOption(values.threads, 'threads', { integer: true, min: 0 });
+    const modes = [values['dry-run'] && '--dry-run', values['cache-only'] && '--cache-only', values.shard !== undefined && '--shard'].filter(Boolean);
+    if (modes.length > 1) throw new CliError(`${modes.join(' and ')} cannot be combined`);
+    let shard: CallPolicy | undefined;
+    try {
+      shard = values.shard === undefined ? undefined : parseShard(values.shard);
+    } catch (err) {
+      throw new CliError((err as Error).message);
+    }
 
     return withExperimentServices(io, values.workspace, async (s) => {
       if (threads !== undefined) s.settings.update({ threads });
@@ -59,30 +82,86 @@ export const runCommand: CliCommand = {
       const check = s.experiments.validateSpec(raw);
       if (!check.ok) throw new DataError(check.issues.map((i) => `${i.path || '(spec)'}: ${i.message}`).join('; '), { file: given });
       const { experiment, created, changed } = s.experiments.upsert(raw);
+      if (values['dry-run']) {
+        const plans = new BatchPlanService(s.workspace.db, s.experiments, s.models.cache);
+        const estimate = await plans.estimate(experiment.id, new AbortController().signal);
+        io.stdout.write(values.json ? `${JSON.stringify(estimate)}\n` : describeEstimate(experiment.name, estimate));
+        return 0;
+      }
       const { run, resumed } = s.experiments.runToContinue(experiment.id, values.new ?? false);
       io.stderr.write(
         `${created ? 'created' : changed ? `updated (spec version ${experiment.version})` : 'using'} experiment '${experiment.name}' (id ${experiment.id}); ${resumed ? 'resuming' : 'starting'} run ${run.id}\n`,
       );
+      if (shard || values['cache-only']) {
+        const plans = new BatchPlanService(s.workspace.db, s.experiments, s.models.cache);
+        const outcome = await runWithPolicy(plans, io, run.id, shard ?? { mode: 'defer' });
+        io.stderr.write(`run ${run.id}: ${outcome.message}\n`);
+        if (!outcome.finished) {
+          if (shard) io.stdout.write(`run ${run.id} shard ${values.shard}: ${outcome.calls.computed} computed, ${outcome.calls.hits} from the cache, ${outcome.calls.deferredCount} left to other shards or later stages\n`);
+          return shard ? 0 : EXIT.cancelledResumable;
+        }
+        printResult(s, io, run.id, experiment, values.json ?? false);
+        return 0;
+      }
       const { job, interrupted } = await runJob(s, io, s.experiments.launch(run));
       if (job.status === 'failed') throw new CliError(`run ${run.id} failed: ${job.error ?? 'unknown error'}`, EXIT.failure);
       if (job.status !== 'succeeded') {
         // Ctrl-C: 130 as for any interrupted program; cancelled otherwise (the app, another process): 75.
         throw new CliError(`run ${run.id} was ${job.status}; run the same command again to resume`, interrupted ? EXIT.interrupted : EXIT.cancelledResumable);
       }
-      const metrics = s.experiments.metrics(run.id);
-      const info = s.experiments.getRun(run.id);
-      if (values.json) {
-        io.stdout.write(`${JSON.stringify({ runId: run.id, experimentId: experiment.id, status: info.status, stats: info.stats, aggregates: (metrics as { aggregates?: unknown }).aggregates ?? null })}\n`);
-      } else {
-        io.stdout.write(`run ${run.id} of experiment '${experiment.name}' (spec version ${info.specVersion}): ${info.status}\n`);
-        io.stdout.write(describeStats(info.stats));
-        io.stdout.write(summaryTable(metrics));
-        for (const w of ((metrics as { warnings?: string[] }).warnings ?? []).slice(0, 5)) io.stdout.write(`note: ${w}\n`);
-      }
+      printResult(s, io, run.id, experiment, values.json ?? false);
       return 0;
     });
   },
 };
+
+function printResult(s: ExperimentCliServices, io: CliIo, runId: number, experiment: { id: number; name: string }, json: boolean): void {
+  const metrics = s.experiments.metrics(runId);
+  const info = s.experiments.getRun(runId);
+  if (json) {
+    io.stdout.write(`${JSON.stringify({ runId, experimentId: experiment.id, status: info.status, stats: info.stats, aggregates: (metrics as { aggregates?: unknown }).aggregates ?? null })}\n`);
+  } else {
+    io.stdout.write(`run ${runId} of experiment '${experiment.name}' (spec version ${info.specVersion}): ${info.status}\n`);
+    io.stdout.write(describeStats(info.stats));
+    io.stdout.write(summaryTable(metrics));
+    for (const w of ((metrics as { warnings?: string[] }).warnings ?? []).slice(0, 5)) io.stdout.write(`note: ${w}\n`);
+  }
+}
+
+/** A run under a policy in this process, with progress on stderr and Ctrl-C cancelling. */
+async function runWithPolicy(plans: BatchPlanService, io: CliIo, runId: number, policy: CallPolicy) {
+  const controller = new AbortController();
+  const onSigint = () => {
+    io.stderr.write('cancelling (finished results are kept; run again to resume)…\n');
+    controller.abort(new Error('cancelled'));
+  };
+  process.once('SIGINT', onSigint);
+  let last = 0;
+  try {
+    return await plans.runWithPolicy(runId, policy, {
+      signal: controller.signal,
+      progress: (done, total, message) => {
+        const now = Date.now();
+        if (now - last < 1000) return;
+        last = now;
+        io.stderr.write(`[${done}${total ? ` / ${total}` : ''}] ${message ?? ''}\n`);
+      },
+    });
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+function describeEstimate(name: string, e: CostEstimate): string {
+  const lines = [`plan of '${name}': ${e.toCompute} call(s) to compute, ${e.fromCache} answered by the cache`];
+  for (const l of e.lines) {
+    const eta = l.etaSeconds === null ? 'no measured throughput yet' : `≈ ${l.etaSeconds} s (${Math.round(l.meanCallMs!)} ms per call, ${l.concurrency} at once)`;
+    lines.push(`  ${l.model}  ${l.op}: ${l.toCompute} call(s), ≈ ${Math.round(l.promptChars / 4)} prompt tokens, ${eta}`);
+  }
+  lines.push(`estimated time: ${e.etaSeconds === null ? 'unknown (no measured throughput for some model yet)' : `${e.etaSeconds} s`}`);
+  if (!e.complete) lines.push(`note: ${e.note}`);
+  return `${lines.join('\n')}\n`;
+}
 
 async function ensureDemoIfNamed(s: ExperimentCliServices, spec: Record<string, unknown>, io: CliIo): Promise<void> {
   const generator = spec.generator as { model?: string } | undefined;

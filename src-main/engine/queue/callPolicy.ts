@@ -13,6 +13,8 @@
  * (its item is not written, later stages that need it wait), finish every other unit, and end the
  * run with `CallsDeferredError` naming how many calls wait.
  */
+import type { Engine } from '../types';
+
 export type CallPolicy = { mode: 'compute' } | { mode: 'defer' } | { mode: 'shard'; index: number; count: number };
 
 export const COMPUTE: CallPolicy = { mode: 'compute' };
@@ -23,6 +25,8 @@ export interface DeferredCall {
   modelKey: string;
   op: 'generate' | 'score' | 'embed';
   request: unknown;
+  /** The engine that would compute it (a batch export asks it how its requests look). */
+  engine: Engine;
 }
 
 export class CallDeferredError extends Error {

@@ -1,9 +1,8 @@
 import { EngineError, type CallReport, type ContinuationScore } from '../types';
 import { abortable } from './abortable';
-import { continuationLogprobs } from './echoLogprobs';
 import type { OpenAiHttpClient } from './openAiHttpClient';
-import { completionLogprobsSchema, completionResponse, parseResponse } from './openAiResponses';
 import type { RemoteScoringMode } from './remoteEngineConfig';
+import { readEchoResponse } from './responseReaders';
 
 export interface ScoredContinuation extends ContinuationScore {
   promptTokens: number;
@@ -79,22 +78,7 @@ export class EchoScorer {
   }
 
   private read(json: unknown, maxTokens: 0 | 1, continuation: string): ScoredContinuation {
-    const response = parseResponse(completionResponse, json, 'POST /completions');
-    const raw = response.choices[0]!.logprobs;
-    const parsed = completionLogprobsSchema.safeParse(raw);
-    if (raw === null || raw === undefined || !parsed.success) {
-      throw new EngineError('unsupported', 'this server cannot score: its completions carry no echoed token logprobs');
-    }
-    const generated = Math.min(maxTokens, response.usage?.completion_tokens ?? maxTokens);
-    const picked = continuationLogprobs(parsed.data, parsed.data.tokens.length - generated, continuation);
-    const sum = picked.logprobs.reduce((a, b) => a + b, 0);
-    return {
-      tokens: picked.tokens,
-      logprobs: picked.logprobs,
-      sum,
-      // Cannot be empty for a non-empty continuation; the guard only keeps NaN out.
-      mean: picked.logprobs.length > 0 ? sum / picked.logprobs.length : 0,
-      promptTokens: picked.promptTokens,
-    };
+    return readEchoResponse(json, maxTokens, continuation);
   }
+
 }

@@ -15,12 +15,14 @@ import {
   type TokenizeResult,
 } from '../types';
 import { allOrAbort } from './abortable';
+import type { BatchSettings } from './batchCodec';
+import { readEmbeddingsResponse, readGenerateResponse } from './responseReaders';
 import { EchoScorer } from './echoScorer';
-import { buildGenerateCall, mapFinishReason } from './generateRequestBody';
+import { buildGenerateCall } from './generateRequestBody';
 import { LinkedSignal } from './linkedSignal';
 import { EndpointPool, type EndpointStats } from './endpointPool';
 import { OpenAiHttpClient } from './openAiHttpClient';
-import { chatCompletionResponse, completionResponse, embeddingsResponse, modelsResponse, parseResponse } from './openAiResponses';
+import { modelsResponse, parseResponse } from './openAiResponses';
 import { remoteModelKey, resolveRemoteConfig, type RemoteEngineConfig, type ResolvedRemoteConfig } from './remoteEngineConfig';
 import { servedRevision } from './servedRevision';
 import { ServerTokenizer } from './serverTokenize';
@@ -70,6 +72,11 @@ export class RemoteEngine implements Engine {
     return this.identityFound;
   }
 
+  /** What an OpenAI-Batch file of this engine's calls needs (batchCodec.ts): the served model and request dialect. */
+  batchSettings(): BatchSettings {
+    return { model: this.config.model, serverKind: this.config.serverKind, jsonSchemaTransport: this.config.jsonSchemaTransport, embedBatchSize: this.config.embedBatchSize };
+  }
+
   /** Requests the engine can have in flight at once: the sum of its endpoints' limits (for a work queue's bound). */
   capacity(): number {
     return this.http.pool.capacity();
@@ -84,17 +91,7 @@ export class RemoteEngine implements Engine {
     checkGenerateRequest(request);
     const call = buildGenerateCall(request, this.config);
     const json = await this.guarded(signal, (s) => this.http.postJson(call.path, call.body, { signal: s, report }));
-    const where = `POST ${call.path}`;
-    const response =
-      call.path === '/chat/completions' ? parseResponse(chatCompletionResponse, json, where) : parseResponse(completionResponse, json, where);
-    const choice = response.choices[0]!;
-    return {
-      text: 'message' in choice ? (choice.message.content ?? '') : choice.text,
-      // Servers that omit usage leave the counts unknown; 0 keeps them numeric.
-      promptTokens: response.usage?.prompt_tokens ?? 0,
-      completionTokens: response.usage?.completion_tokens ?? 0,
-      finishReason: mapFinishReason(choice.finish_reason, choice.stop_reason, request.stop),
-    };
+    return readGenerateResponse(call.path, json, request);
   }
 
   /** One request per continuation, all within the engine's concurrency bound. */
@@ -141,19 +138,7 @@ export class RemoteEngine implements Engine {
 
   private async embedBatch(texts: string[], signal: AbortSignal, report: CallReport | undefined): Promise<number[][]> {
     const json = await this.http.postJson('/embeddings', { model: this.config.model, input: texts }, { signal, report });
-    const { data } = parseResponse(embeddingsResponse, json, 'POST /embeddings');
-    // The API does not promise `data` in input order; `index` says which input each vector is for.
-    const vectors: Array<number[] | undefined> = new Array(texts.length);
-    for (const item of data) {
-      if (item.index >= texts.length || vectors[item.index] !== undefined) {
-        throw new EngineError('remote-error', `POST /embeddings: unexpected or repeated index ${item.index}`);
-      }
-      vectors[item.index] = item.embedding;
-    }
-    if (data.length !== texts.length) {
-      throw new EngineError('remote-error', `POST /embeddings: ${data.length} vectors for ${texts.length} inputs`);
-    }
-    return vectors as number[][];
+    return readEmbeddingsResponse(json, texts.length);
   }
 
   /** Versions from GET /models of one endpoint; undefined when the server has no such endpoint or it failed. */
