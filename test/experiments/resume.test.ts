@@ -111,6 +111,9 @@ describe('fairground run after a crash', () => {
       expect(n(`SELECT count(DISTINCT key) AS n FROM run_items`)).toBe(ra.length);
       // No LLM call twice: one cache row per distinct call, across both processes.
       expect(n(`SELECT count(*) AS n FROM llm_call_cache`)).toBe(distinct);
+      // The engine computed each call once across the killed and the resumed process (the cache never
+      // overwrites a key; a second computation would have raised its count).
+      expect(n(`SELECT coalesce(sum(computations), 0) AS n FROM llm_call_cache`)).toBe(distinct);
       expect(a.run.stats.generationsComputed + a.run.stats.generationsFromCache).toBe(distinct);
       // The resumed session found the killed one's stored generations and skipped them (items are
       // written in batches, so a few finished calls may have reached only the cache).
