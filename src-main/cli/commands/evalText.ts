@@ -4,6 +4,7 @@
  * validated and scored before anything is written, so a bad line leaves stdout empty.
  */
 import { resolve } from 'node:path';
+import type { Readable } from 'node:stream';
 import { DataError } from '../../core/errors';
 import {
   isRougeImpl,
@@ -14,7 +15,7 @@ import {
   type TextMetric,
   type TextMetricOptions,
 } from '../../core/text/textMetrics';
-import { readLinesSync } from '../../io/lines';
+import { readLines } from '../../io/lines';
 import { parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand, type CliIo } from '../command';
 
@@ -44,6 +45,7 @@ Options:
                    id is a string or a number and must be unique; blank lines are skipped.
                    With several references ROUGE keeps the reference with the highest f, the
                    others take the maximum over references.
+                   ('-': standard input; FILE.gz is gunzipped)
   -h, --help       show this help
 
 Errors (bad JSON, a missing or mistyped field, a non-numeric value for mae/rmse) name the file and
@@ -95,17 +97,24 @@ export const evalTextCommand: CliCommand = {
     }
     const file = requireOption(values.input, 'input');
 
-    const pairs = readPairs(resolve(io.cwd, file), file);
+    const pairs = await readPairs(file === '-' ? '-' : resolve(io.cwd, file), file, io.stdin);
     const out = scorePairs(metric, pairs, file);
     io.stdout.write(out);
     return 0;
   },
 };
 
-function readPairs(path: string, file: string): Pair[] {
+/** JSON lines of a file, `-` (standard input) or a `.gz` file; errors name the file as given. */
+async function readPairs(path: string, file: string, stdin: Readable): Promise<Pair[]> {
   const pairs: Pair[] = [];
   const firstLineOfId = new Map<string, number>();
-  for (const { line, text } of readLinesSync(path)) {
+  let lines;
+  try {
+    lines = await readLines(path, { stdin });
+  } catch (err) {
+    throw err instanceof DataError ? err.inFile(file === '-' ? '<stdin>' : file) : err;
+  }
+  for (const { line, text } of lines) {
     if (text.trim() === '') continue;
     const where = { file, line };
     let value: unknown;

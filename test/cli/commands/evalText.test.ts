@@ -195,3 +195,12 @@ describe('fairground eval text', () => {
     expect(help).toContain(`f = ${rs[0]!.f as number} for the same pair`);
   });
 });
+
+describe('eval text input from a pipe (#16.4)', () => {
+  it("reads '-' (standard input)", async () => {
+    const { runCliCaptured } = await import('../../support/cli');
+    const r = await runCliCaptured(['eval', 'text', '--metric', 'em', '--input', '-'], { cwd: process.cwd(), stdin: '{"id": "q1", "prediction": "Paris", "references": ["paris"]}\n' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n').map((l) => JSON.parse(l))).toMatchObject([{ id: 'q1', value: 1 }, { mean: 1 }]);
+  });
+});
