@@ -10,6 +10,7 @@ import { ImportCancelledError, runImporter, type ColumnMapping, type ImportKind,
 import { emptyCounts, type AddCounts, type SourceEntry } from '../store/collectionTypes';
 import type { CollectionsRepo } from '../store/collectionsRepo';
 import { ImportStaging } from '../store/importStaging';
+import { withWriteLock } from '../store/workspace';
 
 export interface ImportInput {
   kind: ImportKind;
@@ -46,9 +47,13 @@ export async function importIntoCollection(
     if (opts.signal?.aborted) throw new ImportCancelledError();
     opts.progress?.(total, total, 'writing');
     // Let the 'writing' event reach the UI before the commit, which is one synchronous transaction
-    // (about 4 s per 100k documents here, most of it in the full-text index triggers).
+    // (about 4 s per 100k documents here, most of it in the full-text index triggers). While
+    // another process writes, wait for it without blocking, saying so (issue 15 item 5).
     await new Promise<void>((r) => setImmediate(r));
-    const report = commit(repo, target, input, stats, sha256, staging);
+    const report = await withWriteLock(repo.db, () => commit(repo, target, input, stats, sha256, staging), {
+      signal: opts.signal,
+      onWait: () => opts.progress?.(total, total, 'waiting for another process writing to the workspace…'),
+    });
     // The last message is what the job tray keeps showing.
     opts.progress?.(total, total, report.message);
     return report;

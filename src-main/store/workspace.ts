@@ -231,6 +231,50 @@ export function makeTransactionsImmediate(db: Database.Database): void {
   }) as typeof db.transaction;
 }
 
+/**
+ * Runs `fn` in one IMMEDIATE transaction, waiting for the write lock without blocking the event
+ * loop (issue 15 item 5): while another process holds it, `onWait` is told (once) and the attempt
+ * repeats every `pollMs` until `timeoutMs`; `signal` cancels the wait. `fn` runs synchronously in
+ * the transaction (its own db.transaction calls become savepoints) and commits when it returns.
+ */
+export async function withWriteLock<T>(
+  db: Database.Database,
+  fn: () => T,
+  opts: { signal?: AbortSignal | undefined; onWait?: (() => void) | undefined; timeoutMs?: number; pollMs?: number } = {},
+): Promise<T> {
+  const timeout = opts.timeoutMs ?? BUSY_TIMEOUT_MS;
+  const poll = opts.pollMs ?? 100;
+  const previous = db.pragma('busy_timeout', { simple: true }) as number;
+  const started = Date.now();
+  let told = false;
+  for (;;) {
+    opts.signal?.throwIfAborted();
+    db.pragma('busy_timeout = 0');
+    try {
+      db.exec('BEGIN IMMEDIATE');
+      break;
+    } catch (err) {
+      if (!/^SQLITE_BUSY/.test(String((err as { code?: unknown }).code))) throw err;
+      if (Date.now() - started >= timeout) throw new WorkspaceError('cannot-open', `another process kept the workspace locked for ${Math.round(timeout / 1000)} s (a long import or run); try again when it is done`);
+      if (!told) {
+        told = true;
+        opts.onWait?.();
+      }
+    } finally {
+      db.pragma(`busy_timeout = ${previous}`);
+    }
+    await new Promise((r) => setTimeout(r, poll));
+  }
+  try {
+    const result = fn();
+    db.exec('COMMIT');
+    return result;
+  } catch (err) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw err;
+  }
+}
+
 /** Load sqlite-vec into a connection (idempotent per connection). */
 export function loadVectorExtension(db: Database.Database): void {
   try {
