@@ -13,6 +13,9 @@ import { LocalEngine } from '../../engine/local/localEngine';
 import type { GpuSetting } from '../../engine/local/settings';
 import { EngineError } from '../../engine/types';
 import { ModelsRepo, type ModelRecord } from '../../store/modelsRepo';
+import { ThreadTuningRepo } from '../../store/threadTuningRepo';
+import { machineKey } from '../../engine/local/settings';
+import type { ThreadTuning } from '../../engine/local/threadTuning';
 import { openExistingWorkspace } from './modelLibrary';
 
 const GPU_VALUES: Record<string, GpuSetting> = { auto: 'auto', off: false, cuda: 'cuda', metal: 'metal', vulkan: 'vulkan' };
@@ -28,7 +31,8 @@ MODEL is a GGUF file or the name of a model in the workspace library.
       --max-tokens N       tokens to generate (default 64)
       --temperature T      sample at this temperature (default: greedy)
       --seed S             sampling seed (default 0; only used with --temperature)
-      --threads N          CPU threads (default: physical cores)
+      --threads N          CPU threads (default: the model's measured count on this machine, else physical
+                           cores; fewer while other programs hold cores)
       --gpu auto|off|cuda|metal|vulkan   GPU backend (default auto)
       --json               print the whole result as JSON
 ${WORKSPACE_HELP}
@@ -62,12 +66,15 @@ Example: fairground model try /tmp/tiny.gguf --prompt "The answer is" --max-toke
     const arg = positionals[0] as string;
     const file = resolve(io.cwd, arg);
     let record: ModelRecord | undefined;
+    let tuning: ThreadTuning | undefined;
     let onFailure: (message: string) => void = () => undefined;
     let modelPath = file;
     if (!(existsSync(file) && statSync(file).isFile())) {
       const ws = openExistingWorkspace(values.workspace, io);
       try {
         record = new ModelsRepo(ws.db).getByName(arg);
+        // Threads as the library measured them on this machine (`fairground model tune`), unless --threads.
+        if (record) tuning = new ThreadTuningRepo(ws.db).get<ThreadTuning>(record.id, machineKey());
       } finally {
         ws.close();
       }
@@ -88,6 +95,7 @@ Example: fairground model try /tmp/tiny.gguf --prompt "The answer is" --max-toke
       modelPath,
       settings: { ...(record?.settings ?? {}), ...(threads !== undefined ? { threads } : {}), ...(gpu !== undefined ? { gpu } : {}) },
       ...(record?.sha256 ? { modelKey: record.sha256 } : {}),
+      tuning,
     });
     try {
       const result = await engine.generate({ prompt, maxTokens, sampling: temperature > 0 ? { temperature, seed } : { temperature: 0 } });
