@@ -17,7 +17,7 @@ const PROFILE = 20;
 const TAGS = ['comedy', 'romance', 'action', 'drama', 'horror', 'sci-fi', 'documentary'];
 const WORDS = 'a young detective travels across the city to find her brother while an old rival plots revenge during the winter festival'.split(' ');
 
-function syntheticQueries(n: number): PlanQuery[] {
+export function syntheticQueries(n: number): PlanQuery[] {
   const rng = createRng(5);
   const sentence = (len: number) => Array.from({ length: len }, () => WORDS[rng.nextInt(WORDS.length)]).join(' ');
   return Array.from({ length: n }, (_, q) => {

@@ -12,6 +12,7 @@ export const suites: Record<string, BenchSuite> = {
   sampler: (ctx) => import('./sampler.bench').then((m) => m.samplerBench(ctx)),
   startup: (ctx) => import('./startup.bench').then((m) => m.startupBench(ctx)),
   pools: (ctx) => import('./pools.bench').then((m) => m.poolsBench(ctx)),
+  queue: (ctx) => import('./queue.bench').then((m) => m.queueBench(ctx)),
   evalfiles: (ctx) => import('./evalFiles.bench').then((m) => m.evalFilesBench(ctx)),
   threads: (ctx) => import('./threads.bench').then((m) => m.threadsBench(ctx)),
 };

@@ -4,6 +4,8 @@
  * while calls wait (a remote pool's capacity is the sum of its healthy endpoints' limits), and a
  * waiter whose signal aborts leaves the queue at once without ever taking a slot.
  */
+import { setMaxListeners } from 'node:events';
+
 export interface SlotStats {
   /** Calls holding a slot now. */
   inFlight: number;
@@ -65,7 +67,11 @@ export class Slots {
           reject(signal!.reason ?? new Error('aborted'));
         },
       };
-      signal?.addEventListener('abort', waiter.onAbort, { once: true });
+      if (signal) {
+        // A run's signal has one listener per waiting call: hundreds at once are expected, not a leak.
+        setMaxListeners(0, signal);
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
       this.waiters.push(waiter);
     });
   }
