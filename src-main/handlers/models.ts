@@ -16,7 +16,12 @@ export function modelHandlers(s: AppServices): ModelHandlers {
     'models.download': ({ url, sha256, name }) => s.models.startDownload({ url, sha256: sha256?.toLowerCase(), name }),
     'models.remove': async ({ id }) => ({ removed: await s.models.remove(id) }),
     'models.updateSettings': ({ id, settings }) => s.models.updateSettings(id, settings),
-    'models.try': ({ id, request }) => s.models.try({ kind: 'local', modelId: id }, request),
+    'models.try': ({ id, request }) => {
+      const { streamId, ...rest } = request;
+      // Streamed text goes out as events to every connected window; the id tells them apart.
+      const onText = streamId === undefined ? undefined : (text: string, tokens: number) => s.events.emit('models.tryText', { streamId, text, tokens });
+      return s.models.try({ kind: 'local', modelId: id }, { ...rest, onText });
+    },
     'models.tune': async ({ id }) => {
       const { tuning: _measured, ...info } = await s.models.tune(id);
       return info;

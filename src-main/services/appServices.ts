@@ -59,6 +59,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
   if (log) {
     log.write('info', 'app', `opened workspace ${workspace.path} (${options.transport})`);
     events.subscribe((e) => {
+      if (e.event !== 'job.updated') return;
       const j = e.payload;
       if (j.status === 'failed') log.write('error', 'job', `${j.title} failed: ${j.error ?? ''}`);
       else if (j.status === 'succeeded' || j.status === 'cancelled' || j.status === 'interrupted') log.write('info', 'job', `${j.title} ${j.status}${j.message ? `: ${j.message}` : ''}`);

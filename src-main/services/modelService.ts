@@ -53,6 +53,8 @@ export interface TryOptions {
   temperature: number;
   seed?: number | undefined;
   chat: boolean;
+  /** Stream the text as it grows (issue 17 item 4): local models stream token by token, uncached. */
+  onText?: ((text: string, tokens: number) => void) | undefined;
 }
 
 export class ModelService {
@@ -209,17 +211,42 @@ export class ModelService {
     return () => fixed;
   }
 
-  async try(ref: GeneratorRef, opts: TryOptions): Promise<GenerateResult & { fromCache: boolean; durationMs: number }> {
+  async try(
+    ref: GeneratorRef,
+    opts: TryOptions,
+  ): Promise<GenerateResult & { fromCache: boolean; durationMs: number; ttftMs: number | null; tokensPerSecond: number | null }> {
     const engine = this.engineFor(ref);
     const before = engine.stats().hits;
     const t0 = performance.now();
     const sampling = opts.temperature === 0 ? { temperature: 0 } : { temperature: opts.temperature, seed: opts.seed ?? 0 };
-    const result = await engine.generate({
+    const request = {
       ...(opts.chat ? { messages: [{ role: 'user' as const, content: opts.prompt }] } : { prompt: opts.prompt }),
       maxTokens: opts.maxTokens,
       sampling,
-    });
-    return { ...result, fromCache: engine.stats().hits > before, durationMs: performance.now() - t0 };
+    };
+    const inner = engine.inner;
+    if (opts.onText && inner instanceof LocalEngine) {
+      // Streaming measures this generation (time to first token, tokens/s), so it bypasses the cache.
+      const onText = opts.onText;
+      let first: number | undefined;
+      const result = await inner.generateStream(request, (text, tokens) => {
+        first ??= performance.now();
+        onText(text, tokens);
+      });
+      const end = performance.now();
+      const decoding = first === undefined ? 0 : end - first;
+      return {
+        ...result,
+        fromCache: false,
+        durationMs: end - t0,
+        ttftMs: first === undefined ? null : first - t0,
+        // Tokens after the first over the time after the first: the decoding rate, prompt processing excluded.
+        tokensPerSecond: result.completionTokens > 1 && decoding > 0 ? ((result.completionTokens - 1) * 1000) / decoding : null,
+      };
+    }
+    const result = await engine.generate(request);
+    opts.onText?.(result.text, result.completionTokens);
+    return { ...result, fromCache: engine.stats().hits > before, durationMs: performance.now() - t0, ttftMs: null, tokensPerSecond: null };
   }
 
   // --- remote endpoints -------------------------------------------------------------------

@@ -3,7 +3,7 @@
  * screen offers the bundled demo specs; BM25 retrieval runs from a collection's page, the stored
  * run exports as a TREC file and evaluates on the Results screen against the collection's qrels
  * without any upload (numbers equal the service's); a run whose spec selects no usable query is
- * visible as failed with the reason; Settings copies a diagnostics report.
+ * visible as failed with the reason; Try it streams; Settings copies a diagnostics report.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,6 +102,22 @@ describe('every step in the UI', () => {
     expect(await failed.textContent()).toContain("tasks[0]: no query of collection 'Fairground demo' has task 'no-such-task'");
     expect(await page.getByTestId('badge-failed').textContent()).toMatch(/^\d+ failed$/);
   });
+
+  it('Try it streams the text and shows time to first token and tokens/s; the card shows the context the engine uses', async () => {
+    await visit('#/models');
+    const card = page.getByTestId('model-card').first();
+    await card.waitFor();
+    const model = app.services.models.list()[0]!;
+    const trained = model.metadata.contextLength as number;
+    const used = Math.min(trained, (model.effectiveSettings as { contextSize: number }).contextSize);
+    expect(await card.getByTestId('model-context').textContent()).toMatch(new RegExp(`^${used} tokens used by the engine \\(trained ${trained}`));
+    await card.getByTestId('model-try').click();
+    await card.getByTestId('try-run').click();
+    const stats = card.getByTestId('try-stats');
+    await stats.waitFor({ timeout: 120_000 });
+    expect(await stats.textContent()).toMatch(/first token after \d+ ms · \d+\.\d tokens\/s/);
+    expect((await card.getByTestId('try-output').textContent())!.length).toBeGreaterThan(0);
+  }, 180_000);
 
   it('Settings copies a diagnostics report naming the versions, the workspace and the log', async () => {
     await visit('#/settings');

@@ -11,7 +11,7 @@ function setup(now: () => number = Date.now) {
   migration0008.up(db);
   const events = new EventBus();
   const seen: string[] = [];
-  events.subscribe((e) => seen.push(`${e.payload.status}:${e.payload.progress}`));
+  events.subscribe((e) => e.event === 'job.updated' && seen.push(`${e.payload.status}:${e.payload.progress}`));
   return { db, runner: new JobRunner(db, events, now, 0), seen };
 }
 

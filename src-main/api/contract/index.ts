@@ -11,7 +11,7 @@ import { evaluationContract } from './evaluation';
 import { experimentsContract } from './experiments';
 import { Job, jobsContract } from './jobs';
 import { labelingContract } from './labeling';
-import { modelsContract } from './models';
+import { modelsContract, TryText } from './models';
 import { retrievalContract } from './retrieval';
 import { runsContract } from './runs';
 import type { MethodDef } from './define';
@@ -55,9 +55,11 @@ export type ApiOutput<M extends ApiMethod> = z.output<Contract[M]['output']>;
 /** Events pushed from main to every connected renderer. */
 export const events = {
   'job.updated': Job,
+  'models.tryText': TryText,
 } as const;
 export type ApiEventName = keyof typeof events;
-export type ApiEvent<E extends ApiEventName = ApiEventName> = { event: E; payload: z.output<(typeof events)[E]> };
+/** One event; distributive, so checking `event` narrows `payload`. */
+export type ApiEvent<E extends ApiEventName = ApiEventName> = E extends ApiEventName ? { event: E; payload: z.output<(typeof events)[E]> } : never;
 
 export function isApiMethod(name: string): name is ApiMethod {
   return Object.prototype.hasOwnProperty.call(contract, name);

@@ -142,6 +142,8 @@ export const TryRequest = z
     temperature: z.number().min(0).max(5).default(0),
     seed: z.number().int().min(0).optional(),
     chat: z.boolean().default(false),
+    /** Stream the text as `models.tryText` events carrying this id (issue 17 item 4). */
+    streamId: z.string().min(1).max(100).optional(),
   })
   .strict();
 
@@ -152,7 +154,13 @@ export const TryResult = z.object({
   finishReason: z.string(),
   fromCache: z.boolean(),
   durationMs: z.number(),
+  /** Streaming only: time to the first token, and decoding speed after it. */
+  ttftMs: z.number().nullable().optional(),
+  tokensPerSecond: z.number().nullable().optional(),
 });
+
+/** Pushed while a streamed try runs: the text so far. */
+export const TryText = z.object({ streamId: z.string(), text: z.string(), tokens: z.number().int() });
 
 export const GeneratorRef = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('local'), modelId: z.number().int() }).strict(),

@@ -174,6 +174,21 @@ export class LocalEngine implements Engine {
     return this.call('generate', request, signal);
   }
 
+  /**
+   * generate() with the text streamed as it grows (Try it, issue 17 item 4): `onText` gets the text
+   * so far and the token count after each token. Not part of `Engine` and never cached.
+   */
+  async generateStream(request: GenerateRequest, onText: (text: string, tokens: number) => void, signal?: AbortSignal): Promise<GenerateResult> {
+    checkGenerateRequest(request);
+    if (signal?.aborted) return { text: '', promptTokens: 0, completionTokens: 0, finishReason: 'aborted' };
+    const worker = await this.ready();
+    return worker.call('generate', request, {
+      ...(signal ? { signal } : {}),
+      stream: true,
+      onProgress: (p) => p.text !== undefined && onText(p.text, p.tokens ?? 0),
+    });
+  }
+
   async score(request: ScoreRequest, signal?: AbortSignal): Promise<ScoreResult> {
     checkScoreRequest(request);
     if (signal?.aborted) throw new EngineError('aborted', 'score cancelled before it started');

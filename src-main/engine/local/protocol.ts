@@ -66,7 +66,7 @@ export interface WorkerOps {
 export type WorkerOp = keyof WorkerOps;
 
 export type ParentMessage =
-  | { [K in WorkerOp]: { type: 'call'; id: number; op: K; request: WorkerOps[K]['request'] } }[WorkerOp]
+  | { [K in WorkerOp]: { type: 'call'; id: number; op: K; request: WorkerOps[K]['request']; stream?: true } }[WorkerOp]
   | { type: 'cancel'; id: number }
   | { type: 'shutdown' };
 
@@ -75,6 +75,8 @@ export interface WorkerProgress {
   load?: number;
   /** Generation: tokens produced so far. */
   tokens?: number;
+  /** Generation: the text so far, sent only for a call made with `stream` (Try it, issue 17 item 4). */
+  text?: string;
 }
 
 export type WorkerMessage =

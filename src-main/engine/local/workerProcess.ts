@@ -23,6 +23,8 @@ export interface WorkerExit {
 export interface CallOptions {
   signal?: AbortSignal;
   onProgress?(progress: WorkerProgress): void;
+  /** generate: report the text as it grows (progress messages with `text`). */
+  stream?: boolean;
 }
 
 interface Pending {
@@ -93,7 +95,7 @@ export class WorkerProcess {
         detach: () => signal?.removeEventListener('abort', onAbort),
       });
       this.updateRef();
-      this.post({ type: 'call', id, op, request } as ParentMessage);
+      this.post({ type: 'call', id, op, request, ...(options.stream ? { stream: true } : {}) } as ParentMessage);
       if (signal?.aborted) onAbort();
     });
   }

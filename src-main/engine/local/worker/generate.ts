@@ -46,6 +46,8 @@ export interface GenerateEnv {
   /** Resolved once per model: resolving it from the template costs about a second. */
   chatWrapper: () => ChatWrapper;
   signal: AbortSignal;
+  /** Streaming: the text so far and the tokens generated, after each token (issue 17 item 4). */
+  onText?: (text: string, tokens: number) => void;
 }
 
 export async function generateInSequence(req: GenerateRequest, env: GenerateEnv): Promise<GenerateResult> {
@@ -81,7 +83,11 @@ export async function generateInSequence(req: GenerateRequest, env: GenerateEnv)
         disableContextShift: true,
         onToken: (tokens) => {
           generated.push(...tokens);
-          if (stops.active) stops.check(textSoFar());
+          if (stops.active || env.onText) {
+            const text = textSoFar();
+            if (stops.active) stops.check(text);
+            env.onText?.(text, generated.length);
+          }
         },
       });
       let text = textSoFar();
@@ -108,6 +114,7 @@ export async function generateInSequence(req: GenerateRequest, env: GenerateEnv)
       onTextChunk: (chunk) => {
         streamed += chunk;
         if (stops.active) stops.check(streamed);
+        env.onText?.(streamed, completionTokens);
       },
     });
     return result(res.response, res.metadata.stopReason as StopReason, promptTokens, completionTokens);

@@ -109,7 +109,8 @@ export class ModelHost {
     return new ModelHost(llama, model, { ...settings, contextSize }, info);
   }
 
-  async generate(req: GenerateRequest, signal: AbortSignal): Promise<GenerateResult> {
+  /** `onText` (streaming, issue 17 item 4) gets the text so far and the token count after each token. */
+  async generate(req: GenerateRequest, signal: AbortSignal, onText?: (text: string, tokens: number) => void): Promise<GenerateResult> {
     const grammar = await this.grammarFor(req);
     const pool = await this.sequences();
     const lease = await pool.acquire(signal).catch((err: unknown) => {
@@ -122,7 +123,7 @@ export class ModelHost {
       const chatWrapper = (): ChatWrapper => (this.chatWrapper ??= resolveChatWrapper(this.model));
       const threads = this.threads.beforeCall();
       const t0 = performance.now();
-      const result = await generateInSequence(req, { model: this.model, sequence: lease.sequence, grammar, chatWrapper, signal });
+      const result = await generateInSequence(req, { model: this.model, sequence: lease.sequence, grammar, chatWrapper, signal, ...(onText ? { onText } : {}) });
       this.threads.afterCall(threads, result.promptTokens, result.completionTokens, performance.now() - t0);
       return result;
     } finally {

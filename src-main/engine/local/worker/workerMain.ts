@@ -32,7 +32,7 @@ const controllers = new Map<number, AbortController>();
 const inFlight = new Set<Promise<void>>();
 let host: ModelHost | undefined;
 
-async function dispatch<K extends WorkerOp>(id: number, op: K, request: WorkerOps[K]['request'], signal: AbortSignal): Promise<unknown> {
+async function dispatch<K extends WorkerOp>(id: number, op: K, request: WorkerOps[K]['request'], signal: AbortSignal, stream = false): Promise<unknown> {
   if (op === 'load') {
     if (host) throw new EngineError('bad-request', 'this worker already hosts a model');
     let lastSent = -1;
@@ -54,7 +54,7 @@ async function dispatch<K extends WorkerOp>(id: number, op: K, request: WorkerOp
   if (!host) throw new EngineError('bad-request', `${op} before a model was loaded`);
   switch (op) {
     case 'generate':
-      return host.generate(request as WorkerOps['generate']['request'], signal);
+      return host.generate(request as WorkerOps['generate']['request'], signal, stream ? (text, tokens) => send({ type: 'progress', id, progress: { tokens, text } }) : undefined);
     case 'score':
       return host.score(request as WorkerOps['score']['request'], signal);
     case 'embed':
@@ -74,7 +74,7 @@ async function handleCall(msg: Extract<ParentMessage, { type: 'call' }>): Promis
   const controller = new AbortController();
   controllers.set(msg.id, controller);
   try {
-    const result = await dispatch(msg.id, msg.op, msg.request, controller.signal);
+    const result = await dispatch(msg.id, msg.op, msg.request, controller.signal, msg.stream === true);
     send({ type: 'result', id: msg.id, result });
   } catch (err) {
     // Errors thrown by node-llama-cpp during an operation come from what was asked (too long,
