@@ -266,8 +266,15 @@ export class LocalEngine implements Engine {
       }
       if (this.settings.adaptiveThreads) {
         if (!this.tuned && this.options.autoTune) {
-          this.tuned = await this.measure(worker, loaded.usableCores, {});
-          this.options.onTuned?.(this.tuned);
+          try {
+            this.tuned = await this.measure(worker, loaded.usableCores, {});
+            this.options.onTuned?.(this.tuned);
+          } catch (err) {
+            // A model that cannot generate (an embedding-only GGUF) cannot be timed this way: it keeps
+            // the default count (still capped by the free cores), and the load goes on.
+            if (!worker.alive) throw err;
+            this.options.onLog?.('warn', `thread tuning skipped: ${(err as Error).message}`);
+          }
         }
         if (this.tuned) loaded.threads = (await this.applyThreads(worker)).threads;
       }
