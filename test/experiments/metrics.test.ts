@@ -206,7 +206,7 @@ describe('Fair RAG normalisation (#16.7)', () => {
   it("takes u_max over every arm, so the deterministic arm's EU̅ stays within [0, 1] (Eq. 30)", () => {
     // The deterministic arm's prompt h4 has its own output with utility 2 > every α and oracle sample.
     const its = items().map((it) =>
-      it.payload.type === 'sample' && it.condition === 'r1/deterministic' ? { ...it, payload: { ...it.payload, promptHash: 'h4' } } : it,
+      (it.payload as { type: string }).type === 'sample' && it.condition === 'r1/deterministic' ? { ...it, payload: { ...(it.payload as Record<string, unknown>), promptHash: 'h4' } } : it,
     );
     for (const qid of ['q1', 'q2']) {
       its.push({

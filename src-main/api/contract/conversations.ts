@@ -151,7 +151,7 @@ export const ConversationSetEvaluation = z.object({
   settings: z.object({
     rVariant: RVariant,
     test: z.string(),
-    correction: z.enum(['holm', 'bonferroni', 'none']),
+    correction: z.enum(['holm', 'bonferroni', 'bh', 'none']),
     alpha: z.number(),
     permutations: z.number().nullable(),
     seed: z.number().nullable(),
@@ -269,7 +269,7 @@ export const conversationsContract = {
         setId: Id,
         rVariant: RVariant.default('eq6'),
         test: z.enum(['t', 'randomization']).default('t'),
-        correction: z.enum(['holm', 'bonferroni', 'none']).default('holm'),
+        correction: z.enum(['holm', 'bonferroni', 'bh', 'none']).default('holm'),
         alpha: z.number().gt(0).lt(1).default(0.05),
         permutations: z.number().int().min(100).max(1_000_000).default(10_000),
         seed: z.number().int().min(0).default(42),

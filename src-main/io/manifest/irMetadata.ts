@@ -15,7 +15,7 @@
 import type { IrMetadata } from '../trec/irMetadata';
 import type { DataHash, ReproducibilityManifest } from './manifest';
 
-const CORRECTION_NAME = { holm: 'holm', bonferroni: 'bonferroni', none: 'none' } as const;
+const CORRECTION_NAME = { holm: 'holm', bonferroni: 'bonferroni', bh: 'benjamini-hochberg', none: 'none' } as const;
 
 export function manifestToIrMetadata(manifest: ReproducibilityManifest, opts: { runVersion?: string | number } = {}): IrMetadata {
   const m = manifest;
