@@ -10,6 +10,7 @@ import { experimentHandlers } from './experiments';
 import { jobHandlers } from './jobs';
 import { labelingHandlers } from './labeling';
 import { modelHandlers } from './models';
+import { planHandlers } from './plans';
 import { retrievalHandlers } from './retrieval';
 import { storedRunEvaluationHandlers } from './storedRunEvaluation';
 
@@ -26,6 +27,7 @@ export function createHandlers(s: AppServices): Handlers {
     ...retrievalHandlers(s),
     ...labelingHandlers(s),
     ...experimentHandlers(s),
+    ...planHandlers(s),
   };
 }
 

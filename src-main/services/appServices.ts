@@ -8,6 +8,7 @@ import { openWorkspace, type OpenOptions, type Workspace } from '../store/worksp
 import { CollectionsService } from './collectionsService';
 import { ConversationsService } from './conversations/conversationsService';
 import { EventBus } from './eventBus';
+import { BatchPlanService } from './batchPlans';
 import { ExperimentService } from './experimentService';
 import { JobRunner } from './jobRunner';
 import { LabelingService } from './labeling/labelingService';
@@ -31,6 +32,8 @@ export interface AppServices {
   readonly retrieval: RetrievalService;
   readonly labeling: LabelingService;
   readonly experiments: ExperimentService;
+  /** Batch plans, cache import/merge, cost estimates (issue 13). */
+  readonly plans: BatchPlanService;
   readonly transport: 'electron' | 'http';
   /** Which files API requests may name (issue 15 item 3): grants in Electron, allowed folders in browser mode. */
   readonly paths: PathAccess;
@@ -93,6 +96,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
   });
   const labeling = new LabelingService(workspace.db, jobs, models, collections.repo);
   const experiments = new ExperimentService(workspace.db, jobs, models, collections.repo);
+  const plans = new BatchPlanService(workspace.db, experiments, models.cache);
   let closed = false;
   return {
     workspace,
@@ -107,6 +111,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
     retrieval,
     labeling,
     experiments,
+    plans,
     transport: options.transport,
     paths,
     async close() {

@@ -18,6 +18,7 @@
  */
 import { basename } from 'node:path';
 import type { Database } from 'better-sqlite3';
+import { ApiFailure } from '../api/router';
 import { DataError } from '../core/errors';
 import { CallsDeferredError, type CallPolicy, type DeferredCall } from '../engine/queue/callPolicy';
 import { RunCalls } from '../engine/queue/runCalls';
@@ -220,7 +221,9 @@ export class BatchPlanService {
    * current spec under the defer policy (items and run are deleted afterwards; nothing is computed).
    */
   async estimate(experimentId: number, signal: AbortSignal): Promise<CostEstimate> {
-    const run = this.experiments.repo.createRun({ experimentId, spec: this.experiments.repo.experiment(experimentId)!.spec, specVersion: this.experiments.repo.experiment(experimentId)!.version });
+    const experiment = this.experiments.repo.experiment(experimentId);
+    if (!experiment) throw new ApiFailure('not-found', `no experiment with id ${experimentId}`, 'id');
+    const run = this.experiments.repo.createRun({ experimentId, spec: experiment.spec, specVersion: experiment.version });
     try {
       const outcome = await this.runWithPolicy(run.id, { mode: 'defer' }, { signal, progress: () => {} });
       return await this.price(null, outcome);

@@ -15,6 +15,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiRouter } from '../../src-main/handlers/index';
 import { createAppServices } from '../../src-main/services/appServices';
 import { openWorkspace } from '../../src-main/store/workspace';
 import { runBatchFile } from '../support/batchRunner';
@@ -239,6 +240,21 @@ describe('shards', () => {
 });
 
 describe('--dry-run', () => {
+  it('is served as experiments.estimate over the API', async () => {
+    const ws = workspace();
+    const s = createAppServices(ws, { transport: 'http' });
+    try {
+      const router = createApiRouter(s);
+      const e = s.experiments.create(tinySpec({ name: 'api estimate', generator: REMOTE }));
+      const r = await router.call('experiments.estimate', { id: e.id });
+      expect(r).toMatchObject({ ok: true, data: { fromCache: 0, lines: [{ model: 'lab-model', op: 'generate', concurrency: 4, meanCallMs: null, etaSeconds: null }] } });
+      expect((r as { data: { toCompute: number } }).data.toCompute).toBeGreaterThan(0);
+      expect(await router.call('experiments.estimate', { id: 999 })).toMatchObject({ ok: false, error: { code: 'not-found' } });
+    } finally {
+      await s.close();
+    }
+  });
+
   it('prices exactly the calls the run then computes, and leaves no run or cache entry behind', async () => {
     const ws = workspace();
     const spec = specFile(tinySpec({ name: 'priced', generator: REMOTE }));

@@ -13,6 +13,7 @@ import { Job, jobsContract } from './jobs';
 import { labelingContract } from './labeling';
 import { modelsContract, TryText } from './models';
 import { retrievalContract } from './retrieval';
+import { plansContract } from './plans';
 import { runsContract } from './runs';
 import type { MethodDef } from './define';
 
@@ -31,6 +32,7 @@ export * from './experiments';
 export { UtilityMetricName } from './kindParts';
 export * from './richrag';
 export * from './runs';
+export * from './plans';
 
 export const contract = {
   ...appContract,
@@ -44,6 +46,7 @@ export const contract = {
   ...labelingContract,
   ...experimentsContract,
   ...runsContract,
+  ...plansContract,
 } satisfies Record<string, MethodDef>;
 
 export type Contract = typeof contract;

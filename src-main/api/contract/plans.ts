@@ -1,0 +1,40 @@
+/**
+ * What a run would cost before it starts (issue 17 item 3, over issue 13's work queue): the calls to
+ * compute per model and operation, what the cache already answers, prompt size, and a time from the
+ * engine's measured throughput. Nothing is computed to answer it (a dry run under the defer policy).
+ */
+import { z } from 'zod';
+import { method } from './define';
+
+export const CostLine = z.object({
+  model: z.string(),
+  op: z.enum(['generate', 'score', 'embed']),
+  toCompute: z.number().int().nonnegative(),
+  /** Prompt characters of the calls to compute (÷ 4 ≈ tokens for English text). */
+  promptChars: z.number().int().nonnegative(),
+  /** Mean engine time per call measured on this model (recent cached calls), or null when never measured. */
+  meanCallMs: z.number().nullable(),
+  /** Calls the engine's queue keeps in flight. */
+  concurrency: z.number().int().positive(),
+  etaSeconds: z.number().nullable(),
+});
+
+export const CostEstimate = z.object({
+  runId: z.number().int().nullable(),
+  fromCache: z.number().int().nonnegative(),
+  toCompute: z.number().int().nonnegative(),
+  lines: z.array(CostLine),
+  etaSeconds: z.number().nullable(),
+  /** False when later stages depend on outputs not computed yet (priced once those exist). */
+  complete: z.boolean(),
+  note: z.string(),
+});
+export type CostEstimate = z.infer<typeof CostEstimate>;
+
+export const plansContract = {
+  'experiments.estimate': method(
+    z.object({ id: z.number().int().min(1) }).strict(),
+    CostEstimate,
+    "The plan's cost before running the experiment's current spec: calls to compute per model and operation, calls the cache answers, prompt size, estimated time.",
+  ),
+};
