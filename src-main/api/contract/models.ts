@@ -68,6 +68,21 @@ export const ModelThreads = z.object({
     .nullable(),
 });
 
+/** One cell of a power simulation (`simulate.power`, services/simulation/power.ts): power of the spec's test with its 95% Wilson interval. */
+export const PowerRow = z.object({
+  effect: z.number(),
+  queries: z.number().int(),
+  samples: z.number().int().nullable(),
+  reps: z.number().int(),
+  significant: z.number().int(),
+  power: z.number(),
+  low: z.number(),
+  high: z.number(),
+  /** Mean of the tested difference (condition − baseline) over the runs that had one. */
+  meanDifference: z.number().nullable(),
+});
+export type PowerRow = z.infer<typeof PowerRow>;
+
 export const ModelInfo = z.object({
   id: z.number().int(),
   /** 'gguf': a GGUF file run by llama.cpp; 'sim': a simulated reader (planted outputs, not a language model). */

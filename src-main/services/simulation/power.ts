@@ -20,6 +20,7 @@
  * researcher's workspace gets no experiments, models or cache entries from it.
  */
 import type { Database } from 'better-sqlite3';
+import type { PowerRow } from '../../api/contract/models';
 import { DataError } from '../../core/errors';
 import type { SimProfile } from '../../engine/sim/profile';
 import { DEFAULT_SIM_PROFILE } from '../../engine/sim/profile';
@@ -42,19 +43,8 @@ export interface PowerRequest {
   seed?: number | undefined;
 }
 
-export interface PowerRow {
-  effect: number;
-  queries: number;
-  samples: number | null;
-  reps: number;
-  significant: number;
-  power: number;
-  /** 95% Wilson interval of the power. */
-  low: number;
-  high: number;
-  /** Mean of the tested difference (condition − baseline) over the runs that had one. */
-  meanDifference: number | null;
-}
+
+export type { PowerRow };
 
 export interface PowerReport {
   kind: string;

@@ -10,15 +10,8 @@ import { powerCsv, simulatePower, type PowerRequest } from './power';
 
 export const POWER_JOB_KIND = 'simulate.power';
 
-export interface PowerJobInput {
-  experimentId: number;
-  effects: number[];
-  reps: number;
-  queries?: number[] | undefined;
-  samples?: number[] | undefined;
-  noise?: number | undefined;
-  seed?: number | undefined;
-}
+/** What the API asks for: an experiment (its current spec) instead of a spec. */
+export type PowerJobInput = Omit<PowerRequest, 'spec'> & { experimentId: number };
 
 const registered = new WeakSet<JobRunner>();
 
@@ -34,5 +27,5 @@ export function startPowerJob(s: { jobs: JobRunner; experiments: ExperimentServi
       },
     });
   }
-  return s.jobs.startKind(POWER_JOB_KIND, { experimentId: input.experimentId, spec, effects: input.effects, reps: input.reps, queries: input.queries, samples: input.samples, noise: input.noise, seed: input.seed });
+  return s.jobs.startKind(POWER_JOB_KIND, { ...input, spec });
 }
