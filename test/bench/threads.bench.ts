@@ -129,7 +129,7 @@ async function presetRows(preset: TinyPreset, ctx: BenchContext, burner: CpuBurn
   return rows;
 }
 
-/** `fairground run` of the demo Fair RAG spec in a fresh workspace; threads: the workspace setting (0 = tuned). */
+/** `fairground run` of the demo Fair RAG spec on the tiny GGUF (fair-rag-gguf.json; fair-rag.json runs on the simulated reader) in a fresh workspace; threads: the workspace setting (0 = tuned). */
 function demoWallMs(threads: number): number {
   const dir = mkdtempSync(join(tmpdir(), 'fg-bench-demo-'));
   try {
@@ -138,7 +138,7 @@ function demoWallMs(threads: number): number {
     new SettingsService(ws.db).update({ threads });
     ws.close();
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, ['bin/fairground.js', 'run', 'resources/demo/experiments/fair-rag.json', '--workspace', workspace], { cwd: process.cwd(), stdio: 'ignore' });
+    const r = spawnSync(process.execPath, ['bin/fairground.js', 'run', 'resources/demo/experiments/fair-rag-gguf.json', '--workspace', workspace], { cwd: process.cwd(), stdio: 'ignore' });
     if (r.status !== 0) throw new Error(`the demo run exited with ${r.status}`);
     return performance.now() - t0;
   } finally {
