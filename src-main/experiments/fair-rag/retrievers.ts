@@ -11,6 +11,7 @@
  *   run    a stored retrieval run's scores; candidates it did not retrieve tie with its lowest score
  *          (all equal, i.e. uniform sampling, when the run has nothing for the query)
  */
+import { settleAll } from '../concurrency';
 import type { FairRagSpec } from '../../api/contract/experiments';
 import { DataError } from '../../core/errors';
 import { bm25Scores } from '../../core/retrieval/bm25';
@@ -57,18 +58,22 @@ export async function scoreRetrievers(
     } else if (r.method === 'dense') {
       if (!deps) throw new DataError('dense retrieval needs an embedding engine', { field: `retrievers[${i}]` });
       const engine = deps.engineFor(deps.resolveGenerator({ model: r.params.model }, `retrievers[${i}].params.model`));
-      for (const q of queries) {
-        signal?.throwIfAborted();
-        const texts = [q.retrievalText, ...q.candidates.map((c) => documentText(c.title, c.text))];
-        const { vectors } = await engine.embed({ texts }, signal);
-        embeddingCalls++;
-        if (vectors.length !== texts.length) throw new Error(`the embedding model returned ${vectors.length} vectors for ${texts.length} texts`);
-        const [qv, ...dv] = vectors as [number[], ...number[][]];
-        byQuery.set(
-          q.queryId,
-          dv.map((v) => similarity(qv, v, r.params.metric)),
-        );
-      }
+      // Every query's embedding call goes to the engine's queue at once (under a defer policy, all of
+      // them are collected in one pass).
+      await settleAll(
+        queries.map(async (q) => {
+          signal?.throwIfAborted();
+          const texts = [q.retrievalText, ...q.candidates.map((c) => documentText(c.title, c.text))];
+          const { vectors } = await engine.embed({ texts }, signal);
+          embeddingCalls++;
+          if (vectors.length !== texts.length) throw new Error(`the embedding model returned ${vectors.length} vectors for ${texts.length} texts`);
+          const [qv, ...dv] = vectors as [number[], ...number[][]];
+          byQuery.set(
+            q.queryId,
+            dv.map((v) => similarity(qv, v, r.params.metric)),
+          );
+        }),
+      );
     } else if (r.method === 'rrf') {
       for (const q of queries) {
         const lists = r.params.fuse.map((name) => rankingOf(q, scores.get(name)!.get(q.queryId)!));
