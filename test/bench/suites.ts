@@ -15,4 +15,5 @@ export const suites: Record<string, BenchSuite> = {
   queue: (ctx) => import('./queue.bench').then((m) => m.queueBench(ctx)),
   evalfiles: (ctx) => import('./evalFiles.bench').then((m) => m.evalFilesBench(ctx)),
   threads: (ctx) => import('./threads.bench').then((m) => m.threadsBench(ctx)),
+  uistall: (ctx) => import('./uiStall.bench').then((m) => m.uiStallBench(ctx)),
 };
