@@ -52,12 +52,17 @@ export async function metricsBench(ctx: BenchContext): Promise<BenchRow[]> {
   const expSmall = exposureWorkload(small);
   const expBig = exposureWorkload(big);
   const runExposure = (w: ReturnType<typeof exposureWorkload>) => w.forEach((q) => expectedExposure({ items: q.items, rankings: q.rankings, k: 5 }));
-  const exp = await alternate(() => runExposure(expSmall), () => runExposure(expBig), { pairs: 7, per: [small, big] });
+  // The small size runs ten times per repetition, so both sides of a pair do the same work and
+  // last long enough for a busy scheduler's time slices to average out.
+  const tenTimes = (fn: () => void) => () => {
+    for (let i = 0; i < 10; i++) fn();
+  };
+  const exp = await alternate(tenTimes(() => runExposure(expSmall)), () => runExposure(expBig), { pairs: 7, per: [10 * small, big] });
   rows.push(alternationRow({ suite: 'metrics', name: `EE-D/R/L, ${big} queries × 100 samples`, metric: 'ms per query', better: 'lower', baselineLabel: `${small} queries`, candidateLabel: `${big} queries`, note: `total ${(exp.candidateMs * big).toFixed(0)} ms` }, exp));
 
   const gSmall = gfrcWorkload(small);
   const gBig = gfrcWorkload(big);
-  const g = await alternate(() => gSmall.forEach((c) => gfrc2(c)), () => gBig.forEach((c) => gfrc2(c)), { pairs: 7, per: [small, big] });
+  const g = await alternate(tenTimes(() => gSmall.forEach((c) => gfrc2(c))), () => gBig.forEach((c) => gfrc2(c)), { pairs: 7, per: [10 * small, big] });
   rows.push(alternationRow({ suite: 'metrics', name: `GFRC2, ${big} conversations`, metric: 'ms per conversation', better: 'lower', baselineLabel: `${small}`, candidateLabel: `${big}`, note: `total ${(g.candidateMs * big).toFixed(0)} ms` }, g));
 
   const pairsBig = Math.max(100, Math.round(10_000 * ctx.scale));
@@ -69,7 +74,7 @@ export async function metricsBench(ctx: BenchContext): Promise<BenchRow[]> {
     const score = (n: number) => {
       for (let i = 0; i < n; i++) m.score(pairs[i]!.p, [pairs[i]!.r]);
     };
-    const a = await alternate(() => score(pairsSmall), () => score(pairsBig), { pairs: 5, per: [pairsSmall, pairsBig] });
+    const a = await alternate(tenTimes(() => score(pairsSmall)), () => score(pairsBig), { pairs: 5, per: [10 * pairsSmall, pairsBig] });
     rows.push(
       alternationRow(
         { suite: 'metrics', name: `ROUGE-L (${impl}), ${pairsBig} pairs`, metric: 'µs per pair', better: 'lower', baselineLabel: `${pairsSmall} pairs`, candidateLabel: `${pairsBig} pairs`, note: `total ${(a.candidateMs * pairsBig).toFixed(0)} ms` },
