@@ -110,6 +110,8 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
   const storedGenerations = repo.existingKeys(runId, KEY_PREFIX.generation);
   let naiveGenerations = 0;
   let distinctGenerations = 0;
+  /** Judgments at most: one per (distinct prompt, document in its top k); the real count (distinct outputs) is known after pass 2. */
+  let judgmentBound = 0;
   let done = 0;
   const pending: number[] = [];
   for (let i = 0; i < queries.length; i++) {
@@ -117,6 +119,7 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
     const plan = planQuery(spec, queries[i]!.plan, render);
     naiveGenerations += plan.samples.length;
     distinctGenerations += plan.generations.length;
+    if (judgeRef) for (const g of plan.generations) judgmentBound += Math.min(spec.k, g.ranking.length);
     const finished = plan.generations.filter((g) => storedGenerations.has(g.key)).length;
     done += finished;
     if (finished < plan.generations.length) pending.push(i);
@@ -124,11 +127,15 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
     if (!storedQueries.has(plan.queryItem.key)) items.push({ key: plan.queryItem.key, queryId: plan.queryId, condition: '', sample: null, payload: plan.queryItem.payload });
     for (const s of plan.samples) if (!storedSamples.has(s.key)) items.push({ key: s.key, queryId: s.queryId, condition: s.condition, sample: s.sample, payload: s.payload });
     repo.upsertItems(runId, items);
-    ctx.progress(done, distinctGenerations, `planned ${i + 1} of ${queries.length} queries`);
+    // The total is unknown until every query is planned (no total that grows mid-run).
+    ctx.progress(done, null, `planned ${i + 1} of ${queries.length} queries`);
     await yieldToEventLoop();
   }
   const resumedGenerations = done;
-  ctx.progress(done, distinctGenerations, `${distinctGenerations} distinct prompts for ${naiveGenerations} sampled rankings`);
+  // From here the total is fixed: the distinct prompts plus, with attribution, the judgments' upper
+  // bound, which shrinks to the real count once the outputs are known (identical outputs share one).
+  const expectedTotal = distinctGenerations + judgmentBound;
+  ctx.progress(done, expectedTotal, `${distinctGenerations} distinct prompts for ${naiveGenerations} sampled rankings`);
 
   // Pass 2: one generation per distinct prompt, every query's prompts through the engine's one queue
   // (no barrier between queries; queries are re-planned lazily so the plan is never held at once).
@@ -145,7 +152,7 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
       const payload = await generate(spec, engine, q, g, signal);
       writer.add({ key: g.key, queryId: q.queryId, condition: '', sample: null, payload });
       done++;
-      ctx.progress(done, distinctGenerations, `generated ${done} of ${distinctGenerations} prompts`);
+      ctx.progress(done, expectedTotal, `generated ${done} of ${distinctGenerations} prompts`);
     }));
   } finally {
     writer.flush();
