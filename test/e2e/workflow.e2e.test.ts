@@ -5,7 +5,7 @@
  * without any upload (numbers equal the service's); a run whose spec selects no usable query is
  * visible as failed with the reason; Try it streams; Settings copies a diagnostics report.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Download, Page } from 'playwright-core';
@@ -54,6 +54,22 @@ describe('every step in the UI', () => {
     await offer.locator('[data-testid="demo-spec"][data-file="moi.json"]').getByTestId('demo-spec-add').click();
     await page.getByTestId('experiment-name').waitFor();
     expect(await page.getByTestId('experiment-name').textContent()).toBe('MoI demo');
+  });
+
+  it('imports a corpus by path, picked by browsing the allowed folders on the Fairground machine (no upload)', async () => {
+    writeFileSync(join(dir, 'w', 'extra.jsonl'), '{"id":"x1","text":"an extra document"}\n{"id":"x2","text":"another one"}\n');
+    await visit('#/collections');
+    await page.getByTestId('import-open').click();
+    await page.getByTestId('import-name').fill('Picked');
+    await page.getByTestId('import-kind').selectOption('corpus');
+    await page.locator('input[name="mode"][value="path"]').check();
+    await page.getByTestId('import-browse').click();
+    await page.locator('[data-testid="pb-file"][data-name="extra.jsonl"]').click();
+    expect(await page.getByTestId('import-paths').inputValue()).toBe(join(dir, 'w', 'extra.jsonl'));
+    await page.getByTestId('import-preview').waitFor();
+    await page.getByTestId('import-start').click();
+    await page.getByTestId('import-dialog').waitFor({ state: 'hidden' }); // closes when the job succeeds
+    expect(app.services.collections.repo.counts(app.services.collections.repo.byName('Picked')!.id).documents).toBe(2);
   });
 
   it("runs BM25 retrieval from the collection's page and exports the stored run", async () => {
