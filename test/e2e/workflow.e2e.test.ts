@@ -5,7 +5,7 @@
  * without any upload (numbers equal the service's); a run whose spec selects no usable query is
  * visible as failed with the reason; Try it streams; Settings copies a diagnostics report.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Download, Page } from 'playwright-core';
@@ -143,6 +143,13 @@ describe('every step in the UI', () => {
     expect(text).toContain(app.services.workspace.path);
     expect(text).toContain("no queries"); // the failed run's job
     expect(await page.getByTestId('log-folder').textContent()).toContain(join(dir, 'logs'));
+    // Allowed folders for path fields: add one, see it listed and used by the server.
+    const extra = join(dir, 'corpora');
+    mkdirSync(extra);
+    await page.getByTestId('allowed-folder-input').fill(extra);
+    await page.getByTestId('allowed-folder-add').click();
+    await expect.poll(() => page.getByTestId('allowed-folders').textContent()).toContain(extra);
+    expect(app.services.paths.allowedFolders().folders).toContain(realpathSync(extra));
     expect(readFileSync(join(dir, 'logs', 'fairground.log'), 'utf8')).toMatch(/ERROR job: no queries: run \d+ failed: tasks\[0\]: no query of collection/);
   });
 });
