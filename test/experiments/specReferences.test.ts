@@ -42,7 +42,7 @@ describe('spec references', () => {
   });
 
   it('names each missing query and model of a MoI spec (agent and generator)', () => {
-    expect(issues({ ...demo('moi'), queries: ['head-u1', 'nope-1', 'nope-2'], agent: { remote: 'lab-vllm' } })).toEqual([
+    expect(issues({ ...demo('moi-gguf'), queries: ['head-u1', 'nope-1', 'nope-2'], agent: { remote: 'lab-vllm' } })).toEqual([
       "queries[1]: no query 'nope-1' in collection 'Fairground demo'",
       "queries[2]: no query 'nope-2' in collection 'Fairground demo'",
       "agent: no server named 'lab-vllm'",
@@ -51,7 +51,7 @@ describe('spec references', () => {
   });
 
   it("a collection with no queries cannot run 'all' of them; RichRAG's stage generators are checked too", () => {
-    const spec = demo('richrag');
+    const spec = demo('richrag-gguf');
     const found = issues({ ...spec, collection: 'Empty', explorer: { ...(spec.explorer as object), generator: { model: 'explorer-llm' } } });
     expect(found).toEqual([
       "queries: collection 'Empty' has no queries: import queries into it first",
@@ -62,7 +62,7 @@ describe('spec references', () => {
 
   it('fairground run lists every missing thing with the file', async () => {
     const file = join(dir, 'spec.json');
-    writeFileSync(file, JSON.stringify({ ...demo('moi'), name: 'refs', collection: 'Empty', agent: { model: 'small' }, generator: { model: 'big' } }));
+    writeFileSync(file, JSON.stringify({ ...demo('moi-gguf'), name: 'refs', collection: 'Empty', agent: { model: 'small' }, generator: { model: 'big' } }));
     const r = await runCliCaptured(['run', file, '--workspace', join(dir, 'w.fairground')], { cwd: dir, commands: [runCommand, experimentList, experimentShow, experimentExport] });
     expect(r.code).not.toBe(0);
     expect(r.stderr).toContain(
