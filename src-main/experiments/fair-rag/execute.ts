@@ -15,6 +15,7 @@
  * outputs — stay reproducible) or a server pool's limits busy.
  */
 import type { FairRagSpec } from '../../api/contract/experiments';
+import { ModelTokenCounter } from '../../core/prompts/tokenBudget';
 import type { CachedEngine } from '../../engine/callCache';
 import type { GenerateRequest } from '../../engine/types';
 import { documentText } from '../../retrieval/dense/embedDocuments';
@@ -37,6 +38,12 @@ export function generationRequest(spec: Pick<FairRagSpec, 'decoding' | 'seeds'>,
     sampling: d.temperature === 0 ? { temperature: 0 } : { temperature: d.temperature, seed: spec.seeds.generation },
     ...(d.stop ? { stop: d.stop } : {}),
   };
+}
+
+/** The token counter of a spec whose prompt budget is in the generator's tokens, else undefined. */
+export function generatorTokens(spec: Pick<FairRagSpec, 'promptBudget'>, engine: Pick<CachedEngine, 'tokenize'>): ModelTokenCounter | undefined {
+  if (spec.promptBudget?.unit !== 'tokens') return undefined;
+  return new ModelTokenCounter((texts, maxTokens) => engine.tokenize({ texts, ...(maxTokens !== undefined ? { maxTokens } : {}) }));
 }
 
 export function toPlanQuery(q: QueryData, scores: RetrieverScores): PlanQuery {
@@ -101,7 +108,10 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
   const data = loadFairRagData(spec, deps.collections);
   ctx.progress(0, null, `scoring the candidates of ${data.queries.length} queries`);
   const { scores, embeddingCalls } = await scoreRetrievers(spec, data.queries, deps, signal);
-  const render = promptRenderer(spec);
+  // A budget in the generator's tokens counts with its tokenizer (counts kept for the whole run, so
+  // the lazy re-planning of pass 2 renders exactly the prompts pass 1 planned).
+  const tokens = generatorTokens(spec, engine);
+  const render = promptRenderer(spec, tokens);
   const queries = data.queries.map((q) => ({ data: q, plan: toPlanQuery(q, scores) }));
 
   // Pass 1: plan every query; store its query and sample items where missing; count the work.
@@ -116,7 +126,7 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
   const pending: number[] = [];
   for (let i = 0; i < queries.length; i++) {
     signal.throwIfAborted();
-    const plan = planQuery(spec, queries[i]!.plan, render);
+    const plan = tokens ? await tokens.settle(() => planQuery(spec, queries[i]!.plan, render)) : planQuery(spec, queries[i]!.plan, render);
     naiveGenerations += plan.samples.length;
     distinctGenerations += plan.generations.length;
     if (judgeRef) for (const g of plan.generations) judgmentBound += Math.min(spec.k, g.ranking.length);

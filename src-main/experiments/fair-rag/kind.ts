@@ -10,7 +10,7 @@ import type { ModelRecord } from '../../io/manifest/manifest';
 import type { ExperimentDeps, ExperimentKind, ManifestParts } from '../registry';
 import { DEFAULT_NLI_TEMPLATE } from './attribution';
 import { loadFairRagData } from './data';
-import { executeFairRag, generationRequest } from './execute';
+import { executeFairRag, generationRequest, generatorTokens } from './execute';
 import { exportFairRag, utilityQrels } from './exports';
 import { indexRunItems, KEY_PREFIX } from './items';
 import { fairRagItems } from './itemsView';
@@ -48,7 +48,10 @@ async function previewPrompt(spec: FairRagSpec, deps: ExperimentDeps, queryId: s
     q.candidates.map((c, i) => ({ id: c.docId, score: s[i]! })),
     spec.k,
   );
-  return { queryId: q.queryId, retriever: r.name, ranking, prompt: promptRenderer(spec)(q, ranking) };
+  const tokens = generatorTokens(spec, deps.engineFor(deps.resolveGenerator(spec.generator, 'generator')));
+  const render = promptRenderer(spec, tokens);
+  const prompt = tokens ? await tokens.settle(() => render(q, ranking)) : render(q, ranking);
+  return { queryId: q.queryId, retriever: r.name, ranking, prompt };
 }
 
 async function fairRagManifest(runId: number, spec: FairRagSpec, deps: ExperimentDeps, stats: Record<string, unknown>): Promise<ManifestParts> {
