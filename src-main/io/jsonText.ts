@@ -9,8 +9,9 @@ export const MAX_JSON_DEPTH = 256;
 
 /**
  * Throws a DataError naming the line (counted from `firstLine`) where `text` nests arrays and
- * objects deeper than MAX_JSON_DEPTH, or escapes a lone surrogate (`\ud800` unpaired, which
- * SQLite would store as U+FFFD). JSON.parse itself copes, but every recursive walk after it
+ * objects deeper than MAX_JSON_DEPTH, escapes a lone surrogate (`\ud800` unpaired, which
+ * SQLite would store as U+FFFD), or writes a number beyond a double's range (JSON.parse gives
+ * Infinity, which canonical JSON and cache keys refuse). JSON.parse itself copes, but every recursive walk after it
  * (validation, canonical JSON, stringify) would end in "Maximum call stack size exceeded" with no
  * location. One linear pass; brackets inside strings do not count.
  */
@@ -38,7 +39,14 @@ export function checkJsonDepth(text: string, file: string | undefined, firstLine
         i++; // skip the escaped character
       } else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
-    else if (c === 91 || c === 123) {
+    else if (c === 45 || (c >= 48 && c <= 57)) {
+      // A number too large for a double (1e400) parses as Infinity, which no JSON can write back.
+      let end = i + 1;
+      while (end < text.length && /[0-9eE.+-]/.test(text[end]!)) end++;
+      const literal = text.slice(i, end);
+      if (!Number.isFinite(Number(literal))) throw new DataError(`the number ${literal.length > 40 ? `${literal.slice(0, 40)}…` : literal} is out of range (larger than a double holds)`, { ...(file !== undefined ? { file } : {}), line });
+      i = end - 1;
+    } else if (c === 91 || c === 123) {
       if (++depth > MAX_JSON_DEPTH) throw new DataError(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`, { ...(file !== undefined ? { file } : {}), line });
     } else if (c === 93 || c === 125) depth--;
   }

@@ -130,8 +130,8 @@ describe('fuzzed attribute sets and experiment specs: success or one clear line'
     expect((await cli(['conversation', 'import', 'conv.jsonl', '--set', 'valid', '--attributes', 'valid-attrs.json', '-w', 'valid.fairground'], dir)).stderr).toBe('');
     for (const t of targets.slice(1)) {
       writeFileSync(join(dir, t.fileName(-1)), t.valid);
-      // The spec parses and validates; the run then fails on the missing collection or model.
-      expect((await cli(t.argv(t.fileName(-1)), dir)).stderr).toMatch(/fairground run: run \d+ failed: /);
+      // The spec parses and validates; the run then stops before starting, naming the missing collection and model.
+      expect((await cli(t.argv(t.fileName(-1)), dir)).stderr).toMatch(/^fairground run: spec--1\.(json|yaml): collection: no collection named 'fuzz-missing' .*generator: no model named 'fuzz-missing-model'/);
     }
   });
 

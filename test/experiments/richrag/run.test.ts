@@ -15,6 +15,7 @@ import { requireValidSpec } from '../../../src-main/experiments/specFile';
 import { createAppServices, type AppServices } from '../../../src-main/services/appServices';
 import { DEMO_COLLECTION_NAME } from '../../../src-main/services/collectionsDemo';
 import { DEMO_MODEL_NAME } from '../../../src-main/services/demoSetup';
+import { DEMO_SIM_NAME } from '../../../src-main/services/simulation/demoSim';
 import { copyWorkspace, makeDemoWorkspace } from '../fixture';
 
 const CONDITIONS = [
@@ -252,10 +253,13 @@ describe('prompt preview', () => {
 });
 
 describe('the demo spec', () => {
-  it('is a valid RichRAG spec naming the demo collection and model', () => {
-    const raw = JSON.parse(readFileSync(join(process.cwd(), 'resources', 'demo', 'experiments', 'richrag.json'), 'utf8')) as Record<string, unknown>;
-    const { kind, spec: valid } = requireValidSpec(defaultExperimentRegistry(), raw, 'richrag.json');
+  it.each([
+    ['richrag.json', DEMO_SIM_NAME],
+    ['richrag-gguf.json', DEMO_MODEL_NAME],
+  ])('%s is a valid RichRAG spec naming the demo collection and its model', (file, model) => {
+    const raw = JSON.parse(readFileSync(join(process.cwd(), 'resources', 'demo', 'experiments', file), 'utf8')) as Record<string, unknown>;
+    const { kind, spec: valid } = requireValidSpec(defaultExperimentRegistry(), raw, file);
     expect(kind.kind).toBe('richrag');
-    expect(valid).toMatchObject({ collection: DEMO_COLLECTION_NAME, generator: { model: DEMO_MODEL_NAME }, settings: ['predicted', 'golden'] });
+    expect(valid).toMatchObject({ collection: DEMO_COLLECTION_NAME, generator: { model }, settings: ['predicted', 'golden'] });
   });
 });
