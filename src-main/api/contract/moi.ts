@@ -130,6 +130,9 @@ export const MoiSpec = z
         seed: z.number().int().min(0).max(0xffffffff).default(0),
         maxIterations: z.number().int().min(1).max(100_000).default(500),
         ridge: z.number().min(0).max(1).default(1e-8),
+        /** ALS stopping rules (core/moi/solveMoi.ts): relative objective change (default 1e-12) and exact fit f ≤ exactFit·‖s‖² (default 1e-13). Tighter values buy precision on exact (simulated) scores. */
+        tolerance: z.number().min(0).max(1).optional(),
+        exactFit: z.number().min(0).max(1).optional(),
         /** A fixed bias profile a (notes §2.3 (iv)): given values, or the mean a of a calibration run (e.g. random-3N). */
         fixedA: z
           .union([z.object({ values: z.array(z.number().min(0).max(1)).min(1).max(20) }).strict(), z.object({ fromRun: Id }).strict()])

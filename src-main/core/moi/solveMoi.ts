@@ -43,6 +43,8 @@ export interface MoiSolveOptions {
   maxIterations?: number;
   /** Relative change of the objective that stops ALS; default 1e-12. */
   tolerance?: number;
+  /** ALS also stops once f ≤ exactFit·‖s‖² (an exact fit up to rounding); default 1e-13. */
+  exactFit?: number;
   /** Bias profile a (length L, on the simplex) from a calibration run: solve only u. */
   fixedA?: readonly number[];
   /** Ridge factor r of ρ = r·tr(XᵀX)/N in the u-step; default 1e-8; 0 = plain least squares. */
@@ -55,6 +57,7 @@ export const MOI_SOLVE_DEFAULTS = {
   starts: 4,
   maxIterations: 500,
   tolerance: 1e-12,
+  exactFit: 1e-13,
   ridge: 1e-8,
 } as const;
 
@@ -222,7 +225,7 @@ function alternatingLeastSquares(problem: MoiProblem, a0: readonly number[], opt
   let a = a0.slice();
   let u = uStep(problem, a, opts.ridge);
   let f = moiObjective(problem, a, u);
-  const exactFit = 1e-13 * sNorm2;
+  const exactFit = opts.exactFit * sNorm2;
   if (f <= exactFit) return { a, u, f, iterations: 0, converged: true };
   for (let it = 1; it <= opts.maxIterations; it++) {
     a = simplexLeastSquares(aDesign(problem.permutations, u), problem.scores, { start: a }).a;
@@ -271,6 +274,7 @@ interface ResolvedOptions {
   starts: number;
   maxIterations: number;
   tolerance: number;
+  exactFit: number;
   ridge: number;
   fixedA: number[] | undefined;
 }
@@ -289,6 +293,8 @@ function resolveOptions(options: MoiSolveOptions, L: number): ResolvedOptions {
   if (!Number.isInteger(maxIterations) || maxIterations < 1) fail(['maxIterations'], `expected a positive integer, got ${maxIterations}`);
   const tolerance = options.tolerance ?? MOI_SOLVE_DEFAULTS.tolerance;
   if (!(tolerance >= 0) || !Number.isFinite(tolerance)) fail(['tolerance'], `expected a non-negative number, got ${tolerance}`);
+  const exactFit = options.exactFit ?? MOI_SOLVE_DEFAULTS.exactFit;
+  if (!(exactFit >= 0) || !Number.isFinite(exactFit)) fail(['exactFit'], `expected a non-negative number, got ${exactFit}`);
   const ridge = options.ridge ?? MOI_SOLVE_DEFAULTS.ridge;
   if (!(ridge >= 0) || !Number.isFinite(ridge)) fail(['ridge'], `expected a non-negative number, got ${ridge}`);
   let fixedA: number[] | undefined;
@@ -302,5 +308,5 @@ function resolveOptions(options: MoiSolveOptions, L: number): ResolvedOptions {
     if (Math.abs(sum - 1) > 1e-6) fail(['fixedA'], `coefficients must sum to 1, got ${sum}`);
     fixedA = given.map((v) => v / sum);
   }
-  return { orientation, seed, starts, maxIterations, tolerance, ridge, fixedA };
+  return { orientation, seed, starts, maxIterations, tolerance, exactFit, ridge, fixedA };
 }

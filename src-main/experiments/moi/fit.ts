@@ -15,7 +15,16 @@ export function fitQuery(spec: Pick<MoiSpec, 'solver'>, n: number, perms: readon
   const s = spec.solver;
   const solution = solveMoi(
     { n, permutations: perms.map((p) => p.order), scores: perms.map((p) => p.s) },
-    { orientation: s.orientation, starts: s.starts, seed: s.seed, maxIterations: s.maxIterations, ridge: s.ridge, ...(fixedA ? { fixedA } : {}) },
+    {
+      orientation: s.orientation,
+      starts: s.starts,
+      seed: s.seed,
+      maxIterations: s.maxIterations,
+      ridge: s.ridge,
+      ...(s.tolerance !== undefined ? { tolerance: s.tolerance } : {}),
+      ...(s.exactFit !== undefined ? { exactFit: s.exactFit } : {}),
+      ...(fixedA ? { fixedA } : {}),
+    },
   );
   return {
     type: 'fit',
