@@ -63,7 +63,9 @@ export function parseJsonText(text: string, file: string): unknown {
   } catch (err) {
     const message = (err as Error).message;
     const at = /at position (\d+)/.exec(message);
-    const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '');
+    const reason = message.replace(/\s*in JSON at position \d+.*$/s, '').replace(/, (?:\.\.\.)?".*"(?:\.\.\.)? is not valid JSON$/s, '')
+      // V8 quotes the offending character raw: a newline or tab would break the one-line error.
+      .replace(/[\u0000-\u001f]/g, (c) => JSON.stringify(c).slice(1, -1));
     if (!at) throw new DataError(`invalid JSON: ${reason}`, { file });
     const pos = Number(at[1]);
     const before = text.slice(0, pos);

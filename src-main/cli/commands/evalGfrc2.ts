@@ -2,13 +2,13 @@
  * `fairground eval gfrc2`: GFRC2 (per user cluster and overall) and GFRC for one conversation
  * (Sakai, Tao & Song 2025), printed as one JSON object.
  */
-import path from 'node:path';
-import { DataError } from '../../core/errors';
 import { gfrc, type RVariant } from '../../core/fairness/gfrc';
 import { gfrc2 } from '../../core/fairness/gfrc2';
-import { readGfrcInputFile } from '../../io/gfrc/readGfrcInput';
+import { parseGfrcInput } from '../../io/gfrc/readGfrcInput';
+import { readText } from '../../io/lines';
 import { parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
+import { inputFile } from './evalInputs';
 
 const R_VARIANTS: readonly RVariant[] = ['eq6', 'eq7', 'eq9'];
 const GLUED = ['exclude', 'include'] as const;
@@ -51,7 +51,8 @@ export const evalGfrc2Command: CliCommand = {
     const rVariant = choice(values['r-variant'], R_VARIANTS, 'r-variant') ?? 'eq6';
     const gluedFirstWord = choice(values['glued-first-word'], GLUED, 'glued-first-word') ?? 'exclude';
 
-    const file = readInput(path.resolve(io.cwd, input), input, gluedFirstWord);
+    const text = await inputFile(input, io.cwd, (p) => readText(p, { stdin: io.stdin }));
+    const file = readInput(text, input === '-' ? '<stdin>' : input, gluedFirstWord);
     const second = gfrc2(file.input, file.gfrc2Weights ? { weights: file.gfrc2Weights } : {});
     const first = gfrc(file.input, { rVariant, ...(file.gains ? { gains: file.gains } : {}), ...(file.gfrcWeights ? { weights: file.gfrcWeights } : {}) });
 
@@ -75,12 +76,8 @@ export const evalGfrc2Command: CliCommand = {
 };
 
 /** Errors name the file as the user wrote it, not its resolved path. */
-function readInput(resolved: string, given: string, gluedFirstWord: (typeof GLUED)[number]) {
-  try {
-    return readGfrcInputFile(resolved, { gluedFirstWord });
-  } catch (err) {
-    throw err instanceof DataError ? err.inFile(given) : err;
-  }
+function readInput(text: string, given: string, gluedFirstWord: (typeof GLUED)[number]) {
+  return parseGfrcInput(text, given, { gluedFirstWord });
 }
 
 function choice<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T | undefined {

@@ -2,12 +2,13 @@
  * `fairground moi solve`: MoI's aggregate step for one query (Lee et al., Sec. 3.1) from a case
  * file of prompts and their listwise scores: position bias a, debiased utility u, the ranking by u.
  */
-import path from 'node:path';
 import { DataError } from '../../core/errors';
 import { MOI_SOLVE_DEFAULTS, solveMoi } from '../../core/moi/solveMoi';
-import { readMoiCaseFile } from '../../io/moi/readMoiCase';
+import { parseMoiCase } from '../../io/moi/readMoiCase';
+import { readText } from '../../io/lines';
 import { parseCliArgs, requireOption } from '../args';
 import type { CliCommand } from '../command';
+import { inputFile } from './evalInputs';
 
 const help = `Usage: fairground moi solve --input CASE.json
 
@@ -55,7 +56,8 @@ export const moiSolveCommand: CliCommand = {
   async run(argv, io) {
     const { values } = parseCliArgs(argv, { input: { type: 'string' } });
     const input = requireOption(values.input, 'input');
-    const { problem, options } = readMoiCaseFile(path.resolve(io.cwd, input), input);
+    const text = await inputFile(input, io.cwd, (p) => readText(p, { stdin: io.stdin }));
+    const { problem, options } = parseMoiCase(text, input === '-' ? '<stdin>' : input);
     const result = inFile(input, () => solveMoi(problem, options));
     const out = {
       u: result.u,

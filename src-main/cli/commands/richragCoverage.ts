@@ -2,14 +2,14 @@
  * `fairground richrag coverage`: RichRAG's greedy coverage silver list of a candidate pool (Eq. 8-9),
  * its total gain COM*, and — for a given ranking — COM and NCOM (App. C), printed as one JSON object.
  */
-import path from 'node:path';
-import { DataError } from '../../core/errors';
 import { coverageMatrix, PHI_PRESET_NAMES } from '../../core/richrag/coverage';
 import { GAIN_PRESET_NAMES } from '../../core/richrag/coverageGain';
 import { ncom, silverList } from '../../core/richrag/silverList';
-import { readCoverageInputFile } from '../../io/richrag/readCoverageInput';
+import { parseCoverageInput } from '../../io/richrag/readCoverageInput';
+import { readText } from '../../io/lines';
 import { parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
+import { inputFile } from './evalInputs';
 
 const help = `Usage: fairground richrag coverage --input POOL.json [--phi code|paper] [--weights code|paper]
 
@@ -52,7 +52,8 @@ export const richragCoverageCommand: CliCommand = {
     const phiPreset = choice(values.phi, PHI_PRESET_NAMES, 'phi') ?? 'code';
     const weights = choice(values.weights, GAIN_PRESET_NAMES, 'weights') ?? 'code';
 
-    const pool = readInput(path.resolve(io.cwd, input), input);
+    const text = await inputFile(input, io.cwd, (p) => readText(p, { stdin: io.stdin }));
+    const pool = parseCoverageInput(text, input === '-' ? '<stdin>' : input);
     const phi = coverageMatrix(pool.subAnswers, pool.texts, phiPreset);
     let out: { silver: string[]; com_star: number; com?: number; ncom?: number | null };
     if (pool.ranking === undefined) {
@@ -68,14 +69,6 @@ export const richragCoverageCommand: CliCommand = {
 };
 
 /** Errors name the file as the user wrote it, not its resolved path. */
-function readInput(resolved: string, given: string) {
-  try {
-    return readCoverageInputFile(resolved);
-  } catch (err) {
-    throw err instanceof DataError ? err.inFile(given) : err;
-  }
-}
-
 function choice<T extends string>(value: string | undefined, allowed: readonly T[], name: string): T | undefined {
   if (value === undefined) return undefined;
   if (!(allowed as readonly string[]).includes(value)) throw new CliError(`--${name}: expected one of ${allowed.join(', ')}, got '${value}'`);
