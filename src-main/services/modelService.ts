@@ -9,7 +9,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { GeneratorRef, ModelInfo, ModelSettings } from '../api/contract/models';
 import { ApiFailure } from '../api/router';
-import { CachedEngine } from '../engine/callCache';
+import { CachedEngine, callCacheKey } from '../engine/callCache';
 import { readGgufMetadata } from '../engine/gguf/ggufReader';
 import { sha256File } from '../engine/gguf/sha256File';
 import { downloadModel } from '../engine/download/downloadModel';
@@ -226,7 +226,16 @@ export class ModelService {
     };
     const inner = engine.inner;
     if (opts.onText && inner instanceof LocalEngine) {
-      // Streaming measures this generation (time to first token, tokens/s), so it bypasses the cache.
+      // A call the cache holds is answered from it (nothing to measure); otherwise the generation
+      // streams — measured for time to first token and tokens/s — and is stored like any other call.
+      const identity = await engine.identity();
+      const key = callCacheKey(identity, 'generate', request);
+      const hit = this.cache.get(key);
+      if (hit) {
+        const cached = hit.response as GenerateResult;
+        opts.onText(cached.text, cached.completionTokens);
+        return { ...cached, fromCache: true, durationMs: performance.now() - t0, ttftMs: null, tokensPerSecond: null };
+      }
       const onText = opts.onText;
       let first: number | undefined;
       const result = await inner.generateStream(request, (text, tokens) => {
@@ -234,6 +243,7 @@ export class ModelService {
         onText(text, tokens);
       });
       const end = performance.now();
+      if (result.finishReason !== 'aborted') this.cache.put({ key, modelKey: identity.modelKey, op: 'generate', request, response: result, durationMs: end - t0 });
       const decoding = first === undefined ? 0 : end - first;
       return {
         ...result,
