@@ -8,7 +8,7 @@ import { parseGfrcInput } from '../../io/gfrc/readGfrcInput';
 import { readText } from '../../io/lines';
 import { parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
-import { inputFile } from './evalInputs';
+import { inputFile, jsonWithPlaces, placesOption } from './evalInputs';
 
 const R_VARIANTS: readonly RVariant[] = ['eq6', 'eq7', 'eq9'];
 const GLUED = ['exclude', 'include'] as const;
@@ -20,6 +20,7 @@ nugget ends: GNP, per-attribute-set DistrSim, EGNP, EGF, GFRC2) and with GFRC (R
 following Sakai, Tao & Song, "Evaluating Group Fairness and Relevance in Conversational Search".
 
 Options:
+  -p, --places N          round every value to N decimals as printf rounds (ties to even); default: full precision
   --input FILE              JSON: {"L": 1000, "l_max": 2,
                               "attribute_sets": [{"name", "kind": "nominal|ordinal", "measure": "jsd|nmd|rnod", "target": [...]}],
                               "nuggets": [{"turn", "end", "length", "level", "groups": {"SET": [...]}}]}
@@ -46,7 +47,9 @@ export const evalGfrc2Command: CliCommand = {
       input: { type: 'string' },
       'r-variant': { type: 'string' },
       'glued-first-word': { type: 'string' },
+      places: { type: 'string', short: 'p' },
     });
+    const places = placesOption(values.places);
     const input = requireOption(values.input, 'input');
     const rVariant = choice(values['r-variant'], R_VARIANTS, 'r-variant') ?? 'eq6';
     const gluedFirstWord = choice(values['glued-first-word'], GLUED, 'glued-first-word') ?? 'exclude';
@@ -70,7 +73,7 @@ export const evalGfrc2Command: CliCommand = {
       GFRC2: second.GFRC2,
       GFRC: { R: first.R, GF: first.GF, GFRC: first.GFRC },
     };
-    io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    io.stdout.write(`${jsonWithPlaces(out, places, 2)}\n`);
     return 0;
   },
 };

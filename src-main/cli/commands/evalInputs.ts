@@ -39,6 +39,15 @@ export function placesOption(value: string | undefined): number | undefined {
   return numberOption(value, 'places', { integer: true, min: 0, max: MAX_PLACES });
 }
 
+/**
+ * JSON of a command's result with every non-integer number rounded to `places` decimals as printf
+ * rounds (ties to even); without `places`, full precision (JSON's shortest round-trip form).
+ */
+export function jsonWithPlaces(value: unknown, places: number | undefined, indent?: number): string {
+  if (places === undefined) return JSON.stringify(value, null, indent);
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'number' && Number.isFinite(v) && !Number.isInteger(v) ? Number(formatFixed(v, places)) : v), indent);
+}
+
 export function choiceOption<T extends string>(value: string | undefined, name: string, allowed: readonly T[]): T | undefined {
   if (value === undefined) return undefined;
   if (!(allowed as readonly string[]).includes(value)) throw new CliError(`--${name}: expected one of ${allowed.join(', ')}, got '${value}'`);

@@ -8,7 +8,7 @@ import { parseMoiCase } from '../../io/moi/readMoiCase';
 import { readText } from '../../io/lines';
 import { parseCliArgs, requireOption } from '../args';
 import type { CliCommand } from '../command';
-import { inputFile } from './evalInputs';
+import { inputFile, jsonWithPlaces, placesOption } from './evalInputs';
 
 const help = `Usage: fairground moi solve --input CASE.json
 
@@ -19,6 +19,7 @@ by multi-start alternating least squares (exact simplex QP for a, ridge least sq
 ranks the passages by u, descending.
 
 Options:
+  -p, --places N round every value to N decimals as printf rounds (ties to even); default: full precision
   --input FILE   JSON: {"n": N,
                         "permutations": [[passage indices 0..N-1 in prompt order], ...],
                         "scores": [s_1, ...],            one per permutation, log domain (Eq. 3)
@@ -54,7 +55,7 @@ export const moiSolveCommand: CliCommand = {
   summary: 'MoI position bias and debiased passage utility from permutation scores',
   help,
   async run(argv, io) {
-    const { values } = parseCliArgs(argv, { input: { type: 'string' } });
+    const { values } = parseCliArgs(argv, { input: { type: 'string' }, places: { type: 'string', short: 'p' } });
     const input = requireOption(values.input, 'input');
     const text = await inputFile(input, io.cwd, (p) => readText(p, { stdin: io.stdin }));
     const { problem, options } = parseMoiCase(text, input === '-' ? '<stdin>' : input);
@@ -78,7 +79,7 @@ export const moiSolveCommand: CliCommand = {
     };
     for (const reason of result.identifiability.reasons) io.stderr.write(`note: underdetermined: ${reason}\n`);
     if (!result.converged) io.stderr.write(`warning: ALS stopped at maxIterations without meeting the tolerance\n`);
-    io.stdout.write(`${JSON.stringify(out)}\n`);
+    io.stdout.write(`${jsonWithPlaces(out, placesOption(values.places))}\n`);
     return 0;
   },
 };

@@ -9,7 +9,7 @@ import { parseCoverageInput } from '../../io/richrag/readCoverageInput';
 import { readText } from '../../io/lines';
 import { parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
-import { inputFile } from './evalInputs';
+import { inputFile, jsonWithPlaces, placesOption } from './evalInputs';
 
 const help = `Usage: fairground richrag coverage --input POOL.json [--phi code|paper] [--weights code|paper]
 
@@ -19,6 +19,7 @@ ranking it also scores the ranking's comprehensiveness COM over its first k docu
 NCOM = COM / COM* (Wang et al., RichRAG, Eq. 8-9 and App. C). ROUGE is pltrdy rouge 1.0.1's.
 
 Options:
+  -p, --places N round every value to N decimals as printf rounds (ties to even); default: full precision
   --input FILE     JSON: {"subanswers": ["..."], "docs": [{"id", "text", "title"?, "section"?}],
                    "k": 10, "ranking": ["id", ...]}   ("ranking" optional; a title makes the scored
                    text "{title} {text}", a section "{title}: {section} {text}")
@@ -44,6 +45,7 @@ export const richragCoverageCommand: CliCommand = {
   help,
   async run(argv, io) {
     const { values } = parseCliArgs(argv, {
+      places: { type: 'string', short: 'p' },
       input: { type: 'string' },
       phi: { type: 'string' },
       weights: { type: 'string' },
@@ -63,7 +65,7 @@ export const richragCoverageCommand: CliCommand = {
       const r = ncom(phi, pool.ranking, pool.k, weights);
       out = { silver: r.silver.order.map((d) => pool.ids[d]!), com_star: r.silver.comStar, com: r.com, ncom: r.ncom };
     }
-    io.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    io.stdout.write(`${jsonWithPlaces(out, placesOption(values.places), 2)}\n`);
     return 0;
   },
 };

@@ -41,3 +41,24 @@ describe.each([
     expect(r.stderr).toMatch(/^fairground [a-z0-9 ]+: <stdin>: invalid JSON: Unexpected token '\\n'\n$/);
   });
 });
+
+describe.each([
+  ['eval gfrc2', ['eval', 'gfrc2'], join(FIX, 'gfrc', 'r112-org-conversation.json')],
+  ['moi solve', ['moi', 'solve'], join(FIX, 'moi', 'planted-n5-random3n.json')],
+  ['richrag coverage', ['richrag', 'coverage'], join(FIX, 'richrag', 'pool.json')],
+])('%s -p', (_name, command, fixture) => {
+  it('rounds every non-integer value to N decimals, ties to even, and leaves the rest of the output alone', async () => {
+    const full = await runCliCaptured([...command, '--input', fixture], { cwd: dir });
+    const two = await runCliCaptured([...command, '--input', fixture, '-p', '2'], { cwd: dir });
+    expect(two.code, two.stderr).toBe(0);
+    const round2 = (v: unknown): unknown =>
+      typeof v === 'number' && !Number.isInteger(v) ? Number(v.toFixed(20).replace(/^(-?\d+\.\d\d)(\d*)$/, (_m, head: string, tail: string) => {
+        // printf: exact decimal expansion, ties to even (toFixed(20) is exact enough for these values).
+        const next = tail.replace(/0+$/, '');
+        const up = next > '5' || (next === '5' && Number(head.at(-1)) % 2 === 1);
+        return up ? (Number(head) + Math.sign(v) * 0.01).toFixed(2) : head;
+      })) : Array.isArray(v) ? v.map(round2) : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, round2(x)])) : v;
+    expect(JSON.parse(two.stdout)).toEqual(round2(JSON.parse(full.stdout)));
+    expect(two.stdout).not.toMatch(/\d\.\d{3,}/);
+  });
+});
