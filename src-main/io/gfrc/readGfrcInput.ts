@@ -2,13 +2,11 @@
  * Reads a GFRC/GFRC2 input file into core's `GfrcInput`, reporting every problem as a DataError that
  * names the file and the field path as written in the file.
  */
-import { readFileSync } from 'node:fs';
 import { DataError } from '../../core/errors';
 import { nuggetsFromConversation, type ConversationNuggetOptions } from '../../core/fairness/conversationNuggets';
 import { gainTable } from '../../core/fairness/gains';
 import { formatFieldPath, gfrcInputProblems, type FieldPath, type GfrcInput } from '../../core/fairness/gfrcInput';
 import { checkWeights, type ComponentWeights } from '../../core/fairness/weights';
-import { decodeUtf8 } from '../lines';
 import { gfrcInputFileSchema, type GfrcInputFile } from './inputSchema';
 import { parseJsonText } from '../jsonText';
 
@@ -17,16 +15,6 @@ export interface GfrcInputFromFile {
   gains?: number[];
   gfrcWeights?: ComponentWeights;
   gfrc2Weights?: ComponentWeights;
-}
-
-export function readGfrcInputFile(file: string, options: ConversationNuggetOptions = {}): GfrcInputFromFile {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (err) {
-    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file });
-  }
-  return parseGfrcInput(decodeUtf8(bytes, file).replace(/^\uFEFF/, ''), file, options);
 }
 
 export function parseGfrcInput(text: string, file: string, options: ConversationNuggetOptions = {}): GfrcInputFromFile {

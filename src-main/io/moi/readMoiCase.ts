@@ -2,28 +2,15 @@
  * Reads a MoI case file into core's problem and solver options; every problem is a DataError naming
  * the file and the field path as written in the file (`permutations[3][1]: index 7 out of range 0..4`).
  */
-import { readFileSync } from 'node:fs';
 import { DataError } from '../../core/errors';
 import { assertMoiProblem, formatFieldPath, type MoiProblem } from '../../core/moi/moiProblem';
 import type { MoiSolveOptions } from '../../core/moi/solveMoi';
-import { decodeUtf8 } from '../lines';
 import { moiCaseSchema } from './inputSchema';
 import { parseJsonText } from '../jsonText';
 
 export interface MoiCase {
   problem: MoiProblem;
   options: MoiSolveOptions;
-}
-
-/** `file` is read as given; errors name `displayName` (the path as the user wrote it) when set. */
-export function readMoiCaseFile(file: string, displayName = file): MoiCase {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (err) {
-    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file: displayName });
-  }
-  return parseMoiCase(decodeUtf8(bytes, displayName).replace(/^\uFEFF/, ''), displayName);
 }
 
 export function parseMoiCase(text: string, file: string): MoiCase {

@@ -4,10 +4,8 @@
  * Every problem is a DataError naming the file and the field path as written in the file, e.g.
  * `pool.json: ranking[2]: unknown document id 'd9'`.
  */
-import { readFileSync } from 'node:fs';
 import { DataError } from '../../core/errors';
 import { richRagDocString } from '../../core/richrag/docString';
-import { decodeUtf8 } from '../lines';
 import { coverageInputSchema } from './coverageInputSchema';
 import { parseJsonText } from '../jsonText';
 
@@ -20,16 +18,6 @@ export interface CoverageInput {
   k: number;
   /** Pool indices of the ranking, or undefined when the file has none. */
   ranking: number[] | undefined;
-}
-
-export function readCoverageInputFile(file: string): CoverageInput {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(file);
-  } catch (err) {
-    throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file });
-  }
-  return parseCoverageInput(decodeUtf8(bytes, file).replace(/^\uFEFF/, ''), file);
 }
 
 export function parseCoverageInput(text: string, file: string): CoverageInput {
