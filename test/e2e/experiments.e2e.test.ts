@@ -57,7 +57,7 @@ describe('Experiments: the Fair RAG wizard, a run and its analysis views', () =>
     await page.getByTestId('issue-name').waitFor();
     await page.getByTestId('wiz-name').fill('e2e fair rag');
     await page.getByTestId('issue-name').waitFor({ state: 'detached' });
-    expect(await page.getByTestId('wiz-collection').inputValue()).toBe('Fairground demo');
+    await expect.poll(() => page.getByTestId('wiz-collection').inputValue()).toBe('Fairground demo');
     await page.getByTestId('wiz-queries-ids').check();
     await page.locator('[data-testid="wiz-query-check"][data-query="tag-u1"]').check();
     await page.locator('[data-testid="wiz-query-check"][data-query="head-u1"]').check();

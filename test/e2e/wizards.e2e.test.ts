@@ -60,9 +60,10 @@ describe('Experiments: the MoI and RichRAG wizards', () => {
     const wizard = page.getByTestId('moi-wizard');
     await wizard.waitFor();
     // Prefilled from the demo spec: the demo collection, the tiny model, N = 4.
-    expect(await page.getByTestId('kw-collection').inputValue()).toBe('Fairground demo');
+    // The collection list arrives asynchronously: poll, as for the generator.
+    await expect.poll(() => page.getByTestId('kw-collection').inputValue()).toBe('Fairground demo');
     await expect.poll(() => page.getByTestId('moi-generator').inputValue()).toBe('model:fairground-tiny');
-    expect(await page.getByTestId('moi-n').inputValue()).toBe('4');
+    await expect.poll(() => page.getByTestId('moi-n').inputValue()).toBe('4');
     // The name is required: the service's issue shows at the field.
     await page.getByTestId('issue-name').waitFor();
     await page.getByTestId('kw-name').fill('MoI wizard e2e');
