@@ -58,7 +58,8 @@ function moiSpec(name: string, collection: string, model: string, n: number, ext
     retriever: { method: 'candidate-order' },
     n,
     permutations: { set: 'random3n' },
-    solver: { orientation: 'bias-non-increasing', starts: 4, seed: 0, ridge: 0, tolerance: 0, exactFit: 1e-24, maxIterations: 20_000 },
+    // The solver's defaults (ALS, then joint Gauss–Newton steps), only the ridge off: plain least squares.
+    solver: { orientation: 'bias-non-increasing', ridge: 0 },
     generator: { model },
     decoding: { maxTokens: 8 },
     baselines: [],
@@ -95,13 +96,11 @@ function affine(x: readonly number[], y: readonly number[]): { k: number; m: num
 }
 
 /**
- * Primacy: ≤ 1e-6 as the issue asks. U-shaped (flat in the middle): with the solver's stopping rules
- * tightened through the spec (solver.tolerance 0, solver.exactFit 1e-24, 20,000 sweeps) the error
- * fell from 3.1e-6 to at most 1.27e-6 on a (N = 10); what is left comes from the simplex step's
- * proximal term (core/moi/simplexLeastSquares.ts, ε = 1e-12·tr(ZᵀZ)/L), which bounds how far one
- * ALS sweep moves along the flat middle of the curve — the precision of the fit, not the pipeline.
+ * ≤ 1e-6 for both curves, as the issue asks. ALS alone stalls on the U-shaped curve's flat middle
+ * (≈1.3e-6 with the tightest stopping rules, 3e-6 with the defaults); the joint Gauss–Newton steps that
+ * end each start (core/moi/gaussNewtonPolish.ts) bring it to rounding (≈1e-16 measured).
  */
-const TOLERANCE = { primacy: 1e-6, 'u-shaped': 2e-6 } as const;
+const TOLERANCE = { primacy: 1e-6, 'u-shaped': 1e-6 } as const;
 
 beforeAll(() => {
   wb = openWorkbench('moi');
@@ -112,7 +111,7 @@ afterAll(async () => wb.close());
 describe('MoI recovers the planted position bias and utility order', () => {
   for (const n of [5, 10]) {
     for (const shape of ['u-shaped', 'primacy'] as const) {
-      it(`N = ${n}, ${shape}: a recovered in the planted gauge (≤ 1e-6 primacy, ≤ 2e-6 U-shaped), never mirrored, τ(u) = 1`, async () => {
+      it(`N = ${n}, ${shape}: a recovered in the planted gauge (max error ≤ 1e-6), never mirrored, τ(u) = 1`, async () => {
         const collection = `moi-${n}-${shape}`;
         const { utilities, u } = setUp(collection, n, 1);
         const model = `Simulated reader (${collection})`;
@@ -123,7 +122,7 @@ describe('MoI recovers the planted position bias and utility order', () => {
         expect(byQuery.size).toBe(1);
         for (const [qid, fit] of byQuery) {
           expect(fit.a).toHaveLength(n);
-          expect(fit.objective).toBeLessThan(1e-10);
+          expect(fit.objective).toBeLessThan(1e-20);
           // λ: â − 1/N = λ (a* − 1/N).
           const x = planted.map((v) => v - 1 / n);
           const y = fit.a.map((v) => v - 1 / n);

@@ -133,6 +133,8 @@ export const MoiSpec = z
         /** ALS stopping rules (core/moi/solveMoi.ts): relative objective change (default 1e-12) and exact fit f ≤ exactFit·‖s‖² (default 1e-13). Tighter values buy precision on exact (simulated) scores. */
         tolerance: z.number().min(0).max(1).optional(),
         exactFit: z.number().min(0).max(1).optional(),
+        /** Joint Gauss–Newton steps on (a, u) after ALS (core/moi/gaussNewtonPolish.ts): same objective, exact fits to rounding. Default true; false gives ALS alone (0.1's results). */
+        polish: z.boolean().optional(),
         /** A fixed bias profile a (notes §2.3 (iv)): given values, or the mean a of a calibration run (e.g. random-3N). */
         fixedA: z
           .union([z.object({ values: z.array(z.number().min(0).max(1)).min(1).max(20) }).strict(), z.object({ fromRun: Id }).strict()])

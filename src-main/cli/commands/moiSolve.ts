@@ -34,6 +34,9 @@ Options:
                    starts         ALS starts (default ${MOI_SOLVE_DEFAULTS.starts}; never the uniform a)
                    maxIterations  ALS sweeps per start (default ${MOI_SOLVE_DEFAULTS.maxIterations})
                    tolerance      relative objective change that stops ALS (default ${MOI_SOLVE_DEFAULTS.tolerance})
+                   exactFit       ALS also stops once f <= exactFit * |s|^2 (default ${MOI_SOLVE_DEFAULTS.exactFit})
+                   polish         end each start with joint Gauss-Newton steps on (a, u): same
+                                  objective, exact fits found to rounding (default ${MOI_SOLVE_DEFAULTS.polish})
                    fixedA         bias profile [a_1..a_L] from a calibration run: solve only u
                                   (the fix for cyclic and pruned sets)
                    ridge          u-step ridge factor r, rho = r * tr(X'X) / N (default ${MOI_SOLVE_DEFAULTS.ridge}; 0 = none)

@@ -12,7 +12,8 @@
  *   basic solution by pivoted QR. a-step = the exact simplex-constrained least squares of
  *   `simplexLeastSquares` (active set, warm-started from the previous a);
  * - stop when the relative change of the objective is ≤ tolerance (1e-12), or f ≤ 1e-13·‖s‖², or
- *   after maxIterations (500) sweeps;
+ *   after maxIterations (500) sweeps; then a few joint Gauss–Newton steps on (a, u) (`gaussNewtonPolish`,
+ *   same objective) take what ALS's linear convergence leaves (~1e-6 on a flat bias curve) to rounding;
  * - multi-start from the deterministic a0 of `initialBiases` (never the uniform a) plus seeded random
  *   ones when more starts are asked for; keep the best objective, ties (relative 1e-9) → earlier start;
  * - the mirror ambiguity of full-length prompts is resolved by an orientation rule (`orientation.ts`);
@@ -29,6 +30,7 @@ import { choleskySolve } from './cholesky';
 import { aDesign, assertMoiProblem, formatFieldPath, moiObjective, predictScores, promptLength, uDesign, type MoiProblem } from './moiProblem';
 import { biasSlope, hasMirror, mirrorSolution, ORIENTATION_RULES, retrieverTau, violatesRule, type OrientationRule, type OrientationTaken } from './orientation';
 import { numericalRank, pivotedLeastSquares } from './pivotedQr';
+import { gaussNewtonPolish } from './gaussNewtonPolish';
 import { simplexLeastSquares } from './simplexLeastSquares';
 import { initialBiases, type StartKind } from './starts';
 
@@ -49,6 +51,12 @@ export interface MoiSolveOptions {
   fixedA?: readonly number[];
   /** Ridge factor r of ρ = r·tr(XᵀX)/N in the u-step; default 1e-8; 0 = plain least squares. */
   ridge?: number;
+  /**
+   * End each start with joint Gauss–Newton steps on (a, u) (`gaussNewtonPolish`): same objective,
+   * quadratic instead of ALS's linear convergence, so an exact fit is found to rounding; default true.
+   * Skipped when the prompts do not determine (a, u) (fewer distinct prompts than N + L − 1).
+   */
+  polish?: boolean;
 }
 
 export const MOI_SOLVE_DEFAULTS = {
@@ -59,6 +67,7 @@ export const MOI_SOLVE_DEFAULTS = {
   tolerance: 1e-12,
   exactFit: 1e-13,
   ridge: 1e-8,
+  polish: true,
 } as const;
 
 export interface MoiStartReport {
@@ -67,6 +76,8 @@ export interface MoiStartReport {
   objective: number;
   iterations: number;
   converged: boolean;
+  /** Gauss–Newton steps taken after ALS (0 when polish is off or no step lowered the objective). */
+  polishSteps: number;
 }
 
 export interface MoiIdentifiability {
@@ -133,7 +144,7 @@ export function solveMoi(problem: MoiProblem, options: MoiSolveOptions = {}): Mo
     let best: { a: number[]; u: number[]; f: number } | null = null;
     for (const [k, start] of initialBiases(L, opts.starts, opts.seed).entries()) {
       const run = alternatingLeastSquares(problem, start.a0, opts, sNorm2);
-      starts.push({ kind: start.kind, a0: start.a0, objective: run.f, iterations: run.iterations, converged: run.converged });
+      starts.push({ kind: start.kind, a0: start.a0, objective: run.f, iterations: run.iterations, converged: run.converged, polishSteps: run.polishSteps });
       if (!best || run.f < best.f - (1e-9 * best.f + 1e-15 * sNorm2)) {
         best = { a: run.a, u: run.u, f: run.f };
         bestStart = k;
@@ -219,9 +230,21 @@ interface AlsRun {
   f: number;
   iterations: number;
   converged: boolean;
+  polishSteps: number;
 }
 
 function alternatingLeastSquares(problem: MoiProblem, a0: readonly number[], opts: ResolvedOptions, sNorm2: number): AlsRun {
+  const run = alsSweeps(problem, a0, opts, sNorm2);
+  // Only where (a, u) is determined: with fewer distinct prompts than N + L − 1 unknowns the fits form
+  // a manifold, and ALS's point on it (the one nearest the start) is the documented answer.
+  const equations = new Set(problem.permutations.map((p) => p.join(','))).size;
+  if (!opts.polish || equations < problem.n + promptLength(problem) - 1) return { ...run, polishSteps: 0 };
+  const polished = gaussNewtonPolish(problem, run.a, run.u, opts.ridge);
+  if (polished.steps === 0) return { ...run, polishSteps: 0 };
+  return { ...run, a: polished.a, u: polished.u, f: polished.f, polishSteps: polished.steps };
+}
+
+function alsSweeps(problem: MoiProblem, a0: readonly number[], opts: ResolvedOptions, sNorm2: number): Omit<AlsRun, 'polishSteps'> {
   let a = a0.slice();
   let u = uStep(problem, a, opts.ridge);
   let f = moiObjective(problem, a, u);
@@ -276,6 +299,7 @@ interface ResolvedOptions {
   tolerance: number;
   exactFit: number;
   ridge: number;
+  polish: boolean;
   fixedA: number[] | undefined;
 }
 
@@ -308,5 +332,7 @@ function resolveOptions(options: MoiSolveOptions, L: number): ResolvedOptions {
     if (Math.abs(sum - 1) > 1e-6) fail(['fixedA'], `coefficients must sum to 1, got ${sum}`);
     fixedA = given.map((v) => v / sum);
   }
-  return { orientation, seed, starts, maxIterations, tolerance, exactFit, ridge, fixedA };
+  const polish = options.polish ?? MOI_SOLVE_DEFAULTS.polish;
+  if (typeof polish !== 'boolean') fail(['polish'], `expected true or false, got ${String(polish)}`);
+  return { orientation, seed, starts, maxIterations, tolerance, exactFit, ridge, polish, fixedA };
 }

@@ -23,6 +23,7 @@ export function fitQuery(spec: Pick<MoiSpec, 'solver'>, n: number, perms: readon
       ridge: s.ridge,
       ...(s.tolerance !== undefined ? { tolerance: s.tolerance } : {}),
       ...(s.exactFit !== undefined ? { exactFit: s.exactFit } : {}),
+      ...(s.polish !== undefined ? { polish: s.polish } : {}),
       ...(fixedA ? { fixedA } : {}),
     },
   );

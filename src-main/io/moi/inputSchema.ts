@@ -19,6 +19,8 @@ export const moiCaseOptionsSchema = z.strictObject({
   tolerance: z.number().nonnegative().optional(),
   fixedA: z.array(z.number().min(0).max(1)).optional(),
   ridge: z.number().nonnegative().optional(),
+  exactFit: z.number().nonnegative().optional(),
+  polish: z.boolean().optional(),
 });
 
 export const moiCaseSchema = z.strictObject({
