@@ -1,7 +1,7 @@
 /** Attribution helpers of the Fair RAG kind: judge prompts, answer parsing, citations. */
 import { describe, expect, it } from 'vitest';
 import { FairRagSpec } from '../../src-main/api/contract/experiments';
-import { entailmentProbability, nliGenerateRequest, nliPrompt, nliScoreRequest, parseCitations, parseNliAnswer } from '../../src-main/experiments/fair-rag/attribution';
+import { entailmentProbability, nliGenerateRequest, nliPrompt, nliScoreRequest, parseCitations, parseNliAnswer, stripCitations } from '../../src-main/experiments/fair-rag/attribution';
 
 const attribution = (over: Record<string, unknown> = {}) =>
   FairRagSpec.parse({ kind: 'fair-rag', name: 'x', collection: 'c', retrievers: [{ name: 'b', method: 'bm25' }], generator: { model: 'm' }, attribution: { judge: 'nli-llm', ...over } }).attribution;
@@ -40,5 +40,13 @@ describe('Fair RAG attribution', () => {
   it('reads [n] citations within the ranking', () => {
     expect(parseCitations('As [2] says, and [1, 3][3]; not [4] or [0] or [x].', 3)).toEqual([1, 2, 3]);
     expect(parseCitations('no citations', 3)).toEqual([]);
+  });
+
+  it('scores the answer without its citation marks: "comedy [1][3]" is the label "comedy"', () => {
+    expect(stripCitations('comedy [1][3]')).toBe('comedy');
+    expect(stripCitations('Paris [1, 2], as [3] says.')).toBe('Paris, as says.');
+    expect(stripCitations('[2] drama')).toBe('drama');
+    // Brackets that are not citations stay.
+    expect(stripCitations('the [x] mark and [1a]')).toBe('the [x] mark and [1a]');
   });
 });

@@ -43,6 +43,7 @@ const TEXTS: Record<string, string> = {
 
 let wb: Workbench;
 let metrics: FairRagMetrics;
+let baseSpec: Record<string, unknown>;
 
 beforeAll(async () => {
   wb = openWorkbench('fairrag');
@@ -66,7 +67,7 @@ beforeAll(async () => {
   );
   const run = new RetrievalRepo(s.workspace.db).createRun({ collectionId, name: 'planted-scores', method: 'bm25', params: {} }, results);
   addSim(s, 'Simulated reader (primacy)', { collection: 'planted-fair', bias: 'primacy', closedBookAccuracy: 0, noise: 0, seed: 1 });
-  const runId = await runSpec(s, {
+  baseSpec = {
     kind: 'fair-rag',
     name: 'planted fair rag',
     collection: 'planted-fair',
@@ -78,7 +79,8 @@ beforeAll(async () => {
     alphas: ALPHAS,
     oracle: true,
     attribution: { judge: 'nli-llm', format: 'json' },
-  });
+  };
+  const runId = await runSpec(s, baseSpec);
   metrics = s.experiments.metrics(runId) as FairRagMetrics;
 }, 60_000);
 
@@ -175,6 +177,23 @@ describe('Fair RAG on planted truth', () => {
     // q2 = [g, h, i] (no useful document) → wrong.
     expect(expectation('q1', 8).eu).toBeGreaterThan(0.99);
     expect(expectation('q2', 8).eu).toBeLessThan(0.01);
+  });
+
+  it('the citation judge attributes exactly what the NLI judge does: the reader cites the useful documents it was shown when it answers right', async () => {
+    // Same seed, same rankings; the prompts only gain the citation instruction, which the reader's
+    // answer rule ignores. Its outputs carry "[j]" marks, which the answer metric must not see.
+    const runId = await runSpec(wb.services, { ...baseSpec, name: 'planted fair rag (citations)', attribution: { judge: 'citation' } });
+    const cited = wb.services.experiments.metrics(runId) as FairRagMetrics;
+    expect(cited.perQuery).toHaveLength(metrics.perQuery.length);
+    for (const r of metrics.perQuery) {
+      const c = cited.perQuery.find((x) => x.queryId === r.queryId && x.alpha === r.alpha && x.policy === r.policy)!;
+      expect(c.eu, `${r.queryId} α=${r.alpha} ${r.policy} EU`).toBe(r.eu);
+      expect(c.ear, `${r.queryId} α=${r.alpha} ${r.policy} EAR`).toBe(r.ear);
+      expect(c.eaeD, `${r.queryId} α=${r.alpha} ${r.policy} EAE-D`).toBe(r.eaeD);
+    }
+    // And the marks are there: q1's oracle ranking starts with a useful document, answered right.
+    const outputs = wb.services.experiments.repo.items(runId, { keyPrefix: '["g",' }).map((it) => String((it.payload as { output?: string }).output ?? ''));
+    expect(outputs.some((o) => /^comedy( \[\d\])+$/.test(o))).toBe(true);
   });
 
   it('the run, its manifest and its export say "simulated reader" and record the profile', async () => {

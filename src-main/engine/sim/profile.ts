@@ -40,7 +40,7 @@ export const DEFAULT_SIM_PROFILE: Omit<SimProfile, 'collection'> = {
 };
 
 /** Bumped whenever a change to the simulated reader changes any output (part of the cache identity). */
-export const SIM_ENGINE_VERSION = '2';
+export const SIM_ENGINE_VERSION = '3';
 
 /**
  * The position-bias vector a (Σ a = 1) for a prompt with L documents. Named shapes, before normalising:

@@ -17,6 +17,10 @@
  *   one) and per request otherwise. A query with sub-aspects instead gets, for each aspect i, its
  *   sub-answer when c + (1 − c)·min(1, Σ_j ã_j cov_i(d_j)) ≥ τ_i (cov below), joined by "; ".
  *   No documents: p = c. No known query in the prompt: "I do not know."
+ *   Asked to cite (the text after the last document contains "cite", as Fair RAG's citation
+ *   instruction does), a right answer is followed by " [j]…" for every position j whose document the
+ *   attribution judge below would say entails it (u ≥ 0.5; for sub-aspects, also covering an answered
+ *   aspect); a wrong answer cites nothing.
  * - attribution judge (JSON {"entails"} schema or the yes/no grammar): entails iff the premise document
  *   d is useful (u(q, d) ≥ 0.5) for a query q whose reference answer (or a sub-answer d covers) occurs
  *   in the hypothesis ("Hypothesis: …" when the template has it, else the prompt without d).
@@ -187,9 +191,17 @@ export class SimEngine implements Engine {
   }
 
   private answer(prompt: string, key: string): string {
-    const { query: q, docs } = this.read(prompt);
+    const { squashed, query: q, docs } = this.read(prompt);
     if (!q) return DONT_KNOW;
     const c = this.profile.closedBookAccuracy;
+    // Asked to cite (Fair RAG's citation judge): the text after the last document says "cite".
+    const lastEnd = docs.reduce((acc, d) => Math.max(acc, d.end), 0);
+    const citing = docs.length > 0 && /\bcite\b/i.test(squashed.slice(lastEnd));
+    const cite = (used: (d: FoundDoc) => boolean) => {
+      if (!citing) return '';
+      const marks = docs.flatMap((d, j) => (used(d) ? [`[${j + 1}]`] : []));
+      return marks.length > 0 ? ` ${marks.join('')}` : '';
+    };
     if (q.subaspects.length > 0) {
       const rel = this.relativeBias(docs.length);
       const parts = q.subaspects.filter((s, i) => {
@@ -199,10 +211,11 @@ export class SimEngine implements Engine {
         );
         return c + (1 - c) * v >= this.threshold(key, 'aspect', i);
       });
-      return parts.length > 0 ? `${parts.map((s) => s.answer).join('; ')}.` : DONT_KNOW;
+      if (parts.length === 0) return DONT_KNOW;
+      return `${parts.map((s) => s.answer).join('; ')}.${cite((d) => this.utility(q, d.doc.id) >= 0.5 && parts.some((s) => this.coverage(d.doc, s.answer) >= 0.5))}`;
     }
     const p = this.answerProbability(q, docs);
-    if (q.answers.length > 0 && p >= this.threshold(key)) return q.answers[0]!;
+    if (q.answers.length > 0 && p >= this.threshold(key)) return `${q.answers[0]!}${cite((d) => this.utility(q, d.doc.id) >= 0.5)}`;
     return this.wrongAnswer(q, key);
   }
 

@@ -11,7 +11,8 @@
  *   the "probability threshold" reading of an NLI decision.
  * - An empty output is not judged (no call) and counts as not entailing: there is nothing to attribute.
  * - citation: the generator is asked to cite [n]; d at position n of the ranking is attributed iff
- *   the output cites [n] (also "[1, 3]" and "[1][3]"). No extra calls.
+ *   the output cites [n] (also "[1, 3]" and "[1][3]"). No extra calls. The answer metric scores the
+ *   output with the markers removed (`stripCitations`).
  */
 import type { FairRagSpec } from '../../api/contract/experiments';
 import type { GenerateRequest, ScoreRequest } from '../../engine/types';
@@ -74,6 +75,15 @@ export function parseNliAnswer(text: string, format: AttributionSpec['format']):
   }
   const m = /"entails"\s*:\s*(true|false)\b/.exec(t);
   return { entails: m ? m[1] === 'true' : null };
+}
+
+/**
+ * The output without its citation markers ([n], [1, 3], [1][3]) and the spaces before them: what the
+ * answer metric scores under the citation judge, so "comedy [1]" is the label "comedy". The stored
+ * output keeps the markers.
+ */
+export function stripCitations(output: string): string {
+  return output.replace(/\s*\[\s*\d+\s*(?:,\s*\d+\s*)*\]/g, '').trim();
 }
 
 /** 1-based positions cited as [n] (also [1, 3], [1][3]), within 1..depth, ascending, distinct. */

@@ -22,7 +22,7 @@ import { documentText } from '../../retrieval/dense/embedDocuments';
 import type { RunItem } from '../../store/experimentsRepo';
 import { forEachUnit, lanesFor } from '../concurrency';
 import type { ExecuteContext, ExperimentDeps } from '../registry';
-import { entailmentProbability, nliGenerateRequest, nliPrompt, nliScoreRequest, parseCitations, parseNliAnswer } from './attribution';
+import { entailmentProbability, nliGenerateRequest, nliPrompt, nliScoreRequest, parseCitations, parseNliAnswer, stripCitations } from './attribution';
 import { loadFairRagData, type QueryData } from './data';
 import { judgmentKey, KEY_PREFIX, type GenerationPayload, type JudgmentPayload, type SamplePayload } from './items';
 import { planQuery, promptHash, type PlanQuery, type PlannedGeneration } from './plan';
@@ -196,7 +196,8 @@ async function generate(spec: FairRagSpec, engine: CachedEngine, q: QueryData, g
   const { result, fromCache } = await engine.generateTracked(request, signal);
   signal.throwIfAborted();
   if (result.finishReason === 'aborted') throw new Error('the generation was aborted');
-  const { raw, utility } = q.scorer.score(result.text, q.answers);
+  const citing = spec.attribution.judge === 'citation';
+  const { raw, utility } = q.scorer.score(citing ? stripCitations(result.text) : result.text, q.answers);
   return {
     type: 'generation',
     promptHash: g.promptHash,
@@ -208,7 +209,7 @@ async function generate(spec: FairRagSpec, engine: CachedEngine, q: QueryData, g
     finishReason: result.finishReason,
     utilityRaw: raw,
     utility,
-    ...(spec.attribution.judge === 'citation' ? { citations: parseCitations(result.text, g.ranking.length) } : {}),
+    ...(citing ? { citations: parseCitations(result.text, g.ranking.length) } : {}),
     fromCache,
   };
 }
