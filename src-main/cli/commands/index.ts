@@ -13,6 +13,7 @@ import { evalTextCommand } from './evalText';
 import { experimentExport, experimentList, experimentShow } from './experiment';
 import { labelExportCommand } from './labelExport';
 import { labelUtilityCommand } from './labelUtility';
+import { modelAddSimCommand } from './modelAddSim';
 import { modelAddCommand, modelInfoCommand, modelListCommand, modelRemoveCommand } from './modelLibrary';
 import { modelMakeTinyCommand } from './modelMakeTiny';
 import { modelTryCommand } from './modelTry';
@@ -51,6 +52,7 @@ export const commands: CliCommand[] = [
   labelExportCommand,
   labelUtilityCommand,
   modelAddCommand,
+  modelAddSimCommand,
   modelDownloadCommand,
   modelInfoCommand,
   modelListCommand,
