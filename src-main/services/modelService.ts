@@ -25,7 +25,8 @@ import type { JobRunner } from './jobRunner';
 import { endpointsOf, engineConfigOf, modelKeyOf, settleRemote, storedSettings, type RemoteInput, type RemoteRow } from './remoteModels';
 import { PathAccess } from './paths';
 import { SecretStore } from './secrets';
-import { addSimModel, createSimEngine, describeSim, isSimRecord } from './simulation/simModels';
+import { addSimModel, createSimEngine, describeSim, isSimRecord, simWorldIsCurrent } from './simulation/simModels';
+import { SimEngine } from '../engine/sim/simEngine';
 import type { SettingsService } from './settingsService';
 
 /** Where a local model's thread count comes from (issue 19): the user's settings always win. */
@@ -187,7 +188,9 @@ export class ModelService {
   engineFor(ref: GeneratorRef): CachedEngine {
     const key = ref.kind === 'local' ? `local:${ref.modelId}` : `remote:${ref.endpointId}`;
     const existing = this.engines.get(key);
-    if (existing) return existing;
+    // A simulated reader whose collection changed since it read it (new labels, a re-import) is
+    // rebuilt; calls in flight on the old one finish (it holds no resources).
+    if (existing && !(existing.inner instanceof SimEngine && ref.kind === 'local' && !simWorldIsCurrent(this.db, this.require(ref.modelId), existing.inner))) return existing;
     const inner = ref.kind === 'local' ? this.localEngine(ref.modelId) : this.remoteEngine(ref.endpointId);
     const capacity = this.capacityOf(ref, inner);
     const engine = new CachedEngine(inner, this.cache, { capacity });

@@ -89,6 +89,11 @@ export class SimEngine implements Engine {
     this.reader = new PromptReader(options.world);
   }
 
+  /** The content hash of the collection as this reader read it (its world is fixed at construction). */
+  get worldHash(): string {
+    return this.options.world.contentHash;
+  }
+
   identity(): Promise<EngineIdentity> {
     return Promise.resolve({
       kind: 'sim',

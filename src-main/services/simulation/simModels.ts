@@ -70,6 +70,16 @@ export function createSimEngine(db: Database, m: ModelRecord): SimEngine {
   return new SimEngine({ name: m.name, modelKey: m.sha256 ?? simModelKey(profile), profile, world: buildSimWorld(db, profile) });
 }
 
+/**
+ * Whether a simulated reader's world is still the collection as it is now: labeling or an import
+ * changes the collection's content hash (labels included), and the reader must then be rebuilt, or
+ * it would answer from the old labels under the old identity.
+ */
+export function simWorldIsCurrent(db: Database, m: ModelRecord, engine: SimEngine): boolean {
+  const profile = parseSimProfile(m.settings);
+  return new CollectionsRepo(db).byName(profile.collection)?.contentHash === engine.worldHash;
+}
+
 /** The manifest description of a simulated reader. */
 export function describeSim(m: ModelRecord): Record<string, unknown> {
   return { kind: 'sim', simulatedReader: true, note: SIM_NOTE, name: m.name, sha256: m.sha256, profile: m.settings, description: m.metadata.description ?? null, settings: {} };
