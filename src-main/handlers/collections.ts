@@ -9,6 +9,7 @@ type CollectionHandlers = Pick<
   | 'collections.delete'
   | 'collections.import'
   | 'collections.importText'
+  | 'collections.importBundle'
   | 'collections.previewFile'
   | 'documents.list'
   | 'documents.get'
@@ -26,6 +27,7 @@ export function collectionHandlers(s: AppServices): CollectionHandlers {
     'collections.delete': ({ id }) => c.delete(id),
     'collections.import': (req) => c.startImport(req),
     'collections.importText': (req) => c.startImportText(req),
+    'collections.importBundle': (req) => c.startImportBundle(req),
     'collections.previewFile': (req) => c.previewFile(req),
     'documents.list': (req) => c.listDocuments(req),
     'documents.get': ({ collectionId, docId }) => c.getDocument(collectionId, docId),

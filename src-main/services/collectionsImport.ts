@@ -23,15 +23,20 @@ export interface ImportProgress {
   progress?: ((done: number, total: number | null, message?: string) => void) | undefined;
 }
 
+/**
+ * Import one input, or several (a corpus with its queries and qrels) into the same staging tables
+ * and one commit: all of them or nothing.
+ */
 export async function importIntoCollection(
   repo: CollectionsRepo,
   target: { name: string; description?: string | undefined },
-  input: ImportInput,
+  inputOrInputs: ImportInput | readonly ImportInput[],
   opts: ImportProgress = {},
 ): Promise<ImportReport> {
+  const inputs: readonly ImportInput[] = Array.isArray(inputOrInputs) ? inputOrInputs : [inputOrInputs as ImportInput];
   let total = 0;
   const sha256 = new Map<string, string>();
-  for (const s of input.sources) {
+  for (const s of inputs.flatMap((i) => i.sources)) {
     // Cancel reaches the scan too (a huge file used to be read to its end first; issue 15 item 4).
     const scan = await s.scan(opts.signal);
     total += scan.lines;
@@ -40,17 +45,31 @@ export async function importIntoCollection(
   opts.progress?.(0, total, 'reading');
   const staging = new ImportStaging(repo.db);
   try {
-    const stats = await runImporter(input.kind, input.sources, input.mapping ?? {}, staging, {
-      signal: opts.signal,
-      onProgress: (n) => opts.progress?.(Math.min(n, total), total, `read ${n.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} lines`),
-    });
+    const stats: SourceStats[] = [];
+    // Lines read by the inputs before the current one (progress runs over all the files).
+    let base = 0;
+    for (const input of inputs) {
+      let read = 0;
+      stats.push(
+        ...(await runImporter(input.kind, input.sources, input.mapping ?? {}, staging, {
+          signal: opts.signal,
+          onProgress: (n) => {
+            read = n;
+            opts.progress?.(Math.min(base + n, total), total, `read ${(base + n).toLocaleString('en-US')} of ${total.toLocaleString('en-US')} lines`);
+          },
+        })),
+      );
+      if (opts.signal?.aborted) throw new ImportCancelledError();
+      base += read;
+    }
     if (opts.signal?.aborted) throw new ImportCancelledError();
     opts.progress?.(total, total, 'writing');
     // Let the 'writing' event reach the UI before the commit, which is one synchronous transaction
     // (about 4 s per 100k documents here, most of it in the full-text index triggers). While
     // another process writes, wait for it without blocking, saying so (issue 15 item 5).
     await new Promise<void>((r) => setImmediate(r));
-    const report = await withWriteLock(repo.db, () => commit(repo, target, input, stats, sha256, staging), {
+    const resolveProfileIds = inputs.some((i) => i.kind === 'fairrag-mapping');
+    const report = await withWriteLock(repo.db, () => commit(repo, target, resolveProfileIds, stats, sha256, staging), {
       signal: opts.signal,
       onWait: () => opts.progress?.(total, total, 'waiting for another process writing to the workspace…'),
     });
@@ -65,7 +84,7 @@ export async function importIntoCollection(
 function commit(
   repo: CollectionsRepo,
   target: { name: string; description?: string | undefined },
-  input: ImportInput,
+  resolveProfileIds: boolean,
   stats: SourceStats[],
   sha256: ReadonlyMap<string, string>,
   staging: ImportStaging,
@@ -79,7 +98,7 @@ function commit(
     const judgments = emptyCounts();
     for (const chunk of staging.documentChunks()) repo.addDocumentTexts(id, chunk, documents);
     for (const chunk of staging.queryChunks()) repo.addQueryTexts(id, chunk, queries);
-    for (const chunk of staging.judgmentChunks()) repo.addJudgmentTexts(id, chunk, { resolveProfileIds: input.kind === 'fairrag-mapping' }, judgments);
+    for (const chunk of staging.judgmentChunks()) repo.addJudgmentTexts(id, chunk, { resolveProfileIds }, judgments);
     const added = documents.added + queries.added + judgments.added;
     const noop = existing !== undefined && added === 0;
     const now = new Date().toISOString();

@@ -12,12 +12,13 @@ import { fileSource, previewTable, textSource, type TextSource } from '../io/imp
 import { CollectionNameTakenError, CollectionsRepo } from '../store/collectionsRepo';
 import type { CollectionRow } from '../store/collectionTypes';
 import type { Database } from 'better-sqlite3';
-import { importIntoCollection, type ImportProgress } from './collectionsImport';
+import { importIntoCollection, type ImportInput, type ImportProgress } from './collectionsImport';
 import type { JobRunner } from './jobRunner';
 import { PathAccess } from './paths';
 
 export type ImportFilesRequest = ApiParsedInput<'collections.import'>;
 export type ImportTextRequest = ApiParsedInput<'collections.importText'>;
+export type ImportBundleRequest = ApiParsedInput<'collections.importBundle'>;
 type UploadedFile = ImportTextRequest['files'][number];
 
 export class CollectionsService {
@@ -85,6 +86,31 @@ export class CollectionsService {
         { kind: req.kind, sources, mapping: req.mapping },
         { signal: ctx.signal, progress: (d, t, m) => ctx.progress(d, t, m) },
       ),
+    );
+  }
+
+  /**
+   * A corpus with, optionally, its queries and qrels (paths or uploads) as one job: every file is
+   * read into the same staging tables and committed in one transaction, so a failure in any of
+   * them (the qrels' last line included) writes nothing and creates no collection.
+   */
+  startImportBundle(req: ImportBundleRequest): Job {
+    const roles = (['corpus', 'queries', 'qrels'] as const).filter((k) => req[k] !== undefined);
+    const inputs: ImportInput[] = roles.map((kind) => {
+      const part = req[kind]!;
+      const source = part.path !== undefined ? fileSource(this.paths.checkFile(part.path, `${kind}.path`)) : uploadedSource(part.file!);
+      return { kind, sources: [source], mapping: part.mapping };
+    });
+    const params = {
+      collectionName: req.collectionName,
+      ...Object.fromEntries(roles.map((k) => [k, req[k]!.path ?? { name: req[k]!.file!.name, bytes: req[k]!.file!.content.length }])),
+    };
+    const title = `Import ${roles.join(', ')} into ${req.collectionName}`;
+    return this.jobs.start('collections.importBundle', title, params, (ctx) =>
+      importIntoCollection(this.repo, { name: req.collectionName.trim(), description: req.description }, inputs, {
+        signal: ctx.signal,
+        progress: (d, t, m) => ctx.progress(d, t, m),
+      }),
     );
   }
 

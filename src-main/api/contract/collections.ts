@@ -155,6 +155,12 @@ const ImportCommon = {
   mapping: ColumnMapping.optional(),
 };
 
+/** One file of a combined import: a path on this machine or uploaded content, with its column mapping. */
+export const BundlePart = z
+  .object({ path: z.string().min(1).optional(), file: UploadedFile.optional(), mapping: ColumnMapping.optional() })
+  .strict()
+  .refine((v) => (v.path === undefined) !== (v.file === undefined), { message: 'give either path or file', path: ['path'] });
+
 export const collectionsContract = {
   'collections.list': method(Empty, z.array(CollectionSummary), 'Collections with their document, query and judgment counts.'),
   'collections.get': method(z.object({ id: Id }).strict(), CollectionDetail, 'One collection: counts, input files, tasks and providers.'),
@@ -169,6 +175,11 @@ export const collectionsContract = {
     z.object({ ...ImportCommon, files: z.array(UploadedFile).min(1).max(3) }).strict(),
     Job,
     'Import uploaded file contents into a collection (browser mode); a background job whose result is an ImportReport.',
+  ),
+  'collections.importBundle': method(
+    z.object({ collectionName: Name, description: z.string().max(5000).optional(), corpus: BundlePart, queries: BundlePart.optional(), qrels: BundlePart.optional() }).strict(),
+    Job,
+    'Import a corpus with, optionally, its queries and qrels as one job, all or nothing: a failure in any file writes nothing (no collection is created); the result is an ImportReport.',
   ),
   'collections.previewFile': method(
     z
