@@ -41,6 +41,7 @@ import {
   type TokenizeRequest,
   type TokenizeResult,
 } from '../types';
+import { engineLog, logLevelOf } from './engineLog';
 import type { LoadResult, WorkerOp, WorkerOps } from './protocol';
 import { FreeCoreMeter } from './freeCores';
 import { runtimeVersions } from './runtimeVersions';
@@ -241,15 +242,23 @@ export class LocalEngine implements Engine {
       await readGgufMetadata(this.options.modelPath);
       worker = new WorkerProcess(resolveWorkerLaunch(this.options.workerPath), {
         onExit: (exit) => {
+          // A death while loading is logged once, by the load's failure below (with "while loading").
+          if (this.current.status !== 'loading') engineLog(this.current.status === 'closed' && exit.code === 0 ? 'info' : 'error', 'engine', `${this.label()}: ${describeExit(exit)}`);
           if (this.worker !== worker || this.current.status === 'closed') return;
           this.worker = undefined;
           // While loading, the load call's rejection sets the state (with the load error) instead.
           if (this.current.status === 'ready') this.setState({ status: 'failed', error: new EngineError('engine-crashed', describeExit(exit)) });
         },
-        ...(this.options.onLog ? { onLog: this.options.onLog } : {}),
+        onLog: (level, message, source) => {
+          engineLog(logLevelOf(level), source ?? 'engine', `${this.label()}: ${message.trim()}`);
+          this.options.onLog?.(level, message);
+        },
+        onOutputLine: (line) => engineLog('warn', 'engine-worker', `${this.label()}: ${line}`),
       });
+      engineLog('info', 'engine', `${this.label()}: worker pid ${worker.pid ?? '?'} started for ${this.options.modelPath}`);
     } catch (err) {
       const error = err instanceof EngineError ? err : new EngineError('model-load-failed', (err as Error).message);
+      engineLog('error', 'engine', `${this.label()}: ${error.message}`);
       this.setState({ status: 'failed', error });
       throw error;
     }
@@ -273,16 +282,23 @@ export class LocalEngine implements Engine {
             // A model that cannot generate (an embedding-only GGUF) cannot be timed this way: it keeps
             // the default count (still capped by the free cores), and the load goes on.
             if (!worker.alive) throw err;
+            engineLog('warn', 'engine', `${this.label()}: thread tuning skipped: ${(err as Error).message}`);
             this.options.onLog?.('warn', `thread tuning skipped: ${(err as Error).message}`);
           }
         }
         if (this.tuned) loaded.threads = (await this.applyThreads(worker)).threads;
       }
       this.setState({ status: 'ready', loaded });
+      engineLog(
+        'info',
+        'engine',
+        `${this.label()}: model loaded (backend ${loaded.gpu || 'cpu'}, llama.cpp ${loaded.versions['llama.cpp'] ?? '?'}, ${loaded.threads} threads${loaded.adaptiveThreads ? ' adaptive' : ''}, context ${loaded.contextSize})`,
+      );
       return worker;
     } catch (err) {
       const error = err instanceof EngineError ? err : new EngineError('model-load-failed', (err as Error).message);
       if (this.current.status !== 'closed') {
+        engineLog('error', 'engine', `${this.label()}: ${error.message}`);
         this.setState({ status: 'failed', error });
         if (this.worker === worker) this.worker = undefined;
         worker.kill();
@@ -317,6 +333,11 @@ export class LocalEngine implements Engine {
   private applyThreads(worker: WorkerProcess): Promise<{ threads: number; adaptive: boolean }> {
     const t = this.tuned;
     return worker.call('threads', { threads: t?.threads ?? this.settings.threads, adaptive: this.settings.adaptiveThreads, measurements: t?.measurements });
+  }
+
+  /** The model's name in log lines. */
+  private label(): string {
+    return this.options.modelName ?? basename(this.options.modelPath);
   }
 
   private setState(state: LocalEngineState): void {

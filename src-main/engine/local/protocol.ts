@@ -83,4 +83,5 @@ export type WorkerMessage =
   | { type: 'result'; id: number; result: unknown }
   | { type: 'error'; id: number; code: EngineErrorCode; message: string }
   | { type: 'progress'; id: number; progress: WorkerProgress }
-  | { type: 'log'; level: string; message: string };
+  /** `source`: 'llama.cpp' for node-llama-cpp's logger, absent for the worker's own lines. */
+  | { type: 'log'; level: string; message: string; source?: string };

@@ -9,6 +9,7 @@
  * engine never stops a CLI from exiting.
  */
 import { EngineError } from '../types';
+import { LineSplitter } from './engineLog';
 import type { ParentMessage, WorkerMessage, WorkerOp, WorkerOps, WorkerProgress } from './protocol';
 import { spawnWorker, type WorkerChild } from './workerChild';
 import type { WorkerLaunch } from './workerLaunch';
@@ -48,16 +49,26 @@ export class WorkerProcess {
 
   constructor(
     launch: WorkerLaunch,
-    private readonly hooks: { onExit?(exit: WorkerExit): void; onLog?(level: string, message: string): void } = {},
+    private readonly hooks: {
+      onExit?(exit: WorkerExit): void;
+      /** The worker's log messages; `source` is 'llama.cpp' for node-llama-cpp's logger. */
+      onLog?(level: string, message: string, source?: string): void;
+      /** Each complete line the process writes to stdout/stderr. */
+      onOutputLine?(line: string): void;
+    } = {},
   ) {
     this.child = spawnWorker(launch);
+    const lines = new LineSplitter();
     this.child.onOutput((chunk) => {
-      this.stderr = (this.stderr + chunk.toString('utf8')).slice(-STDERR_KEEP);
+      const text = chunk.toString('utf8');
+      this.stderr = (this.stderr + text).slice(-STDERR_KEEP);
+      if (this.hooks.onOutputLine) for (const line of lines.push(text)) this.hooks.onOutputLine(line);
     });
     this.child.onMessage((m) => this.onMessage(m));
     this.exited = new Promise<WorkerExit>((resolve) => {
       const finish = (code: number | null, signal: NodeJS.Signals | null): void => {
         if (this.exitInfo) return;
+        if (this.hooks.onOutputLine) for (const line of lines.flush()) this.hooks.onOutputLine(line);
         this.exitInfo = { code, signal, stderrTail: lastLines(this.stderr) };
         this.failAll(this.exitInfo);
         this.hooks.onExit?.(this.exitInfo);
@@ -124,7 +135,7 @@ export class WorkerProcess {
 
   private onMessage(m: WorkerMessage): void {
     if (m.type === 'log') {
-      this.hooks.onLog?.(m.level, m.message);
+      this.hooks.onLog?.(m.level, m.message, m.source);
       return;
     }
     const p = this.pending.get(m.id);

@@ -45,7 +45,7 @@ async function dispatch<K extends WorkerOp>(id: number, op: K, request: WorkerOp
           send({ type: 'progress', id, progress: { load: fraction } });
         }
       },
-      onLog: (level, message) => send({ type: 'log', level, message }),
+      onLog: (level, message) => send({ type: 'log', level, message, source: 'llama.cpp' }),
     }).catch((err: unknown) => {
       throw err instanceof EngineError ? err : new EngineError('model-load-failed', (err as Error).message ?? String(err));
     });
