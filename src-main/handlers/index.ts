@@ -13,8 +13,10 @@ import { modelHandlers } from './models';
 import { planHandlers } from './plans';
 import { retrievalHandlers } from './retrieval';
 import { storedRunEvaluationHandlers } from './storedRunEvaluation';
+import { workspaceHandlers } from './workspaces';
+import type { WorkspaceSwitcher } from '../services/workspaces/workspaceSession';
 
-export function createHandlers(s: AppServices): Handlers {
+export function createHandlers(s: AppServices, workspaces?: WorkspaceSwitcher): Handlers {
   return {
     ...appHandlers(s),
     ...collectionHandlers(s),
@@ -28,9 +30,10 @@ export function createHandlers(s: AppServices): Handlers {
     ...labelingHandlers(s),
     ...experimentHandlers(s),
     ...planHandlers(s),
+    ...workspaceHandlers(s, workspaces),
   };
 }
 
-export function createApiRouter(s: AppServices, onInternalError?: (err: unknown) => void): Router {
-  return createRouter(createHandlers(s), onInternalError);
+export function createApiRouter(s: AppServices, onInternalError?: (err: unknown) => void, workspaces?: WorkspaceSwitcher): Router {
+  return createRouter(createHandlers(s, workspaces), onInternalError);
 }

@@ -1,6 +1,6 @@
 /** Where the app's own files are, whether running from sources, from dist/, or packaged. */
 import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { dirname, isAbsolute, join, parse, relative } from 'node:path';
+import { basename, dirname, isAbsolute, join, parse, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiFailure } from '../api/router';
 
@@ -87,6 +87,7 @@ export interface PathAccessStore {
 
 export class PathAccess {
   private readonly granted = new Set<string>();
+  private readonly grantedNew = new Set<string>();
 
   constructor(
     readonly mode: PathAccessMode,
@@ -153,6 +154,36 @@ export class PathAccess {
       field,
       'forbidden',
     );
+  }
+
+  /**
+   * The path of a file a request wants to create (a new workspace): absolute, a `.fairground` name
+   * not taken yet, in an existing folder this transport may write (browser mode: an allowed folder;
+   * Electron: a path chosen in a save dialog, `grantNew`). Returns the path with its folder resolved.
+   */
+  checkNewFile(path: string, field = 'path'): string {
+    if (!isAbsolute(path)) throw new PathAccessError(`${field}: expected an absolute path, got '${path}'`, field, 'validation');
+    const folder = safeRealpath(dirname(path));
+    if (folder === null || !statSync(folder).isDirectory()) throw new PathAccessError(`${field}: no such folder: ${dirname(path)}`, field, 'not-found');
+    const target = join(folder, basename(path));
+    if (existsSync(target)) throw new PathAccessError(`${field}: ${target} already exists; open it instead`, field, 'validation');
+    if (isSystemPath(folder)) throw new PathAccessError(`${field}: system folders (${SYSTEM_ROOTS.join(', ')}) cannot hold a workspace`, field, 'forbidden');
+    if (this.mode === 'any' || this.grantedNew.has(target) || this.insideAllowed(target)) return target;
+    throw new PathAccessError(
+      this.mode === 'grants'
+        ? `${field}: ${path} was not chosen in a save dialog`
+        : `${field}: ${folder} is outside the folders this app may write (${this.allowedFolders().folders.join(', ')}); add it in Settings → Allowed folders`,
+      field,
+      'forbidden',
+    );
+  }
+
+  /** Grant a path chosen in a save dialog (Electron) for `checkNewFile`. */
+  grantNew(path: string): string {
+    const folder = safeRealpath(dirname(path)) ?? dirname(path);
+    const target = join(folder, basename(path));
+    this.grantedNew.add(target);
+    return target;
   }
 
   /** The folders and regular files directly inside an allowed folder (browser mode's file picker). */

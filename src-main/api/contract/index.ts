@@ -7,6 +7,7 @@ import { appContract } from './app';
 import { collectionsContract } from './collections';
 import { conversationsContract } from './conversations';
 import { desktopContract } from './desktop';
+import { workspacesContract } from './workspaces';
 import { evaluationContract } from './evaluation';
 import { experimentsContract } from './experiments';
 import { Job, jobsContract } from './jobs';
@@ -22,6 +23,7 @@ export * from './app';
 export * from './collections';
 export * from './conversations';
 export * from './desktop';
+export * from './workspaces';
 export * from './jobs';
 export * from './evaluation';
 export * from './models';
@@ -39,6 +41,7 @@ export const contract = {
   ...collectionsContract,
   ...conversationsContract,
   ...desktopContract,
+  ...workspacesContract,
   ...jobsContract,
   ...evaluationContract,
   ...modelsContract,
