@@ -61,6 +61,8 @@ if (!rendererOnly) {
     'app/main': 'src-main/app/main.ts',
     // The local engine's worker process; workerLaunch.ts looks for it at worker/workerMain.js.
     'worker/workerMain': 'src-main/engine/local/worker/workerMain.ts',
+    // The services host's worker thread (issue 17 item 6); src-main/host/hostEntry.ts looks for it at host/hostMain.js.
+    'host/hostMain': 'src-main/host/hostMain.ts',
   };
   const present = Object.fromEntries(Object.entries(entries).filter(([, src]) => existsSync(join(root, src))));
   const stampFile = join(mainOut, 'build-inputs.json');

@@ -1,11 +1,18 @@
 /**
  * Browser mode as one call: open the workspace, wire services, API router and the HTTP server.
  * Used by `fairground serve`, `npm run serve`, `npm start` without Electron, and the e2e tests.
+ *
+ * Two shapes (issue 17 item 6):
+ * - startHostedBrowserMode: the services and SQLite run in a worker thread (src-main/host); this
+ *   thread only serves HTTP/WebSocket, so a long import's commits never stall it. What the app runs.
+ * - startBrowserMode: everything in this thread, with the services at hand (`services`): the CLI's
+ *   `--in-process`, tests that reach into the services, and the bench's baseline.
  */
-import { createApiRouter } from '../handlers/index';
 import { createAppServices, type AppServices } from '../services/appServices';
 import { rendererDir } from '../services/paths';
 import { RotatingLog } from '../services/logging/rotatingLog';
+import { startServiceHost, type HostedServices } from '../host/hostClient';
+import { inProcessHost, type ServiceHost } from '../host/serviceHost';
 import { startHttpServer, type RunningServer } from './httpServer';
 
 export interface BrowserModeOptions {
@@ -18,29 +25,40 @@ export interface BrowserModeOptions {
   logFolder?: string;
 }
 
-export interface BrowserMode {
-  services: AppServices;
+export interface HostedBrowserModeOptions extends BrowserModeOptions {
+  /** The services host stopped without being asked (a crash); API calls answer errors from then on. */
+  onHostExit?: (reason: string) => void;
+  /** How long close() waits for running jobs to be cancelled before ending the host (default 15 s). */
+  closeGraceMs?: number;
+}
+
+/** What `fairground serve` needs of either shape. */
+export interface ServedApp {
+  host: ServiceHost;
   server: RunningServer;
   close(): Promise<void>;
+}
+
+export interface BrowserMode extends ServedApp {
+  services: AppServices;
+}
+
+export interface HostedBrowserMode extends ServedApp {
+  host: HostedServices;
 }
 
 export async function startBrowserMode(options: BrowserModeOptions): Promise<BrowserMode> {
   const log = options.logFolder !== undefined ? new RotatingLog(options.logFolder) : undefined;
   const services = createAppServices(options.workspacePath, { transport: 'http', ...(log ? { log } : {}) });
   try {
-    const router = createApiRouter(services, (err) => {
+    const host = inProcessHost(services, (err) => {
       log?.write('error', 'api', (err as Error).stack ?? String(err));
       options.onInternalError?.(err);
     });
-    const server = await startHttpServer({
-      router,
-      events: services.events,
-      staticDir: options.staticDir ?? rendererDir(),
-      ...(options.port !== undefined ? { port: options.port } : {}),
-      ...(options.token !== undefined ? { token: options.token } : {}),
-    });
+    const server = await serve(host, options);
     return {
       services,
+      host,
       server,
       async close() {
         await server.close();
@@ -51,4 +69,43 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
     await services.close();
     throw err;
   }
+}
+
+export async function startHostedBrowserMode(options: HostedBrowserModeOptions): Promise<HostedBrowserMode> {
+  const host = await startServiceHost({
+    workspacePath: options.workspacePath,
+    transport: 'http',
+    ...(options.logFolder !== undefined ? { logFolder: options.logFolder } : {}),
+    ...(options.closeGraceMs !== undefined ? { closeGraceMs: options.closeGraceMs } : {}),
+    // The host writes API errors to the log file itself.
+    onInternalError: (err) => options.onInternalError?.(err),
+    onExit: (reason) => {
+      if (options.onHostExit) options.onHostExit(reason);
+      else options.onInternalError?.(new Error(`the services host stopped: ${reason}`));
+    },
+  });
+  try {
+    const server = await serve(host, options);
+    return {
+      host,
+      server,
+      async close() {
+        await server.close();
+        await host.close();
+      },
+    };
+  } catch (err) {
+    await host.close();
+    throw err;
+  }
+}
+
+function serve(host: ServiceHost, options: BrowserModeOptions): Promise<RunningServer> {
+  return startHttpServer({
+    router: host.router,
+    events: host.events,
+    staticDir: options.staticDir ?? rendererDir(),
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.token !== undefined ? { token: options.token } : {}),
+  });
 }

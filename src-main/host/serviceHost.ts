@@ -1,0 +1,36 @@
+/**
+ * What a transport (the HTTP/WebSocket server, Electron's IPC bridge) needs of the services: the
+ * API router, the event stream, path grants and the first-start demo. Two implementations: the
+ * services on a thread of their own (hostClient.ts, what the app runs) and in the caller's thread
+ * (inProcessHost below: the CLI's `--in-process`, tests that reach into the services, and the
+ * bench's baseline).
+ */
+import type { Router } from '../api/router';
+import { createApiRouter } from '../handlers/index';
+import type { AppServices } from '../services/appServices';
+import { ensureDemo } from '../services/demoSetup';
+import type { EventBus } from '../services/eventBus';
+
+export interface ServiceHost {
+  readonly router: Router;
+  readonly events: EventBus;
+  /** The open workspace's file (as the store resolved it). */
+  readonly workspacePath: string;
+  /** Path grants (issue 15 item 3): the file becomes readable by API requests; its real path. */
+  grant(path: string): Promise<string>;
+  /** First start on a fresh workspace: the demo model, collection and conversations. */
+  ensureDemo(log: (message: string) => void): Promise<void>;
+  /** Cancels running jobs (resumable), then closes the workspace. */
+  close(): Promise<void>;
+}
+
+export function inProcessHost(services: AppServices, onInternalError?: (err: unknown) => void): ServiceHost {
+  return {
+    router: createApiRouter(services, onInternalError),
+    events: services.events,
+    workspacePath: services.workspace.path,
+    grant: async (path) => services.paths.grant(path),
+    ensureDemo: async (log) => void (await ensureDemo(services, log)),
+    close: () => services.close(),
+  };
+}
