@@ -2,8 +2,8 @@
 /**
  * Builds Fairground:
  *   dist/main/     the main side, bundled by esbuild with native and heavy packages kept external
- *                  (better-sqlite3, node-llama-cpp, sqlite-vec, electron, ...): cli.js, app/main.js,
- *                  app/preload.cjs, engine-worker.js
+ *                  (better-sqlite3, node-llama-cpp, sqlite-vec, electron, ...): cli.js (with its
+ *                  lazily imported chunks/), app/main.js, app/preload.cjs, worker/workerMain.js
  *   dist/renderer/ the Svelte UI, built by Vite
  * Flags: --if-stale (skip parts whose outputs are newer than their sources), --renderer-only,
  * --main-only.
@@ -79,19 +79,28 @@ if (!rendererOnly) {
       packages: 'external',
       logLevel: 'warning',
     };
-    const result = await build({
+    const esm = {
       ...common,
-      entryPoints: present,
       outdir: mainOut,
       format: 'esm',
       metafile: true,
       banner: { js: "import { createRequire as __fgCreateRequire } from 'node:module'; const require = __fgCreateRequire(import.meta.url);" },
-    });
+    };
+    // The CLI is split into chunks (dist/main/chunks/): cli.js holds only the argument dispatch and
+    // the command list, and each command's module is a chunk imported when that command runs, so
+    // `fairground --help` or a light command does not load every command's dependencies (issue 18).
+    // Chunks sit one folder below dist/main, as the worker launcher and the package-root search expect.
+    const { cli: cliEntry, ...others } = present;
+    rmSync(join(mainOut, 'chunks'), { recursive: true, force: true });
+    const results = [];
+    if (cliEntry) results.push(await build({ ...esm, entryPoints: { cli: cliEntry }, splitting: true, chunkNames: 'chunks/[name]-[hash]' }));
+    if (Object.keys(others).length > 0) results.push(await build({ ...esm, entryPoints: others }));
+    const inputs = [...new Set(results.flatMap((r) => Object.keys(r.metafile.inputs)))];
     if (existsSync(join(root, 'src-main/app/preload.ts'))) {
       // Sandboxed preloads must be CommonJS.
       await build({ ...common, entryPoints: { 'app/preload': 'src-main/app/preload.ts' }, outdir: mainOut, format: 'cjs', outExtension: { '.js': '.cjs' } });
     }
-    writeStamp(stampFile, [...Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/')), 'package.json', 'tsconfig.json'], buildStarted);
+    writeStamp(stampFile, [...inputs.filter((f) => !f.startsWith('node_modules/')), 'package.json', 'tsconfig.json'], buildStarted);
     console.log('built dist/main');
   }
 }

@@ -25,6 +25,20 @@ export interface CliCommand {
 }
 
 /**
+ * A command as `cli/commands/index.ts` lists it: its words and summary (enough for `fairground
+ * --help` and group listings), and a loader that imports its module only when it runs or prints
+ * its own --help, so start-up does not load every command's dependencies (issue 18).
+ */
+export interface LazyCliCommand {
+  path: readonly string[];
+  summary: string;
+  load(): Promise<CliCommand>;
+}
+
+/** What `runCli` accepts: loaded commands (tests pass these) or lazily loaded ones. */
+export type CliCommandEntry = CliCommand | LazyCliCommand;
+
+/**
  * Exit codes of every command (README "The command line"): 0 success; 1 a failure; 2 bad input or
  * options; 75 (sysexits EX_TEMPFAIL) cancelled with its work kept, run the same command again to
  * resume; 130 (128 + SIGINT) interrupted by Ctrl-C (work kept and resumable as well).

@@ -3,12 +3,12 @@
  * handles --help at every level, and turns errors into one line on stderr and a non-zero exit.
  */
 import { DataError } from '../core/errors';
-import { CliError, type CliCommand, type CliIo } from './command';
+import { CliError, type CliCommand, type CliCommandEntry, type CliIo } from './command';
 import { commands as registered } from './commands/index';
 
 const VERSION_TEXT = 'fairground 0.1.0';
 
-export async function runCli(argv: string[], io: CliIo, commands: CliCommand[] = registered): Promise<number> {
+export async function runCli(argv: string[], io: CliIo, commands: readonly CliCommandEntry[] = registered): Promise<number> {
   const words = argv.filter((a) => !a.startsWith('-'));
   const wantsHelp = argv.includes('--help') || argv.includes('-h');
 
@@ -22,7 +22,7 @@ export async function runCli(argv: string[], io: CliIo, commands: CliCommand[] =
   }
 
   // Longest command path that is a prefix of argv.
-  let best: CliCommand | undefined;
+  let best: CliCommandEntry | undefined;
   for (const cmd of commands) {
     if (cmd.path.every((w, i) => argv[i] === w) && (!best || cmd.path.length > best.path.length)) best = cmd;
   }
@@ -41,12 +41,21 @@ export async function runCli(argv: string[], io: CliIo, commands: CliCommand[] =
     return 2;
   }
   const rest = argv.slice(best.path.length);
+  let command: CliCommand;
+  try {
+    // The command's module is imported only now (cli/commands/index.ts).
+    command = 'load' in best ? await best.load() : best;
+  } catch (err) {
+    io.stderr.write(`fairground ${best.path.join(' ')}: cannot load the command: ${((err as Error).message ?? String(err)).split('\n')[0]}\n`);
+    if (io.env.FAIRGROUND_DEBUG) io.stderr.write(`${(err as Error).stack ?? ''}\n`);
+    return 1;
+  }
   if (rest.includes('--help') || rest.includes('-h')) {
-    io.stdout.write(best.help.endsWith('\n') ? best.help : `${best.help}\n`);
+    io.stdout.write(command.help.endsWith('\n') ? command.help : `${command.help}\n`);
     return 0;
   }
   try {
-    return await best.run(rest, io);
+    return await command.run(rest, io);
   } catch (err) {
     if (err instanceof CliError) {
       io.stderr.write(`fairground ${best.path.join(' ')}: ${err.message}\n`);
@@ -65,7 +74,7 @@ export async function runCli(argv: string[], io: CliIo, commands: CliCommand[] =
   }
 }
 
-function topLevelHelp(commands: CliCommand[], prefix: string[]): string {
+function topLevelHelp(commands: readonly CliCommandEntry[], prefix: string[]): string {
   const rows = commands
     .slice()
     .sort((a, b) => a.path.join(' ').localeCompare(b.path.join(' ')))
