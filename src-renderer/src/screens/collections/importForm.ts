@@ -42,3 +42,17 @@ export function columnChoices(suggested: ColumnMapping, kind: 'corpus' | 'querie
   for (const f of MAPPING_FIELDS[kind]) if (suggested[f.key]) out[f.key] = suggested[f.key];
   return out;
 }
+
+/** One file of the combined import (corpus, queries, qrels) as the dialog holds it: an upload or a path, and its mapping. */
+export interface PartValue {
+  file?: File | undefined;
+  path?: string | undefined;
+  mapping?: ColumnMapping | undefined;
+}
+
+/** The combined import: the three parts of one collection, in the order they are read. */
+export const BUNDLE_PARTS = [
+  { role: 'corpus', label: 'Corpus (documents)', hint: 'JSONL, JSON array, CSV or TSV, one document per row', optional: false },
+  { role: 'queries', label: 'Queries', hint: 'JSONL, JSON array, CSV or TSV, one query per row (answers, task, sub-aspects, candidates)', optional: true },
+  { role: 'qrels', label: 'Relevance judgments (TREC qrels)', hint: "'qid iter docno rel', one judgment per line", optional: true },
+] as const;
