@@ -19,6 +19,7 @@ import { localEngineOpener, RetrievalService } from './retrievalService';
 import { SettingsService } from './settingsService';
 import { WorkspaceService } from './workspaceService';
 import type { RotatingLog } from './logging/rotatingLog';
+import { attachEngineLog } from './logging/engineLogBridge';
 
 export interface AppServices {
   readonly workspace: Workspace;
@@ -59,6 +60,8 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
   const events = new EventBus();
   const jobs = new JobRunner(workspace.db, events);
   const log = options.log ?? null;
+  // Engine start/load/exit lines, the worker's stderr and llama.cpp warnings go to the log too (issue 17 item 7).
+  const detachEngineLog = log ? attachEngineLog(log) : () => {};
   if (log) {
     log.write('info', 'app', `opened workspace ${workspace.path} (${options.transport})`);
     events.subscribe((e) => {
@@ -121,6 +124,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
       await models.close();
       await retrieval.close();
       workspace.close();
+      detachEngineLog();
     },
   };
 }

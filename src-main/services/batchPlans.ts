@@ -16,6 +16,7 @@
  *                       cache already answers, prompt tokens, and a time from this engine's measured
  *                       throughput (the cache's recorded durations) and its queue's bound
  */
+import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { ApiFailure } from '../api/router';
@@ -229,6 +230,26 @@ export class BatchPlanService {
       return await this.price(null, outcome);
     } finally {
       this.experiments.repo.deleteRun(run.id);
+    }
+  }
+
+  /**
+   * The cost of a spec not stored yet (the wizard's review step): the spec is validated as
+   * experiments.validateSpec does (an invalid one is refused naming its field), then priced like
+   * estimate() through a throwaway experiment that is deleted afterwards with its run.
+   */
+  async estimateSpec(raw: unknown, signal: AbortSignal): Promise<CostEstimate> {
+    const v = this.experiments.validateSpec(raw);
+    if (!v.ok || !v.spec) {
+      const first = v.issues[0];
+      const field = first?.path ? `spec.${first.path}` : 'spec';
+      throw new ApiFailure('validation', `${field}: ${first?.message ?? 'invalid spec'}`, field);
+    }
+    const experiment = this.experiments.repo.createExperiment({ kind: String(v.spec.kind), name: `(cost estimate ${randomUUID()})`, spec: v.spec });
+    try {
+      return await this.estimate(experiment.id, signal);
+    } finally {
+      this.experiments.repo.deleteExperiment(experiment.id);
     }
   }
 

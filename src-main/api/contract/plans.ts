@@ -37,4 +37,9 @@ export const plansContract = {
     CostEstimate,
     "The plan's cost before running the experiment's current spec: calls to compute per model and operation, calls the cache answers, prompt size, estimated time.",
   ),
+  'experiments.estimateSpec': method(
+    z.object({ spec: z.unknown() }).strict(),
+    CostEstimate,
+    "The cost of a spec before it is stored (the wizard's review step): validated like experiments.validateSpec (an invalid spec is refused naming its field), then priced like experiments.estimate.",
+  ),
 };
