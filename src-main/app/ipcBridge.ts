@@ -80,9 +80,10 @@ export function registerIpc(options: {
   pickFile?: (sender: unknown, request: PickFileRequest) => Promise<string | null>;
   /**
    * Path grants (issue 15): a file the user picked in the dialog or dropped on the window becomes
-   * readable by API requests; returns its real path, throws when it is not a readable regular file.
+   * readable by API requests; returns its real path, throws (or rejects) when it is not a readable
+   * regular file. Asynchronous when the services run off this thread (src-main/host).
    */
-  grant?: (path: string) => string;
+  grant?: (path: string) => string | Promise<string>;
 }): () => void {
   const { ipcMain, router, events } = options;
   ipcMain.handle(CALL_CHANNEL, async (event, method, input): Promise<Envelope<unknown>> => {
@@ -101,7 +102,7 @@ export function registerIpc(options: {
       const picked = await pick(event.sender, request);
       if (picked === null || !options.grant) return { ok: true, data: picked };
       try {
-        return { ok: true, data: options.grant(picked) };
+        return { ok: true, data: await options.grant(picked) };
       } catch (err) {
         return { ok: false, error: { code: 'forbidden', message: (err as Error).message } };
       }
@@ -113,7 +114,7 @@ export function registerIpc(options: {
       if (!isTrustedSender(event, options.isOurContents)) return { ok: false, error: { code: 'forbidden', message: 'IPC from an unexpected sender was refused' } };
       if (typeof raw !== 'string' || raw.length === 0 || raw.length > 4096) return { ok: false, error: { code: 'validation', message: 'a dropped file has no path (only files from this computer can be dropped)' } };
       try {
-        return { ok: true, data: grant(raw) };
+        return { ok: true, data: await grant(raw) };
       } catch (err) {
         return { ok: false, error: { code: 'forbidden', message: (err as Error).message } };
       }

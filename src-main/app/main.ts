@@ -2,13 +2,20 @@
  * Electron main process: the thin shell. It opens the workspace through the same services the
  * browser mode and CLI use, serves the renderer over app://, wires IPC, and hardens every window.
  * Nothing outside src-main/app imports electron.
+ *
+ * The services and SQLite run in the service host's worker thread (src-main/host, issue 17 item 6),
+ * so imports, metrics and exports never stall this process's event loop (windows, menus, IPC).
+ * A worker thread rather than a utility process: safeStorage, which seals remote API keys, exists
+ * only in the main process and the key store uses it synchronously (the host asks this thread and
+ * waits, see host/osCipherProxy.ts). Engine workers stay utility processes, started here for the
+ * host (host/engineRelay.ts). `--in-process` runs the services in this thread, as before.
  */
 import { BrowserWindow, Menu, app, dialog, ipcMain, nativeTheme, net, protocol, safeStorage, session, shell, utilityProcess, type WebContents } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { createApiRouter } from '../handlers/index';
-import { createAppServices, type AppServices } from '../services/appServices';
-import { ensureDemo } from '../services/demoSetup';
+import { startServiceHost } from '../host/hostClient';
+import { inProcessHost, type ServiceHost } from '../host/serviceHost';
+import { createAppServices } from '../services/appServices';
 import { SecretStore, type OsCipher } from '../services/secrets';
 import { defaultWorkspacePath } from '../store/workspace';
 import { chooseNativeBinding } from '../store/nativeBinding';
@@ -26,8 +33,12 @@ const rendererRoot = join(appRoot, 'dist', 'renderer');
 const preloadPath = join(here, 'preload.cjs');
 // The local engine's worker is emitted once, beside cli.js (see scripts/build.mjs).
 process.env.FAIRGROUND_ENGINE_WORKER ??= join(here, '..', 'worker', 'workerMain.js');
-// Local models run in Electron utility processes (crash-isolated), not child_process forks.
-setWorkerSpawner(utilityProcessSpawner((modulePath, args, options) => utilityProcess.fork(modulePath, args, options)));
+// The service host's worker thread, emitted beside it (see scripts/build.mjs).
+process.env.FAIRGROUND_SERVICE_HOST ??= join(here, '..', 'host', 'hostMain.js');
+// Local models run in Electron utility processes (crash-isolated), not child_process forks: the
+// host's are started here through the relay, the in-process services' directly.
+const engineSpawner = utilityProcessSpawner((modulePath, args, options) => utilityProcess.fork(modulePath, args, options));
+setWorkerSpawner(engineSpawner);
 
 protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
 app.enableSandbox();
@@ -37,7 +48,7 @@ app.on('web-contents-created', (_e, contents) => {
   guardContents(contents, (url) => void shell.openExternal(url));
 });
 
-let services: AppServices | undefined;
+let host: ServiceHost | undefined;
 const windows = new Set<BrowserWindow>();
 
 function workspaceArg(): string {
@@ -76,21 +87,34 @@ async function start(): Promise<void> {
     return new Response(request.method === 'HEAD' ? null : res.body, { status: 200, headers: answer.headers });
   });
 
-  services = createAppServices(workspaceArg(), {
-    transport: 'electron',
-    nativeBinding: chooseNativeBinding(process.versions, appRoot, process.resourcesPath) as string,
-    // Remote API keys sealed with the OS keychain (issue 17 item 8).
-    secrets: new SecretStore(osKeychain()),
-  });
-  if (!process.argv.includes('--no-demo')) await ensureDemo(services, (m) => console.log(m));
-  const router = createApiRouter(services, (err) => console.error('internal error', err));
+  const nativeBinding = chooseNativeBinding(process.versions, appRoot, process.resourcesPath) as string;
+  // Remote API keys sealed with the OS keychain (issue 17 item 8).
+  const keychain = osKeychain();
+  const onInternalError = (err: unknown) => console.error('internal error', err);
+  const h = process.argv.includes('--in-process')
+    ? inProcessHost(createAppServices(workspaceArg(), { transport: 'electron', nativeBinding, secrets: new SecretStore(keychain) }), onInternalError)
+    : await startServiceHost({
+        workspacePath: workspaceArg(),
+        transport: 'electron',
+        nativeBinding,
+        ...(keychain ? { osCipher: keychain } : {}),
+        engineSpawner,
+        onInternalError,
+        // Reported, not fatal: the windows stay and every API call answers an error saying to restart.
+        onExit: (reason) => {
+          console.error(`the services host stopped: ${reason}`);
+          dialog.showErrorBox('Fairground', `The background services stopped (${reason}). Your work so far is saved; restart Fairground to go on.`);
+        },
+      });
+  host = h;
+  if (!process.argv.includes('--no-demo')) await h.ensureDemo((m) => console.log(m));
   const ours = (sender: unknown) => [...windows].some((w) => w.webContents === (sender as WebContents));
   registerIpc({
     ipcMain,
-    router,
-    events: services.events,
+    router: h.router,
+    events: h.events,
     isOurContents: ours,
-    grant: (path) => services!.paths.grant(path),
+    grant: (path) => h.grant(path),
     targets: () => [...windows].map((w) => w.webContents),
     pickFile: async (sender, request) => {
       const win = BrowserWindow.fromWebContents(sender as WebContents);
@@ -119,11 +143,11 @@ app.on('window-all-closed', () => {
   if (process.platform !== 'darwin') app.quit();
 });
 app.on('will-quit', (event) => {
-  if (!services) return;
+  if (!host) return;
   event.preventDefault();
-  const s = services;
-  services = undefined;
-  void s.close().finally(() => app.quit());
+  const h = host;
+  host = undefined;
+  void h.close().finally(() => app.quit());
 });
 
 void start().catch((err: unknown) => {
