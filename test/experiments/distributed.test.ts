@@ -250,6 +250,13 @@ describe('--dry-run', () => {
       expect(r).toMatchObject({ ok: true, data: { fromCache: 0, lines: [{ model: 'lab-model', op: 'generate', concurrency: 4, meanCallMs: null, etaSeconds: null }] } });
       expect((r as { data: { toCompute: number } }).data.toCompute).toBeGreaterThan(0);
       expect(await router.call('experiments.estimate', { id: 999 })).toMatchObject({ ok: false, error: { code: 'not-found' } });
+      // The wizard's unsaved spec: the same price, and no experiment or run left behind.
+      const experiments = s.experiments.repo.experiments().length;
+      const unsaved = await router.call('experiments.estimateSpec', { spec: tinySpec({ name: 'not stored', generator: REMOTE }) });
+      expect(unsaved).toMatchObject({ ok: true, data: { fromCache: 0, toCompute: (r as { data: { toCompute: number } }).data.toCompute } });
+      expect(s.experiments.repo.experiments()).toHaveLength(experiments);
+      expect(s.experiments.repo.runs()).toHaveLength(0);
+      expect(await router.call('experiments.estimateSpec', { spec: tinySpec({ name: 'bad', k: 0, generator: REMOTE }) })).toMatchObject({ ok: false, error: { code: 'validation', field: 'spec.k' } });
     } finally {
       await s.close();
     }
