@@ -173,6 +173,12 @@ export class CollectionsRepo {
     return hash;
   }
 
+  /** Store a content hash computed elsewhere (the import's staging, for a collection that holds exactly the staged rows); returns it. */
+  setContentHash(id: number, hash: string): string {
+    this.st(`UPDATE collections SET content_hash = ? WHERE id = ?`).run(hash, id);
+    return hash;
+  }
+
   /** Append input files to `sources`; an entry with the same file, kind and sha256 is not repeated. */
   recordSources(id: number, entries: readonly SourceEntry[]): void {
     const row = this.st(`SELECT sources FROM collections WHERE id = ?`).get(id) as { sources: string } | undefined;

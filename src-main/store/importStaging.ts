@@ -1,15 +1,21 @@
 /**
  * Where an import puts what it has parsed before anything touches the collection: TEMP tables of
- * this connection (invisible to other connections, gone when it closes). Parsing is async and
- * streams; committing (collectionsRepo) is one synchronous transaction that reads the staged rows
- * back in chunks — so an import is all or nothing, and memory stays flat for large files.
+ * this connection (invisible to other connections, gone when it closes — SQLite unlinks its temp
+ * files at once, so a killed process leaves nothing behind). Writing them takes no lock on the
+ * workspace file: parsing, validating and staging run while other processes write. Committing
+ * (services/collectionsImport.ts) is one short transaction on the workspace — so an import is all
+ * or nothing, and memory stays flat for large files.
  *
  * Staging also catches ids that repeat within the import (in one file or across its files),
- * naming both places.
+ * naming both places, and prepares what the publish would otherwise compute under the write lock:
+ * the content hash of a new collection (contentHashAsNew) and a set-based document insert
+ * (publishDocuments) instead of one INSERT per row.
  */
+import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { DataError } from '../core/errors';
-import { quoteId, type DocumentInput, type DocumentText, type JudgmentInput, type JudgmentText, type QueryInput, type QueryText } from './collectionTypes';
+import { CONTENT_HASH_VERSION } from './collectionHash';
+import { quoteId, type AddCounts, type DocumentInput, type DocumentText, type JudgmentInput, type JudgmentText, type QueryInput, type QueryText } from './collectionTypes';
 import { documentText, judgmentText, queryText } from './collectionsRepo';
 
 let sequence = 0;
@@ -117,6 +123,86 @@ export class ImportStaging {
       after = rows[rows.length - 1]!.r;
       yield rows.map((x) => ({ queryId: x.query_id, docId: x.doc_id, kind: x.kind, label: x.label, provenance: x.provenance, file: x.file ?? undefined, line: x.line ?? undefined }));
     }
+  }
+
+  /**
+   * Adds the staged documents to collection `collectionId` with set-based SQL, inside the caller's
+   * transaction: a staged id already in the collection with the same content counts as unchanged,
+   * with other content it is a DataError naming the first such row's file and line (in the order
+   * read), as CollectionsRepo.addDocumentTexts does row by row.
+   *
+   * Why not row by row: every INSERT statement that fires the full-text trigger opens a statement
+   * savepoint, and FTS5 flushes its pending terms at each savepoint, writing one tiny index segment
+   * per document that it then has to merge: 100k one-row inserts held the write lock about 3× as
+   * long as one INSERT … SELECT (measured in test/bench/importLock.bench.ts). `empty`: the
+   * collection was created in this transaction (no lookups needed).
+   */
+  publishDocuments(collectionId: number, empty: boolean, counts: AddCounts): AddCounts {
+    const t = this.t.docs;
+    if (!empty) {
+      const clash = this.db
+        .prepare(
+          `SELECT s.doc_id AS docId, s.file AS file, s.line AS line,
+                  CASE WHEN d.text <> s.text THEN 'text' WHEN d.title <> s.title THEN 'title' ELSE 'attrs' END AS differs
+             FROM ${t} s JOIN main.documents d ON d.collection_id = ? AND d.doc_id = s.doc_id
+            WHERE d.text <> s.text OR d.title <> s.title OR d.attrs <> s.attrs
+            ORDER BY s.rowid LIMIT 1`,
+        )
+        .get(collectionId) as { docId: string; file: string | null; line: number | null; differs: string } | undefined;
+      if (clash) {
+        throw new DataError(`document ${quoteId(clash.docId)} is already in the collection with a different ${clash.differs}`, {
+          ...(clash.file !== null ? { file: clash.file } : {}),
+          ...(clash.line !== null ? { line: clash.line } : {}),
+          field: clash.differs,
+        });
+      }
+      counts.unchanged += (
+        this.db.prepare(`SELECT count(*) AS n FROM ${t} s JOIN main.documents d ON d.collection_id = ? AND d.doc_id = s.doc_id`).get(collectionId) as { n: number }
+      ).n;
+    }
+    const info = this.db
+      .prepare(
+        `INSERT INTO main.documents(collection_id, doc_id, title, text, attrs)
+         SELECT ?, s.doc_id, s.title, s.text, s.attrs FROM ${t} s
+          ${empty ? '' : 'WHERE NOT EXISTS (SELECT 1 FROM main.documents d WHERE d.collection_id = ? AND d.doc_id = s.doc_id)'}
+          ORDER BY s.rowid`,
+      )
+      .run(...(empty ? [collectionId] : [collectionId, collectionId]));
+    counts.added += info.changes;
+    return counts;
+  }
+
+  /**
+   * The content hash (store/collectionHash.ts) the collection would have if it held exactly the
+   * staged rows — what a new collection gets when every staged row is added as staged. Computed
+   * from the TEMP tables, so outside the workspace's write lock. `resolveProfileIds` renames a
+   * judgment's document to `<query>/<doc>` where such a document is staged, as the commit does
+   * (CollectionsRepo.addJudgmentTexts).
+   */
+  contentHashAsNew(resolveProfileIds: boolean): string {
+    const h = createHash('sha256');
+    h.update(`${CONTENT_HASH_VERSION}\n`);
+    for (const [id, title, text, attrs] of this.db.prepare(`SELECT doc_id, title, text, attrs FROM ${this.t.docs} ORDER BY doc_id`).raw(true).iterate() as Iterable<
+      [string, string, string, string]
+    >) {
+      h.update(`D\t[${JSON.stringify(id)},${JSON.stringify(title)},${JSON.stringify(text)},${attrs}]\n`);
+    }
+    for (const [id, text, answers, task, metric, sub, cand, attrs] of this.db
+      .prepare(`SELECT query_id, text, answers, task, metric, subaspects, candidates, attrs FROM ${this.t.queries} ORDER BY query_id`)
+      .raw(true)
+      .iterate() as Iterable<[string, string, string, string | null, string | null, string | null, string | null, string]>) {
+      h.update(`Q\t[${JSON.stringify(id)},${JSON.stringify(text)},${answers},${JSON.stringify(task)},${JSON.stringify(metric)},${sub ?? 'null'},${cand ?? 'null'},${attrs}]\n`);
+    }
+    const docExpr = resolveProfileIds
+      ? `CASE WHEN EXISTS (SELECT 1 FROM ${this.t.docs} x WHERE x.doc_id = j.query_id || '/' || j.doc_id) THEN j.query_id || '/' || j.doc_id ELSE j.doc_id END`
+      : 'j.doc_id';
+    for (const [q, d, kind, label, prov] of this.db
+      .prepare(`SELECT j.query_id, ${docExpr} AS doc, j.kind, j.label, j.provenance FROM ${this.t.judgments} j ORDER BY j.query_id, doc, j.kind`)
+      .raw(true)
+      .iterate() as Iterable<[string, string, string, number, string]>) {
+      h.update(`J\t[${JSON.stringify(q)},${JSON.stringify(d)},${JSON.stringify(kind)},${JSON.stringify(label)},"import",${prov}]\n`);
+    }
+    return h.digest('hex');
   }
 
   drop(): void {

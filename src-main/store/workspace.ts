@@ -6,18 +6,20 @@
  */
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { homedir, hostname } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import type { Migration } from './migration';
 import { migrations as allMigrations } from './migrations/index';
 import { chooseNativeBinding } from './nativeBinding';
 
 /**
- * How long a writer waits for another process's write transaction before giving up (issue 15
- * item 5). Imports stage outside the lock and publish in one transaction (about 4 s per 100k
- * documents here, most in the full-text index), so 5 s made a second writer fail; a minute covers
- * a million-document publish on a slow disk.
+ * How long a writer that waits inside SQLite (a plain db.transaction) waits for another process's
+ * write transaction before giving up (issue 15 item 5). Imports stage outside the lock and publish
+ * in one short transaction (about 1 s per 100k documents here, most of it in the full-text index;
+ * test/bench/importLock.bench.ts), so a minute covers a publish of millions of documents on a slow
+ * disk. withWriteLock waits without this limit and without blocking.
  */
 export const BUSY_TIMEOUT_MS = 60_000;
 
@@ -231,22 +233,72 @@ export function makeTransactionsImmediate(db: Database.Database): void {
   }) as typeof db.transaction;
 }
 
+/** What a process holding the write lock through withWriteLock says it is doing (the `-writer` file beside the workspace). */
+export interface WriterNote {
+  pid: number;
+  host: string;
+  /** E.g. "import is publishing" — read as "another import is publishing". */
+  what: string;
+  since: string;
+}
+
+/** The file in which the holder of the write lock names itself while it holds it (only during withWriteLock's `fn`). */
+export function writerNotePath(db: Database.Database): string | null {
+  return db.memory || !db.name ? null : `${db.name}-writer`;
+}
+
+/** Who holds the write lock, as a waiting message's tail: "another import is publishing (pid 12)", or null when unknown. */
+export function readWriterNote(db: Database.Database): string | null {
+  const path = writerNotePath(db);
+  if (!path) return null;
+  let note: WriterNote;
+  try {
+    note = JSON.parse(readFileSync(path, 'utf8')) as WriterNote;
+  } catch {
+    return null;
+  }
+  if (typeof note.pid !== 'number' || typeof note.what !== 'string') return null;
+  if (note.host === hostname()) {
+    // A holder killed inside fn leaves its note behind: a dead pid's note means nothing.
+    try {
+      process.kill(note.pid, 0);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ESRCH') return null;
+    }
+  }
+  return `another ${note.what} (pid ${note.pid}${note.host === hostname() ? '' : ` on ${note.host}`})`;
+}
+
+export interface WriteLockOptions {
+  signal?: AbortSignal | undefined;
+  /**
+   * Told when the lock is found taken, with a line saying why ("waiting for the workspace: another
+   * import is publishing (pid 12)"), and again whenever that line changes.
+   */
+  onWait?: ((message: string) => void) | undefined;
+  /** Give up after this long (default: never — waiting stays cancellable through `signal`). */
+  timeoutMs?: number;
+  pollMs?: number;
+  /** What this writer does while it holds the lock, for the messages of processes that wait for it. */
+  what?: string | undefined;
+  /** Told how long the lock was held (BEGIN IMMEDIATE to COMMIT), after a commit (benchmarks, logs). */
+  onHeld?: ((ms: number) => void) | undefined;
+}
+
 /**
  * Runs `fn` in one IMMEDIATE transaction, waiting for the write lock without blocking the event
- * loop (issue 15 item 5): while another process holds it, `onWait` is told (once) and the attempt
- * repeats every `pollMs` until `timeoutMs`; `signal` cancels the wait. `fn` runs synchronously in
- * the transaction (its own db.transaction calls become savepoints) and commits when it returns.
+ * loop (issue 15 item 5): while another connection holds it, `onWait` is told who (from the
+ * holder's `-writer` note, when it left one) and the attempt repeats every `pollMs`, for as long
+ * as it takes — past the busy timeout — unless `timeoutMs` is given; `signal` cancels the wait.
+ * `fn` runs synchronously in the transaction (its own db.transaction calls become savepoints) and
+ * commits when it returns. With `what`, the holder names itself in the note while `fn` runs.
  */
-export async function withWriteLock<T>(
-  db: Database.Database,
-  fn: () => T,
-  opts: { signal?: AbortSignal | undefined; onWait?: (() => void) | undefined; timeoutMs?: number; pollMs?: number } = {},
-): Promise<T> {
-  const timeout = opts.timeoutMs ?? BUSY_TIMEOUT_MS;
+export async function withWriteLock<T>(db: Database.Database, fn: () => T, opts: WriteLockOptions = {}): Promise<T> {
+  const timeout = opts.timeoutMs ?? Number.POSITIVE_INFINITY;
   const poll = opts.pollMs ?? 100;
   const previous = db.pragma('busy_timeout', { simple: true }) as number;
   const started = Date.now();
-  let told = false;
+  let told: string | null = null;
   for (;;) {
     opts.signal?.throwIfAborted();
     db.pragma('busy_timeout = 0');
@@ -256,21 +308,41 @@ export async function withWriteLock<T>(
     } catch (err) {
       if (!/^SQLITE_BUSY/.test(String((err as { code?: unknown }).code))) throw err;
       if (Date.now() - started >= timeout) throw new WorkspaceError('cannot-open', `another process kept the workspace locked for ${Math.round(timeout / 1000)} s (a long import or run); try again when it is done`);
-      if (!told) {
-        told = true;
-        opts.onWait?.();
+      const message = `waiting for the workspace: ${readWriterNote(db) ?? 'another process is writing to it'}`;
+      if (message !== told) {
+        told = message;
+        opts.onWait?.(message);
       }
     } finally {
       db.pragma(`busy_timeout = ${previous}`);
     }
     await new Promise((r) => setTimeout(r, poll));
   }
+  const heldSince = performance.now();
+  // Only the lock holder writes or removes the note, so it is removed before the lock is let go.
+  const note = opts.what !== undefined ? writerNotePath(db) : null;
+  const removeNote = () => {
+    if (note) rmSync(note, { force: true });
+  };
   try {
+    if (note) {
+      try {
+        writeFileSync(note, JSON.stringify({ pid: process.pid, host: hostname(), what: opts.what ?? '', since: new Date().toISOString() } satisfies WriterNote));
+      } catch {
+        // Only the waiting message of other processes is less precise.
+      }
+    }
     const result = fn();
+    removeNote();
     db.exec('COMMIT');
+    opts.onHeld?.(performance.now() - heldSince);
     return result;
   } catch (err) {
-    if (db.inTransaction) db.exec('ROLLBACK');
+    try {
+      removeNote();
+    } finally {
+      if (db.inTransaction) db.exec('ROLLBACK');
+    }
     throw err;
   }
 }
