@@ -1,0 +1,102 @@
+/**
+ * End to end (issue 17 item 7): in the Results screen, a figure exports as vector PDF — a click on
+ * its PDF button downloads a valid PDF drawn with paths and text (no image) that carries the
+ * evaluation's reproducibility manifest as an attached file — and its SVG and PNG exports carry
+ * the same manifest inside the file.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Download, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
+import { manifestOfPng, manifestOfSvg } from '../../src-renderer/src/components/figureExport/manifest';
+import { checkPdfStructure, hasPoppler, poppler } from '../io/figures/pdfCheck';
+import { launchBrowser } from '../support/browser';
+import { compileLatex } from '../support/pdflatex';
+
+const qrels = ['q1 0 d1 1', 'q1 0 d2 0', 'q1 0 d3 1', 'q2 0 d4 1', 'q3 0 d5 1', 'q3 0 d6 1'].join('\n');
+const runA = ['q1 Q0 d2 1 3.0 A', 'q1 Q0 d1 2 2.0 A', 'q1 Q0 d3 3 1.0 A', 'q2 Q0 d4 1 1.0 A', 'q3 Q0 d7 1 1.0 A'].join('\n');
+const runB = ['q1 Q0 d1 1 3.0 B', 'q1 Q0 d3 2 2.0 B', 'q3 Q0 d5 1 2.0 B', 'q3 Q0 d6 2 1.0 B'].join('\n');
+
+let dir: string;
+let app: BrowserMode;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fg-e2e-figpdf-'));
+  app = await startBrowserMode({ workspacePath: join(dir, 'f.fairground') });
+  browser = await launchBrowser();
+  page = await browser.newPage({ viewport: { width: 1366, height: 768 }, acceptDownloads: true });
+  await page.goto(app.server.launchUrl);
+  await page.locator('nav a[data-screen="results"]').click();
+  await page.getByTestId('eval-source-files').check();
+  await page.getByTestId('eval-runs').setInputFiles([
+    { name: 'A.run', mimeType: 'text/plain', buffer: Buffer.from(runA) },
+    { name: 'B.run', mimeType: 'text/plain', buffer: Buffer.from(runB) },
+  ]);
+  await page.getByTestId('eval-qrels').setInputFiles({ name: 'test.qrels', mimeType: 'text/plain', buffer: Buffer.from(qrels) });
+  await page.getByTestId('eval-measures').fill('P@2 RR');
+  await page.getByTestId('eval-go').click();
+  await page.getByTestId('eval-plot').and(page.locator('[data-ready="true"]')).waitFor({ timeout: 60_000 });
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function download(testId: string): Promise<{ name: string; body: Buffer }> {
+  const [d] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByTestId(testId).click()]);
+  return { name: (d as Download).suggestedFilename(), body: readFileSync((await (d as Download).path())!) };
+}
+
+describe('Results figure → PDF', () => {
+  it('the PDF button downloads a vector PDF of the figure with the evaluation manifest attached', async () => {
+    const pdf = await download('eval-plot-pdf');
+    expect(pdf.name).toBe('per-query-P@2.pdf');
+    expect(pdf.body.subarray(0, 8).toString('latin1')).toBe('%PDF-1.7');
+    const s = checkPdfStructure(pdf.body);
+    const all = [...s.bodies.values()].join('\n');
+    expect(all).toContain('/MediaBox [0 0 540 315]'); // 720 × 420 px at 0.75 pt/px
+    expect(all).not.toMatch(/\/XObject|\/Image/);
+    expect(all).toContain('(P@2 per query) Tj');
+    for (const q of ['q1', 'q2', 'q3', 'A.run', 'B.run']) expect(all).toContain(`(${q}) Tj`);
+    // Bars: P@2 of A is 0.5 / 0.5 / 0, of B 1 / 0 / 1: four non-empty bars drawn as filled paths.
+    expect(all.split('\n').filter((l) => l === 'f').length).toBeGreaterThanOrEqual(4);
+
+    const embedded = [...s.bodies.values()].find((b) => b.includes('/Type /EmbeddedFile'))!;
+    const json = Buffer.from(embedded.slice(embedded.indexOf('stream\n') + 7, embedded.lastIndexOf('\nendstream')), 'latin1').toString('utf8');
+    const manifest = JSON.parse(json);
+    expect(manifest.evaluation.measures).toEqual(['P@2', 'RR']);
+    expect(manifest.data.qrels.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(manifest.export.file).toBe('per-query-P@2.pdf');
+    expect(manifest.export.format).toBe('PDF (vector: paths and text)');
+    expect(manifest.export.plottedDataSha256).toMatch(/^[0-9a-f]{64}$/);
+
+    const file = join(dir, 'figure.pdf');
+    writeFileSync(file, pdf.body);
+    compileLatex(`\\includegraphics[width=\\linewidth]{${file}}`, ['graphicx']);
+    if (hasPoppler()) {
+      expect(poppler('pdfinfo', [file])).toMatch(/Pages:\s+1\n/);
+      expect(poppler('pdftotext', [file, '-'])).toContain('P@2 per query');
+      expect(poppler('pdfdetach', ['-list', file])).toContain('per-query-P@2.manifest.json');
+      expect(poppler('pdfimages', ['-list', file]).trim().split('\n')).toHaveLength(2);
+    }
+  });
+
+  it('SVG and PNG carry the same manifest inside the file', async () => {
+    const svg = await download('eval-plot-svg');
+    expect(svg.name).toBe('per-query-P@2.svg');
+    const fromSvg = JSON.parse(manifestOfSvg(svg.body.toString('utf8'))!);
+    expect(fromSvg.evaluation.measures).toEqual(['P@2', 'RR']);
+    expect(fromSvg.export.file).toBe('per-query-P@2.svg');
+    const png = await download('eval-plot-png');
+    expect(png.body.readUInt32BE(16)).toBe(2250);
+    const fromPng = JSON.parse(manifestOfPng(png.body)!);
+    expect(fromPng.export.file).toBe('per-query-P@2.png');
+    expect(fromPng.data.qrels.sha256).toBe(fromSvg.data.qrels.sha256);
+  });
+});
