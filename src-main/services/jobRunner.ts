@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import type { Job, JobStatus } from '../api/contract/jobs';
 import { ApiFailure } from '../api/router';
+import { BUSY_TIMEOUT_MS, WAITING_FOR_WORKSPACE, withWriteLock } from '../store/workspace';
 import type { EventBus } from './eventBus';
 import { currentOwner, ownerGone, type ProcessOwner } from './processOwner';
 
@@ -17,6 +18,13 @@ export interface JobContext {
   progress(done: number, total?: number | null, message?: string): void;
   /** Throws if the job was cancelled; call between units of work. */
   throwIfCancelled(): void;
+  /**
+   * Runs `fn` in one write transaction once the workspace's write lock is free (issue 15 item 5):
+   * while another connection or process holds it, the job's progress says so ("waiting for the
+   * workspace: another import is publishing (pid 12)"), for as long as it takes — past the busy
+   * timeout — and a cancel ends the wait. `what` names this writer to the processes that wait for it.
+   */
+  withWriteLock?<T>(fn: () => T, what?: string): Promise<T>;
 }
 
 export type JobFn = (ctx: JobContext) => Promise<unknown>;
@@ -66,6 +74,8 @@ export class JobRunner {
   /** The latest progress of each running job, including reports the throttle did not write. */
   private readonly latest = new Map<string, { done: number; total: number | null | undefined; message: string | undefined }>();
   private readonly kinds = new Map<string, JobKind>();
+  /** Jobs whose latest progress could not be written yet (another process held the write lock), with the retry timer. */
+  private readonly unwritten = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(
     private readonly db: Database,
@@ -154,16 +164,39 @@ export class JobRunner {
       throwIfCancelled: () => {
         if (controller.signal.aborted) throw new JobCancelledError();
       },
+      withWriteLock: async (fn, what) => {
+        const before = this.latest.get(id);
+        let waited = false;
+        try {
+          return await withWriteLock(this.db, fn, {
+            signal: controller.signal,
+            what,
+            onWait: (message) => {
+              waited = true;
+              const last = this.latest.get(id);
+              this.report(id, last?.done ?? 0, last?.total, message);
+            },
+          });
+        } finally {
+          // The wait is over: the job's line says again what it was doing.
+          const last = this.latest.get(id);
+          if (waited && !controller.signal.aborted) this.report(id, last?.done ?? 0, last?.total, before?.message ?? 'writing');
+        }
+      },
     };
     const done = (async () => {
       // Start the work after `start` has returned and announced the job, so events stay in order.
       await null;
       try {
-        const result = await fn(ctx);
-        this.finish(id, controller.signal.aborted ? 'cancelled' : 'succeeded', null, result);
-      } catch (err) {
-        if (controller.signal.aborted || err instanceof JobCancelledError) this.finish(id, 'cancelled', null, undefined);
-        else this.finish(id, 'failed', err instanceof Error ? err.message : String(err), undefined);
+        let outcome: [JobStatus, string | null, unknown];
+        try {
+          const result = await fn(ctx);
+          outcome = [controller.signal.aborted ? 'cancelled' : 'succeeded', null, result];
+        } catch (err) {
+          if (controller.signal.aborted || err instanceof JobCancelledError) outcome = ['cancelled', null, undefined];
+          else outcome = ['failed', err instanceof Error ? err.message : String(err), undefined];
+        }
+        await this.finish(id, ...outcome);
       } finally {
         this.running.delete(id);
       }
@@ -182,7 +215,10 @@ export class JobRunner {
       throw new ApiFailure('conflict', `job ${id} is not running in this process`);
     }
     entry.controller.abort();
-    this.db.prepare(`UPDATE jobs SET message='cancelling…' WHERE id=?`).run(id);
+    // Not blocking behind another process's write: the row follows when the lock is free.
+    const last = this.latest.get(id);
+    this.latest.set(id, { done: last?.done ?? job.progress, total: last?.total ?? job.total, message: 'cancelling…' });
+    this.writeLatest(id);
     const updated = this.get(id);
     this.events.emit('job.updated', updated);
     return updated;
@@ -226,32 +262,75 @@ export class JobRunner {
     const t = this.now();
     const last = this.lastEmit.get(id) ?? 0;
     const complete = total !== undefined && total !== null && done >= total;
-    if (t - last < this.throttleMs && !complete) return;
+    // A job that starts waiting for the workspace says so at once.
+    const waiting = message?.startsWith(WAITING_FOR_WORKSPACE) ?? false;
+    if (t - last < this.throttleMs && !complete && !waiting) return;
     this.lastEmit.set(id, t);
-    this.db
-      .prepare(`UPDATE jobs SET progress=?, total=coalesce(?, total), message=coalesce(?, message) WHERE id=? AND status='running'`)
-      .run(done, total ?? null, message ?? null, id);
+    this.writeLatest(id);
     this.events.emit('job.updated', this.get(id));
   }
 
-  private finish(id: string, status: JobStatus, error: string | null, result: unknown): void {
+  /**
+   * Writes a running job's latest progress unless another connection holds the workspace's write
+   * lock: then it never waits (a progress line must not stall the process behind another's
+   * publish), the event carries the progress anyway (toJob), and the write is retried shortly.
+   */
+  private writeLatest(id: string): void {
+    const last = this.latest.get(id);
+    if (!last) return;
+    const wrote = tryWrite(this.db, () =>
+      this.db
+        .prepare(`UPDATE jobs SET progress=?, total=coalesce(?, total), message=coalesce(?, message) WHERE id=? AND status='running'`)
+        .run(last.done, last.total ?? null, last.message ?? null, id),
+    );
+    clearTimeout(this.unwritten.get(id));
+    this.unwritten.delete(id);
+    if (wrote) return;
+    const timer = setTimeout(() => {
+      this.unwritten.delete(id);
+      if (this.running.has(id)) this.writeLatest(id);
+    }, 250);
+    timer.unref?.();
+    this.unwritten.set(id, timer);
+  }
+
+  private async finish(id: string, status: JobStatus, error: string | null, result: unknown): Promise<void> {
     // Write the last progress even if the throttle skipped it, so a finished job shows where it ended.
     const last = this.latest.get(id);
-    this.latest.delete(id);
-    if (last) {
+    clearTimeout(this.unwritten.get(id));
+    this.unwritten.delete(id);
+    const write = () => {
+      if (last) {
+        this.db
+          .prepare(`UPDATE jobs SET progress=?, total=coalesce(?, total), message=coalesce(?, message) WHERE id=?`)
+          .run(last.done, last.total ?? null, last.message ?? null, id);
+      }
       this.db
-        .prepare(`UPDATE jobs SET progress=?, total=coalesce(?, total), message=coalesce(?, message) WHERE id=?`)
-        .run(last.done, last.total ?? null, last.message ?? null, id);
+        .prepare(`UPDATE jobs SET status=?, error=?, result=?, finished_at=?, message=CASE WHEN ?='cancelled' THEN 'cancelled' ELSE message END WHERE id=?`)
+        .run(status, error, result === undefined ? null : JSON.stringify(result), new Date(this.now()).toISOString(), status, id);
+    };
+    // The final status must be written: when another process holds the write lock, wait for it
+    // without blocking this process (the job's result is already in hand).
+    if (!tryWrite(this.db, () => this.db.transaction(write)())) {
+      try {
+        await withWriteLock(this.db, write, { timeoutMs: BUSY_TIMEOUT_MS });
+      } catch {
+        // Still locked after a minute: the row stays 'running' under this process, and becomes
+        // 'interrupted' (resumable) once the process is gone (markInterrupted).
+      }
     }
-    this.db
-      .prepare(`UPDATE jobs SET status=?, error=?, result=?, finished_at=?, message=CASE WHEN ?='cancelled' THEN 'cancelled' ELSE message END WHERE id=?`)
-      .run(status, error, result === undefined ? null : JSON.stringify(result), new Date(this.now()).toISOString(), status, id);
+    this.latest.delete(id);
     this.lastEmit.delete(id);
     this.events.emit('job.updated', this.get(id));
   }
 
   private toJob(row: JobRow): Job {
     const running = this.running.get(row.id);
+    const pending = this.unwritten.has(row.id) ? this.latest.get(row.id) : undefined;
+    if (pending && row.status === 'running') {
+      // Progress reported while another process held the write lock: newer than the row.
+      row = { ...row, progress: pending.done, total: pending.total ?? row.total, message: pending.message ?? row.message };
+    }
     let etaSeconds: number | null = null;
     if (running && row.status === 'running' && row.total && row.progress > running.baseProgress && row.progress < row.total) {
       // Rate since this run of the job began: units done since then over time since then.
@@ -274,6 +353,25 @@ export class JobRunner {
       resumable: row.status !== 'succeeded' && row.status !== 'running' && row.status !== 'queued' && this.kinds.has(row.kind),
       ...(row.result !== null ? { result: JSON.parse(row.result) as unknown } : {}),
     };
+  }
+}
+
+/** Runs a write now, or returns false at once when another connection holds the write lock (never waits in SQLite's busy timeout). */
+function tryWrite(db: Database, write: () => unknown): boolean {
+  if (db.inTransaction) {
+    write();
+    return true;
+  }
+  const previous = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    write();
+    return true;
+  } catch (err) {
+    if (/^SQLITE_BUSY/.test(String((err as { code?: unknown }).code))) return false;
+    throw err;
+  } finally {
+    db.pragma(`busy_timeout = ${previous}`);
   }
 }
 

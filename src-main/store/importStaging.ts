@@ -39,6 +39,10 @@ export class ImportStaging {
     `);
   }
 
+  // Each batch is a DEFERRED transaction: it touches only TEMP tables, so it takes no lock on the
+  // workspace file (the connection's transactions are IMMEDIATE by default, which would take the
+  // workspace's write lock for every batch and wait behind other writers while parsing).
+
   documents(batch: readonly DocumentInput[]): void {
     const ins = this.db.prepare(`INSERT OR IGNORE INTO ${this.t.docs} VALUES (?, ?, ?, ?, ?, ?)`);
     const first = this.db.prepare(`SELECT file, line FROM ${this.t.docs} WHERE doc_id = ?`);
@@ -49,7 +53,7 @@ export class ImportStaging {
           throw duplicate(`document id ${quoteId(r.docId)}`, first.get(r.docId) as Located, r, 'id');
         }
       }
-    })();
+    }).deferred();
   }
 
   queries(batch: readonly QueryInput[]): void {
@@ -62,7 +66,7 @@ export class ImportStaging {
           throw duplicate(`query id ${quoteId(r.queryId)}`, first.get(r.queryId) as Located, r, 'id');
         }
       }
-    })();
+    }).deferred();
   }
 
   judgments(batch: readonly JudgmentInput[]): void {
@@ -75,7 +79,7 @@ export class ImportStaging {
           throw duplicate(`${r.kind} judgment of ${quoteId(r.docId)} for query ${quoteId(r.queryId)}`, first.get(r.queryId, r.docId, r.kind) as Located, r, 'docno');
         }
       }
-    })();
+    }).deferred();
   }
 
   counts(): { documents: number; queries: number; judgments: number } {

@@ -233,6 +233,9 @@ export function makeTransactionsImmediate(db: Database.Database): void {
   }) as typeof db.transaction;
 }
 
+/** How every message of a writer waiting for the write lock begins. */
+export const WAITING_FOR_WORKSPACE = 'waiting for the workspace: ';
+
 /** What a process holding the write lock through withWriteLock says it is doing (the `-writer` file beside the workspace). */
 export interface WriterNote {
   pid: number;
@@ -308,7 +311,7 @@ export async function withWriteLock<T>(db: Database.Database, fn: () => T, opts:
     } catch (err) {
       if (!/^SQLITE_BUSY/.test(String((err as { code?: unknown }).code))) throw err;
       if (Date.now() - started >= timeout) throw new WorkspaceError('cannot-open', `another process kept the workspace locked for ${Math.round(timeout / 1000)} s (a long import or run); try again when it is done`);
-      const message = `waiting for the workspace: ${readWriterNote(db) ?? 'another process is writing to it'}`;
+      const message = `${WAITING_FOR_WORKSPACE}${readWriterNote(db) ?? 'another process is writing to it'}`;
       if (message !== told) {
         told = message;
         opts.onWait?.(message);

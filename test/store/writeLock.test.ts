@@ -4,11 +4,12 @@
  * SQLITE_BUSY_SNAPSHOT; withWriteLock waits without blocking the event loop, says so once, and
  * can be cancelled.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openWorkspace, withWriteLock, type Workspace } from '../../src-main/store/workspace';
+import { openWorkspace, readWriterNote, withWriteLock, type Workspace } from '../../src-main/store/workspace';
 
 let dir: string;
 let a: Workspace;
@@ -76,5 +77,48 @@ describe('writers beside writers', () => {
     ).rejects.toThrow('boom');
     expect(b.db.inTransaction).toBe(false);
     expect(b.db.prepare(`SELECT count(*) FROM t`).pluck().get()).toBe(0);
+  });
+
+  it('the holder names itself in the -writer note while it holds the lock, and only then', async () => {
+    const note = `${a.path}-writer`;
+    let during: [boolean, string | null] = [false, null];
+    let held = -1;
+    await withWriteLock(
+      a.db,
+      () => {
+        during = [existsSync(note), readWriterNote(b.db)];
+        a.db.prepare(`INSERT INTO t VALUES (1)`).run();
+      },
+      { what: 'import is publishing', onHeld: (ms) => (held = ms) },
+    );
+    expect(during).toEqual([true, `another import is publishing (pid ${process.pid})`]);
+    expect(existsSync(note)).toBe(false);
+    expect(held).toBeGreaterThanOrEqual(0);
+    // A failing fn leaves no note either.
+    await expect(withWriteLock(a.db, () => { throw new Error('boom'); }, { what: 'import is publishing' })).rejects.toThrow('boom');
+    expect(existsSync(note)).toBe(false);
+  });
+
+  it('a note of a process that is gone (killed while holding the lock) is not believed', () => {
+    // pid 2^22+: above Linux's pid_max default, so no such process.
+    writeFileSync(`${a.path}-writer`, JSON.stringify({ pid: 4_194_999, host: hostname(), what: 'import is publishing', since: '' }));
+    expect(readWriterNote(b.db)).toBeNull();
+    writeFileSync(`${a.path}-writer`, JSON.stringify({ pid: 7, host: 'elsewhere', what: 'run is writing', since: '' }));
+    expect(readWriterNote(b.db)).toBe('another run is writing (pid 7 on elsewhere)');
+  });
+
+  it('waits past the busy timeout without a limit of its own, saying who holds the lock', async () => {
+    a.db.exec('BEGIN IMMEDIATE');
+    writeFileSync(`${a.path}-writer`, JSON.stringify({ pid: process.pid, host: hostname(), what: 'import is publishing', since: '' }));
+    b.db.pragma('busy_timeout = 20');
+    const said: string[] = [];
+    const release = setTimeout(() => {
+      rmSync(`${a.path}-writer`);
+      a.db.exec('COMMIT');
+    }, 300);
+    await withWriteLock(b.db, () => b.db.prepare(`INSERT INTO t VALUES (5)`).run(), { onWait: (m) => said.push(m), pollMs: 20 });
+    clearTimeout(release);
+    expect(said).toEqual([`waiting for the workspace: another import is publishing (pid ${process.pid})`]);
+    expect(b.db.pragma('busy_timeout', { simple: true })).toBe(20);
   });
 });
