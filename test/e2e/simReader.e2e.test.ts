@@ -3,6 +3,8 @@
  * beside the tiny GGUF is offered in the generator list of the MoI wizard; choosing it creates and
  * runs an experiment whose run shows the position-bias plot and names the simulated reader; the
  * experiment page's power panel simulates the study and shows its table (captioned simulated).
+ * A simulated reader added with its profile on the Models screen (problems shown at their fields)
+ * is listed as one, and offered in a wizard's generator list among the simulated readers.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,8 +36,68 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+const text = async (testId: string) => (await page.getByTestId(testId).textContent())?.trim() ?? '';
+
 describe('the simulated reader in a wizard', () => {
+  it('is added with its profile on the Models screen, listed as a simulated reader, and offered in a wizard', async () => {
+    await page.goto(`${app.server.launchUrl.split('#')[0]}#/models`);
+    await page.getByTestId('screen-models').waitFor();
+    // The demo's reader is listed apart from the GGUF models, as a simulated reader with its profile.
+    const demo = page.getByTestId('sim-models').locator(`[data-testid="model-card"][data-name="${DEMO_SIM_NAME}"]`);
+    await demo.waitFor();
+    expect(await demo.getByTestId('model-sim-kind').textContent()).toContain('simulated reader');
+    expect(await demo.getByTestId('model-sim-profile').textContent()).toBe("simulated reader of 'Fairground demo': u-shaped bias, utility from labels, closed-book 0.2, noise 0, seed 0");
+
+    await page.getByTestId('sim-open').click();
+    await page.getByTestId('sim-form').waitFor();
+    await expect.poll(() => page.getByTestId('sim-collection').inputValue()).toBe('Fairground demo');
+    // Problems show at their fields, and Add waits for a valid profile.
+    await page.getByTestId('sim-closed-book').fill('1.5');
+    expect(await text('sim-issue-closedBookAccuracy')).toBe('a probability between 0 and 1');
+    expect(await page.getByTestId('sim-add').isDisabled()).toBe(true);
+    await page.getByTestId('sim-closed-book').fill('0.1');
+    await page.getByTestId('sim-issue-closedBookAccuracy').waitFor({ state: 'detached' });
+    await page.getByTestId('sim-bias').selectOption('vector');
+    await page.getByTestId('sim-bias-vector').fill('1, x, 0');
+    expect(await text('sim-issue-bias')).toMatch(/^'x' is not a number/);
+    await page.getByTestId('sim-bias-vector').fill('0, 0, 0');
+    expect(await text('sim-issue-bias')).toBe('an explicit bias vector needs a positive value');
+    await page.getByTestId('sim-bias').selectOption('recency');
+    await page.getByTestId('sim-issue-bias').waitFor({ state: 'detached' });
+    await page.getByTestId('sim-utility-answer').check();
+    await page.getByTestId('sim-noise').fill('0.1');
+    await page.getByTestId('sim-seed').fill('7');
+    // A name the library already has: the service says so at the name field.
+    await page.getByTestId('sim-name').fill(DEMO_SIM_NAME);
+    await page.getByTestId('sim-add').click();
+    expect(await page.getByTestId('sim-issue-name').textContent()).toContain('already in the library');
+    await page.getByTestId('sim-name').fill('Simulated reader (recency e2e)');
+    await page.getByTestId('sim-issue-name').waitFor({ state: 'detached' });
+    await page.getByTestId('sim-add').click();
+    await page.getByTestId('sim-added').waitFor();
+
+    const card = page.getByTestId('sim-models').locator('[data-testid="model-card"][data-name="Simulated reader (recency e2e)"]');
+    await card.waitFor();
+    expect(await card.getAttribute('data-kind')).toBe('sim');
+    expect(await card.getByTestId('model-sim-profile').textContent()).toBe("simulated reader of 'Fairground demo': recency bias, utility from answer-in-document, closed-book 0.1, noise 0.1, seed 7");
+    // Stored as the service would store it from the API.
+    const stored = app.services.models.list().find((m) => m.name === 'Simulated reader (recency e2e)');
+    expect(stored?.metadata.profile).toEqual({ collection: 'Fairground demo', utility: 'answer-in-document', bias: 'recency', closedBookAccuracy: 0.1, noise: 0.1, seed: 7 });
+
+    // Offered in a wizard's generator list, among the simulated readers, and chosen there.
+    await page.goto(`${app.server.launchUrl.split('#')[0]}#/experiments/new`);
+    await page.getByTestId('new-kind-richrag').click();
+    await page.getByTestId('richrag-wizard').waitFor();
+    const group = page.locator('[data-testid="rr-generator"] optgroup[label="Simulated readers"] option');
+    await expect.poll(() => group.allTextContents()).toEqual([DEMO_SIM_NAME, 'Simulated reader (recency e2e)'].sort());
+    await page.getByTestId('rr-generator').selectOption('model:Simulated reader (recency e2e)');
+    await page.getByTestId('kw-show-json').check();
+    await expect.poll(async () => JSON.parse((await page.getByTestId('kw-spec-json').textContent()) ?? '{}') as Record<string, unknown>).toMatchObject({ generator: { model: 'Simulated reader (recency e2e)' } });
+    await page.goto(`${app.server.launchUrl.split('#')[0]}#/experiments/new`);
+  }, 120_000);
+
   it('is chosen as the MoI generator, runs, and the experiment page simulates the study’s power', async () => {
+    await page.goto(`${app.server.launchUrl.split('#')[0]}#/experiments/new`);
     await page.getByTestId('new-kind-moi').click();
     await page.getByTestId('moi-wizard').waitFor();
     // The tiny GGUF stays the default; the simulated reader is one option away.
