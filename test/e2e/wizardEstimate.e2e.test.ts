@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { ensureDemo } from '../../src-main/services/demoSetup';
 import { DEMO_SIM_NAME } from '../../src-main/services/simulation/demoSim';
-import { launchBrowser } from '../support/browser';
+import { coveredControls, launchBrowser } from '../support/browser';
 
 let dir: string;
 let app: BrowserMode;
@@ -80,6 +80,10 @@ describe('the cost of a run, shown before Run', () => {
     const lines = page.getByTestId('cost-estimate-line');
     expect(await lines.count()).toBe(expected.lines.length);
     expect(await lines.first().getAttribute('data-model')).toBe(expected.lines[0]!.model);
+    // Nothing covers the wizard's controls with the estimate shown, at the smallest supported window.
+    await page.setViewportSize({ width: 1366, height: 768 });
+    expect(await page.evaluate(coveredControls)).toEqual([]);
+    await page.setViewportSize({ width: 1366, height: 900 });
     // MoI's later stages (scoring the generated answers) are priced once those answers exist: the wizard says so.
     if (!expected.complete) expect(await text('cost-estimate-note')).toMatch(/^Not complete: /);
 
