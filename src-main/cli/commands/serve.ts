@@ -3,8 +3,7 @@ import { spawn } from 'node:child_process';
 import { numberOption, parseCliArgs } from '../args';
 import type { CliCommand } from '../command';
 import { WORKSPACE_HELP, resolveWorkspacePath, workspaceOptionSpec } from '../workspaceOption';
-import { startBrowserMode } from '../../server/browserMode';
-import { ensureDemo } from '../../services/demoSetup';
+import { startBrowserMode, startHostedBrowserMode, type ServedApp } from '../../server/browserMode';
 import { defaultLogFolder } from '../../services/logging/rotatingLog';
 
 /** How long a stop may take before the process exits anyway. */
@@ -13,7 +12,7 @@ const SHUTDOWN_GRACE_MS = 8_000;
 export const serve: CliCommand = {
   path: ['serve'],
   summary: 'Serve the app in the browser (127.0.0.1 only, token-protected)',
-  help: `Usage: fairground serve [--port N] [--workspace PATH] [--no-open] [--no-demo]
+  help: `Usage: fairground serve [--port N] [--workspace PATH] [--no-open] [--no-demo] [--in-process]
 
 Starts browser mode and prints one line:
   Fairground is running at http://127.0.0.1:PORT/?token=TOKEN
@@ -23,20 +22,26 @@ The token changes at every launch; API requests without it are refused.
 ${WORKSPACE_HELP}
       --no-open          do not open a browser window
       --no-demo          do not add the demo collection and the generated tiny model to a fresh workspace
+      --in-process       run the services and SQLite in the server's thread (default: a worker thread,
+                         so imports and metrics never stall the server)
 Stop with Ctrl-C.`,
   async run(argv, io) {
-    const { values } = parseCliArgs(argv, { ...workspaceOptionSpec, port: { type: 'string', short: 'p' }, 'no-open': { type: 'boolean' }, 'no-demo': { type: 'boolean' } });
+    const { values } = parseCliArgs(argv, { ...workspaceOptionSpec, port: { type: 'string', short: 'p' }, 'no-open': { type: 'boolean' }, 'no-demo': { type: 'boolean' }, 'in-process': { type: 'boolean' } });
     const port = numberOption(values.port, 'port', { integer: true, min: 0, max: 65535 }) ?? 0;
     const workspacePath = resolveWorkspacePath(values.workspace, io);
-    const app = await startBrowserMode({
+    const options = {
       workspacePath,
       port,
-      onInternalError: (err) => io.stderr.write(`internal error: ${(err as Error).stack ?? String(err)}\n`),
+      onInternalError: (err: unknown) => io.stderr.write(`internal error: ${(err as Error).stack ?? String(err)}\n`),
       logFolder: defaultLogFolder(io.env),
-    });
-    if (!values['no-demo']) await ensureDemo(app.services, (m) => io.stderr.write(`${m}\n`));
+    };
+    // Issue 17 item 6: the services in a worker thread, so this thread always answers HTTP.
+    const app: ServedApp = values['in-process']
+      ? await startBrowserMode(options)
+      : await startHostedBrowserMode({ ...options, onHostExit: (reason) => io.stderr.write(`the services stopped (${reason}): API calls fail until Fairground is restarted\n`) });
+    if (!values['no-demo']) await app.host.ensureDemo((m) => io.stderr.write(`${m}\n`));
     io.stdout.write(`Fairground is running at ${app.server.launchUrl}\n`);
-    io.stderr.write(`Workspace: ${app.services.workspace.path}\n`);
+    io.stderr.write(`Workspace: ${app.host.workspacePath}\n`);
     if (!values['no-open']) openBrowser(app.server.launchUrl);
     const signal = await new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'));
