@@ -6,9 +6,9 @@
  */
 import Database from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
-import { accessSync, constants, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Migration } from './migration';
 import { migrations as allMigrations } from './migrations/index';
@@ -236,7 +236,7 @@ export function makeTransactionsImmediate(db: Database.Database): void {
 /** How every message of a writer waiting for the write lock begins. */
 export const WAITING_FOR_WORKSPACE = 'waiting for the workspace: ';
 
-/** What a process holding the write lock through withWriteLock says it is doing (the `-writer` file beside the workspace). */
+/** What a process holding the write lock through withWriteLock says it is doing (its `-writer.PID` file beside the workspace). */
 export interface WriterNote {
   pid: number;
   host: string;
@@ -245,31 +245,56 @@ export interface WriterNote {
   since: string;
 }
 
-/** The file in which the holder of the write lock names itself while it holds it (only during withWriteLock's `fn`). */
-export function writerNotePath(db: Database.Database): string | null {
-  return db.memory || !db.name ? null : `${db.name}-writer`;
+/**
+ * The file in which a process names itself while it holds the write lock (only during
+ * withWriteLock's `fn`, up to its commit): one per process, so a holder that commits never
+ * removes the note of the next one.
+ */
+export function writerNotePath(db: Database.Database, pid: number = process.pid): string | null {
+  return db.memory || !db.name ? null : `${db.name}-writer.${pid}`;
 }
 
-/** Who holds the write lock, as a waiting message's tail: "another import is publishing (pid 12)", or null when unknown. */
+/**
+ * Who holds the write lock, as a waiting message's tail: "another import is publishing (pid 12)",
+ * or null when no live process left a note. Notes of processes that are gone (killed while
+ * holding the lock) are removed.
+ */
 export function readWriterNote(db: Database.Database): string | null {
-  const path = writerNotePath(db);
-  if (!path) return null;
-  let note: WriterNote;
+  if (db.memory || !db.name) return null;
+  const dir = dirname(db.name);
+  const prefix = `${basename(db.name)}-writer.`;
+  let names: string[];
   try {
-    note = JSON.parse(readFileSync(path, 'utf8')) as WriterNote;
+    names = readdirSync(dir).filter((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length)));
   } catch {
     return null;
   }
-  if (typeof note.pid !== 'number' || typeof note.what !== 'string') return null;
-  if (note.host === hostname()) {
-    // A holder killed inside fn leaves its note behind: a dead pid's note means nothing.
+  let latest: WriterNote | undefined;
+  for (const name of names) {
+    let note: WriterNote;
     try {
-      process.kill(note.pid, 0);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ESRCH') return null;
+      note = JSON.parse(readFileSync(join(dir, name), 'utf8')) as WriterNote;
+    } catch {
+      continue; // being written or removed just now
     }
+    if (typeof note.pid !== 'number' || typeof note.what !== 'string' || typeof note.since !== 'string') continue;
+    if (note.host === hostname() && processGone(note.pid)) {
+      rmSync(join(dir, name), { force: true });
+      continue;
+    }
+    if (!latest || note.since > latest.since) latest = note;
   }
-  return `another ${note.what} (pid ${note.pid}${note.host === hostname() ? '' : ` on ${note.host}`})`;
+  if (!latest) return null;
+  return `another ${latest.what} (pid ${latest.pid}${latest.host === hostname() ? '' : ` on ${latest.host}`})`;
+}
+
+function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 export interface WriteLockOptions {
@@ -291,7 +316,7 @@ export interface WriteLockOptions {
 /**
  * Runs `fn` in one IMMEDIATE transaction, waiting for the write lock without blocking the event
  * loop (issue 15 item 5): while another connection holds it, `onWait` is told who (from the
- * holder's `-writer` note, when it left one) and the attempt repeats every `pollMs`, for as long
+ * holder's `-writer.PID` note, when it left one) and the attempt repeats every `pollMs`, for as long
  * as it takes — past the busy timeout — unless `timeoutMs` is given; `signal` cancels the wait.
  * `fn` runs synchronously in the transaction (its own db.transaction calls become savepoints) and
  * commits when it returns. With `what`, the holder names itself in the note while `fn` runs.
@@ -322,31 +347,26 @@ export async function withWriteLock<T>(db: Database.Database, fn: () => T, opts:
     await new Promise((r) => setTimeout(r, poll));
   }
   const heldSince = performance.now();
-  // Only the lock holder writes or removes the note, so it is removed before the lock is let go.
   const note = opts.what !== undefined ? writerNotePath(db) : null;
-  const removeNote = () => {
-    if (note) rmSync(note, { force: true });
-  };
   try {
     if (note) {
       try {
-        writeFileSync(note, JSON.stringify({ pid: process.pid, host: hostname(), what: opts.what ?? '', since: new Date().toISOString() } satisfies WriterNote));
+        // Written beside and renamed: a waiter never reads half a note.
+        writeFileSync(`${note}.tmp`, JSON.stringify({ pid: process.pid, host: hostname(), what: opts.what ?? '', since: new Date().toISOString() } satisfies WriterNote));
+        renameSync(`${note}.tmp`, note);
       } catch {
         // Only the waiting message of other processes is less precise.
       }
     }
     const result = fn();
-    removeNote();
     db.exec('COMMIT');
     opts.onHeld?.(performance.now() - heldSince);
     return result;
   } catch (err) {
-    try {
-      removeNote();
-    } finally {
-      if (db.inTransaction) db.exec('ROLLBACK');
-    }
+    if (db.inTransaction) db.exec('ROLLBACK');
     throw err;
+  } finally {
+    if (note) rmSync(note, { force: true });
   }
 }
 

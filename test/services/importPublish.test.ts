@@ -113,7 +113,7 @@ describe('an import while another writer holds the lock', () => {
     const other = openWorkspace(ws.path);
     other.db.exec('BEGIN IMMEDIATE');
     other.db.prepare(`INSERT INTO collections(name, content_hash, created_at) VALUES ('held', '', '')`).run();
-    if (what !== null) writeFileSync(`${ws.path}-writer`, JSON.stringify({ pid: process.pid, host: hostname(), what, since: new Date().toISOString() }));
+    if (what !== null) writeFileSync(`${ws.path}-writer.${process.pid}`, JSON.stringify({ pid: process.pid, host: hostname(), what, since: new Date().toISOString() }));
     return other;
   }
 
@@ -122,7 +122,7 @@ describe('an import while another writer holds the lock', () => {
     ws.db.pragma('busy_timeout = 50');
     const messages: string[] = [];
     const release = setTimeout(() => {
-      rmSync(`${ws.path}-writer`, { force: true });
+      rmSync(`${ws.path}-writer.${process.pid}`, { force: true });
       other.db.exec('COMMIT');
     }, 600);
     try {

@@ -42,10 +42,10 @@ afterEach(() => {
 function holdLock(): void {
   other.db.exec('BEGIN IMMEDIATE');
   other.db.prepare(`INSERT INTO collections(name, content_hash, created_at) VALUES ('other', '', '')`).run();
-  writeFileSync(`${ws.path}-writer`, JSON.stringify({ pid: process.pid, host: hostname(), what: 'import is publishing', since: new Date().toISOString() }));
+  writeFileSync(`${ws.path}-writer.${process.pid}`, JSON.stringify({ pid: process.pid, host: hostname(), what: 'import is publishing', since: new Date().toISOString() }));
 }
 function releaseLock(): void {
-  rmSync(`${ws.path}-writer`, { force: true });
+  rmSync(`${ws.path}-writer.${process.pid}`, { force: true });
   other.db.exec('COMMIT');
 }
 

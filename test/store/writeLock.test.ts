@@ -80,7 +80,7 @@ describe('writers beside writers', () => {
   });
 
   it('the holder names itself in the -writer note while it holds the lock, and only then', async () => {
-    const note = `${a.path}-writer`;
+    const note = `${a.path}-writer.${process.pid}`;
     let during: [boolean, string | null] = [false, null];
     let held = -1;
     await withWriteLock(
@@ -100,20 +100,24 @@ describe('writers beside writers', () => {
   });
 
   it('a note of a process that is gone (killed while holding the lock) is not believed', () => {
-    // pid 2^22+: above Linux's pid_max default, so no such process.
-    writeFileSync(`${a.path}-writer`, JSON.stringify({ pid: 4_194_999, host: hostname(), what: 'import is publishing', since: '' }));
+    // pid 2^22+: above Linux's pid_max default, so no such process; its note is removed.
+    writeFileSync(`${a.path}-writer.4194999`, JSON.stringify({ pid: 4_194_999, host: hostname(), what: 'import is publishing', since: '' }));
     expect(readWriterNote(b.db)).toBeNull();
-    writeFileSync(`${a.path}-writer`, JSON.stringify({ pid: 7, host: 'elsewhere', what: 'run is writing', since: '' }));
+    expect(existsSync(`${a.path}-writer.4194999`)).toBe(false);
+    writeFileSync(`${a.path}-writer.7`, JSON.stringify({ pid: 7, host: 'elsewhere', what: 'run is writing', since: '2026-01-01' }));
     expect(readWriterNote(b.db)).toBe('another run is writing (pid 7 on elsewhere)');
+    // Two notes (one holder committing, the next one starting): the newer one.
+    writeFileSync(`${a.path}-writer.8`, JSON.stringify({ pid: 8, host: 'elsewhere', what: 'import is publishing', since: '2026-01-02' }));
+    expect(readWriterNote(b.db)).toBe('another import is publishing (pid 8 on elsewhere)');
   });
 
   it('waits past the busy timeout without a limit of its own, saying who holds the lock', async () => {
     a.db.exec('BEGIN IMMEDIATE');
-    writeFileSync(`${a.path}-writer`, JSON.stringify({ pid: process.pid, host: hostname(), what: 'import is publishing', since: '' }));
+    writeFileSync(`${a.path}-writer.${process.pid}`, JSON.stringify({ pid: process.pid, host: hostname(), what: 'import is publishing', since: '' }));
     b.db.pragma('busy_timeout = 20');
     const said: string[] = [];
     const release = setTimeout(() => {
-      rmSync(`${a.path}-writer`);
+      rmSync(`${a.path}-writer.${process.pid}`);
       a.db.exec('COMMIT');
     }, 300);
     await withWriteLock(b.db, () => b.db.prepare(`INSERT INTO t VALUES (5)`).run(), { onWait: (m) => said.push(m), pollMs: 20 });
