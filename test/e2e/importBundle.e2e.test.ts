@@ -3,7 +3,8 @@
  * together (issue 17 item 4). Each file is previewed (the corpus's and the queries' columns mapped
  * from their headers), the three are imported as one job into a new collection, and the list shows
  * its counts; a bad qrels line fails the whole import in the dialog, naming file and line, and no
- * collection is created.
+ * collection is created. A file dropped on a part in browser mode (no path there) is uploaded, even
+ * with paths chosen for the others.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,5 +100,40 @@ describe('one import dialog for a corpus, its queries and qrels', () => {
     expect(await shown.textContent()).toContain('nothing was changed');
     await dialog.getByRole('button', { name: 'Close' }).click();
     expect((await app.services.collections.list()).map((c) => c.name)).toEqual(['Weather bundle']);
+  }, 90_000);
+
+  it('a file dropped on a part is uploaded in browser mode, beside parts given by path', async () => {
+    await page.getByTestId('import-open').click();
+    const dialog = page.getByTestId('import-dialog');
+    await dialog.waitFor();
+    await page.getByTestId('import-name').fill('Dropped bundle');
+    // Paths on the Fairground machine for the corpus (typed) …
+    await dialog.locator('input[type="radio"][value="path"]').check();
+    await page.getByTestId('bundle-corpus-path').fill(file('dropped-corpus.csv', CORPUS));
+    await page.getByTestId('bundle-corpus-path').press('Tab');
+    await dialog.getByTestId('bundle-corpus-preview').waitFor();
+    // … and the queries dropped from this computer: a File without a path, so it is uploaded.
+    const drop = await page.evaluateHandle((content) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([content], 'dropped-queries.jsonl', { type: 'application/jsonl' }));
+      return dt;
+    }, QUERIES);
+    await page.getByTestId('bundle-queries').dispatchEvent('dragover', { dataTransfer: drop });
+    await page.getByTestId('bundle-queries').dispatchEvent('drop', { dataTransfer: drop });
+    await dialog.getByTestId('bundle-queries-preview').waitFor();
+    expect(await page.getByTestId('bundle-queries-chosen').textContent()).toContain('dropped-queries.jsonl: dropped, uploaded with the import');
+    expect(await page.getByTestId('bundle-queries-map-idColumn').inputValue()).toBe('qid');
+    await expect.poll(() => page.getByTestId('import-start').isEnabled()).toBe(true);
+    await page.getByTestId('import-start').click();
+    await dialog.waitFor({ state: 'hidden', timeout: 30_000 });
+    const row = page.locator('[data-testid="collection-row"][data-name="Dropped bundle"]');
+    await row.waitFor();
+    expect(await row.getByTestId('count-documents').textContent()).toBe('3');
+    expect(await row.getByTestId('count-queries').textContent()).toBe('2');
+    const detail = app.services.collections.get(app.services.collections.list().find((c) => c.name === 'Dropped bundle')!.id);
+    expect(detail.sources.map((s) => [s.file, s.kind])).toEqual([
+      [join(dir, 'dropped-corpus.csv'), 'corpus'],
+      ['dropped-queries.jsonl', 'queries'],
+    ]);
   }, 90_000);
 });

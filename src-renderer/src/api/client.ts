@@ -11,6 +11,8 @@ export interface PreloadBridge {
   call(method: string, input: unknown): Promise<Envelope<unknown>>;
   onEvent(listener: (event: ApiEvent) => void): () => void;
   pickFile?(request: { title?: string; filters?: { name: string; extensions: string[] }[] }): Promise<Envelope<string | null>>;
+  /** A File from a drop event → its path on this computer, granted to the API (issue 15). */
+  droppedFile?(file: File): Promise<Envelope<string>>;
 }
 
 declare global {
@@ -116,4 +118,12 @@ export const transport: 'electron' | 'http' = window.fairground ? 'electron' : '
 /** The native open-file dialog (desktop app only); undefined in browser mode, where paths are typed. */
 export const pickFile: ((title: string, filters?: { name: string; extensions: string[] }[]) => Promise<string | null>) | undefined = window.fairground?.pickFile
   ? async (title, filters) => unwrap<string | null>('pickFile', await window.fairground!.pickFile!({ title, ...(filters ? { filters } : {}) }))
+  : undefined;
+
+/**
+ * The path of a file dropped on the window, granted for imports (desktop app only: no size limit,
+ * nothing uploaded); undefined in browser mode, where a dropped file has no path and is uploaded.
+ */
+export const droppedFile: ((file: File) => Promise<string>) | undefined = window.fairground?.droppedFile
+  ? async (file) => unwrap<string>('droppedFile', await window.fairground!.droppedFile!(file))
   : undefined;
