@@ -179,6 +179,27 @@ describe('a crashed host', () => {
   }, 60_000);
 });
 
+describe('a stuck host', () => {
+  it('does not hold up close(): the thread is ended after the grace period and pending calls answer errors', async () => {
+    const ws = join(dir, 'h', 'w.fairground');
+    mkdirSync(join(dir, 'h'));
+    const exits: string[] = [];
+    const host = await startServiceHost({
+      workspacePath: ws,
+      transport: 'http',
+      entry: fileURLToPath(new URL('./crashingHostMain.ts', import.meta.url)),
+      onExit: (reason) => exits.push(reason),
+      closeGraceMs: 1000,
+    });
+    const stuck = host.router.call('test.hang', {});
+    await host.close();
+    expect(host.stopped).toBe('closed');
+    expect(await stuck).toMatchObject({ ok: false, error: { code: 'internal' } });
+    // Asked to stop: not reported as a crash.
+    expect(exits).toEqual([]);
+  }, 60_000);
+});
+
 describe('closing the host', () => {
   it('cancels a running import resumably and closes the workspace; the file is healthy', async () => {
     const ws = join(dir, 's', 'w.fairground');
