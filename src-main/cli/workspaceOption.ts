@@ -3,9 +3,7 @@ import { resolve } from 'node:path';
 import { defaultWorkspacePath } from '../store/workspace';
 import type { CliIo } from './command';
 
-export const workspaceOptionSpec = { workspace: { type: 'string' as const, short: 'w' } };
-
-export const WORKSPACE_HELP = `  -w, --workspace PATH   workspace file (default: $FAIRGROUND_WORKSPACE, else the user data folder)`;
+export { WORKSPACE_HELP, workspaceOptionSpec } from './workspaceHelp';
 
 export function resolveWorkspacePath(value: string | undefined, io: CliIo): string {
   if (value) return resolve(io.cwd, value);

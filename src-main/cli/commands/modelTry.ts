@@ -8,15 +8,13 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
-import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceOption';
+import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceHelp';
 import { LocalEngine } from '../../engine/local/localEngine';
 import type { GpuSetting } from '../../engine/local/settings';
 import { EngineError } from '../../engine/types';
-import { ModelsRepo, type ModelRecord } from '../../store/modelsRepo';
-import { ThreadTuningRepo } from '../../store/threadTuningRepo';
+import type { ModelRecord } from '../../store/modelsRepo';
 import { machineKey } from '../../engine/local/settings';
 import type { ThreadTuning } from '../../engine/local/threadTuning';
-import { openExistingWorkspace } from './modelLibrary';
 
 const GPU_VALUES: Record<string, GpuSetting> = { auto: 'auto', off: false, cuda: 'cuda', metal: 'metal', vulkan: 'vulkan' };
 
@@ -70,6 +68,13 @@ Example: fairground model try /tmp/tiny.gguf --prompt "The answer is" --max-toke
     let onFailure: (message: string) => void = () => undefined;
     let modelPath = file;
     if (!(existsSync(file) && statSync(file).isFile())) {
+      // The workspace (SQLite) is loaded only for a library name: a GGUF path starts the engine
+      // without it (time to first token, issue 18).
+      const [{ openExistingWorkspace }, { ModelsRepo }, { ThreadTuningRepo }] = await Promise.all([
+        import('./modelLibrary'),
+        import('../../store/modelsRepo'),
+        import('../../store/threadTuningRepo'),
+      ]);
       const ws = openExistingWorkspace(values.workspace, io);
       try {
         record = new ModelsRepo(ws.db).getByName(arg);
