@@ -1,5 +1,6 @@
 /**
- * End to end (issue 17 item 7): in the Results screen, a figure exports as vector PDF — a click on
+ * End to end (issue 17 item 7): in the Results screen, means of bounded measures show intervals
+ * that stay in [0, 1] and say how they were made; a figure exports as vector PDF — a click on
  * its PDF button downloads a valid PDF drawn with paths and text (no image) that carries the
  * evaluation's reproducibility manifest as an attached file — and its SVG and PNG exports carry
  * the same manifest inside the file.
@@ -52,6 +53,19 @@ async function download(testId: string): Promise<{ name: string; body: Buffer }>
   const [d] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.getByTestId(testId).click()]);
   return { name: (d as Download).suggestedFilename(), body: readFileSync((await (d as Download).path())!) };
 }
+
+describe('Results → intervals of bounded measures', () => {
+  it('shows each mean with its 95% interval, Wilson for 0/1 values and t clipped to [0, 1] otherwise, and says which', async () => {
+    const table = page.getByTestId('eval-ci-table');
+    const rows = (await table.locator('tbody tr').allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim());
+    // A: P@2 = .5, .5, 0 → 1/3 ± 4.3027·√(1/12)/√3 = [−0.384, 1.050] → [0, 1]; RR = .5, 1, 0 → [−0.742, 1.742] → [0, 1].
+    // B: P@2 = RR = 1, 0, 1 (0/1 values) → Wilson for 2 of 3 = [0.2077, 0.9385].
+    expect(rows).toEqual(['A.run 0.3333 [0.0000, 1.0000]* 0.5000 [0.0000, 1.0000]*', 'B.run 0.6667 [0.2077, 0.9385] 0.6667 [0.2077, 0.9385]']);
+    expect((await table.locator('caption').innerText()).replace(/\s+/g, ' ')).toBe(
+      "Means with 95% confidence intervals. 95% CIs: Student t clipped to the measure's range [0, 1]; Wilson score for 0/1 values (2 of 4 clipped). * clipped to the measure's range [0, 1].",
+    );
+  });
+});
 
 describe('Results figure → PDF', () => {
   it('the PDF button downloads a vector PDF of the figure with the evaluation manifest attached', async () => {
