@@ -1,7 +1,9 @@
 /**
  * The local engine's diagnostics reach the rotating log file (issue 17 item 7): a real worker
- * process on the project's tiny GGUF writes its start and load lines (`engine`), and a GGUF that
- * aborts llama.cpp leaves the worker's stderr (`engine-worker`: the GGML_ASSERT line) and the exit.
+ * process on the project's tiny GGUF writes its start and load lines (`engine`), llama.cpp's logger
+ * writes `llama.cpp` lines (at info level, which FAIRGROUND_LLAMA_LOG_LEVEL selects; the default,
+ * warn, is silent for a sound model), and a GGUF that aborts llama.cpp leaves the worker's stderr
+ * (`engine-worker`: the GGML_ASSERT line) and the exit.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -50,6 +52,25 @@ describe('engine log forwarding', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(lines().filter((l) => l.includes('tiny-one:')).at(-1)).toMatch(/INFO engine: tiny-one: the engine process exited with code 0$/);
     for (const l of lines()) expect(l).toMatch(LINE);
+  });
+
+  it("logs llama.cpp's own lines tagged llama.cpp (at FAIRGROUND_LLAMA_LOG_LEVEL=info: the model's metadata on load)", async () => {
+    const path = await models.model(2);
+    const before = process.env.FAIRGROUND_LLAMA_LOG_LEVEL;
+    process.env.FAIRGROUND_LLAMA_LOG_LEVEL = 'info'; // the worker inherits the environment when it is forked
+    const engine = new LocalEngine({ modelPath: path, modelName: 'tiny-two', settings: TEST_SETTINGS });
+    try {
+      await engine.load();
+    } finally {
+      if (before === undefined) delete process.env.FAIRGROUND_LLAMA_LOG_LEVEL;
+      else process.env.FAIRGROUND_LLAMA_LOG_LEVEL = before;
+      await engine.close();
+    }
+    const llama = lines().filter((l) => / llama\.cpp: tiny-two: /.test(l));
+    expect(llama.length).toBeGreaterThan(5);
+    for (const l of llama) expect(l).toMatch(LINE);
+    // llama.cpp names the model's architecture (our tiny GGUF is a llama) while loading it.
+    expect(llama.some((l) => /INFO llama\.cpp: tiny-two: .*\bllama\b/.test(l))).toBe(true);
   });
 
   it("logs what a crashing worker wrote to stderr (llama.cpp's GGML_ASSERT) as engine-worker lines, and the crash", async () => {

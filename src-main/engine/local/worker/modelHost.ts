@@ -44,6 +44,17 @@ import { scoreInSequence } from './score';
 import { SequencePool } from './sequencePool';
 import { textTokens } from './tokens';
 
+/**
+ * llama.cpp's log level: warnings and errors by default; FAIRGROUND_LLAMA_LOG_LEVEL (error, warn,
+ * info, debug) changes it for diagnosing a model (info prints the model's metadata on every load).
+ * Every line reaches the app's log tagged `llama.cpp` (engineLog.ts).
+ */
+export function llamaLogLevel(env: Record<string, string | undefined> = process.env): LlamaLogLevel {
+  const wanted = env.FAIRGROUND_LLAMA_LOG_LEVEL?.trim().toLowerCase();
+  const levels: Record<string, LlamaLogLevel> = { error: LlamaLogLevel.error, warn: LlamaLogLevel.warn, info: LlamaLogLevel.info, debug: LlamaLogLevel.debug };
+  return (wanted && levels[wanted]) || LlamaLogLevel.warn;
+}
+
 export interface HostCallbacks {
   onLoadProgress?(fraction: number): void;
   onLog?(level: string, message: string): void;
@@ -76,7 +87,7 @@ export class ModelHost {
       gpu: settings.gpu,
       maxThreads: usableCores,
       build: 'never',
-      logLevel: LlamaLogLevel.warn,
+      logLevel: llamaLogLevel(),
       logger: (level, message) => {
         recent.push(message.trim());
         if (recent.length > 4) recent.shift();
