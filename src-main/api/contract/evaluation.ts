@@ -29,8 +29,12 @@ export const SystemResult = z.object({
   name: z.string(),
   /** measure → mean over the evaluated queries (trec_eval -c: qrels queries missing from the run count 0). */
   means: z.record(z.string(), z.number()),
-  /** measure → 95% t-interval of the mean. */
+  /** measure → 95% interval of the mean (bounded measures: Wilson or t clipped to [0, 1]; see ciMethod). */
   ci: z.record(z.string(), z.tuple([z.number(), z.number()])),
+  /** measure → how `ci` was computed ('t', 't, clipped to [0, 1]', 'Wilson score (0/1 values)'); absent in evaluations made before it existed. */
+  ciMethod: z.record(z.string(), z.string()).optional(),
+  /** measure → whether the clip to the measure's range changed the t-interval. */
+  ciClipped: z.record(z.string(), z.boolean()).optional(),
   /** measure → qid → value. */
   perQuery: z.record(z.string(), z.record(z.string(), z.number())),
   missingFromRun: z.array(z.string()),

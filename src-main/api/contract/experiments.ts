@@ -208,7 +208,15 @@ export const FairRagQueryMetrics = z.object({
   eaeDNorm: NumOrNull,
 });
 
-export const MeanWithCi = z.object({ mean: Num, lower: NumOrNull, upper: NumOrNull, n: z.number().int() });
+export const MeanWithCi = z.object({
+  mean: Num,
+  lower: NumOrNull,
+  upper: NumOrNull,
+  n: z.number().int(),
+  /** How the interval was computed ('t', 't, clipped to [0, 1]', 'Wilson score (0/1 values)'); null without one. */
+  method: z.string().nullable(),
+  clipped: z.boolean(),
+});
 
 export const FairRagAggregate = z.object({
   retriever: z.string().nullable(),
@@ -216,7 +224,7 @@ export const FairRagAggregate = z.object({
   policy: z.enum(['pl', 'deterministic', 'oracle']),
   alpha: NumOrNull,
   queries: z.number().int(),
-  /** Mean over queries with its 95% t-interval (null bounds with fewer than 2 queries). */
+  /** Mean over queries with its 95% interval (null bounds with fewer than 2 queries); `method` says which. */
   measures: z.record(z.string(), MeanWithCi),
 });
 

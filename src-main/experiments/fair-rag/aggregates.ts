@@ -1,10 +1,11 @@
 /**
- * Aggregates of the per-query metrics of each arm (mean over queries with a 95% t-interval,
- * core/stats) and per-provider exposure: for each arm, Σ over queries of the retrieved exposure ε_d
+ * Aggregates of the per-query metrics of each arm (mean over queries with a 95% interval,
+ * core/stats: t, or for measures bounded to [0, 1] Wilson / t clipped to [0, 1], each naming its method) and per-provider exposure: for each arm, Σ over queries of the retrieved exposure ε_d
  * (Eq. 5) and of the attributed exposure ε^a_d (Eq. 10) of each provider's documents, with shares of
  * the arm's total. Providers come from the candidate snapshot (document attrs, spec.providerAttribute,
  * falling back to `group`); documents without one are grouped as "(none)".
  */
+import { boundedMeanInterval, measureBounds, T_METHOD } from '../../core/stats/boundedInterval';
 import { meanConfidenceInterval } from '../../core/stats/confidenceInterval';
 import type { FairRagRunData } from './items';
 import type { ArmDetail, QueryArmMetrics } from './queryMetrics';
@@ -16,6 +17,10 @@ export interface MeanWithCi {
   lower: number | null;
   upper: number | null;
   n: number;
+  /** How the interval was computed (core/stats/boundedInterval): 't', 't, clipped to [0, 1]', 'Wilson score (0/1 values)'; null without one. */
+  method: string | null;
+  /** The clip to the measure's range changed the t-interval. */
+  clipped: boolean;
 }
 
 export interface ArmAggregate {
@@ -27,11 +32,18 @@ export interface ArmAggregate {
   measures: Record<string, MeanWithCi>;
 }
 
-export function meanWithCi(values: readonly number[]): MeanWithCi | null {
+/** Mean and 95% interval; a measure bounded to [0, 1] (measureBounds: EE-D̄, EE-R̄, EE-L̄, EU̅, EAR, EAE-D̄) gets Wilson or a clipped t-interval. */
+export function meanWithCi(values: readonly number[], measure?: string): MeanWithCi | null {
   if (values.length === 0) return null;
-  if (values.length === 1) return { mean: values[0]!, lower: null, upper: null, n: 1 };
+  if (values.length === 1) return { mean: values[0]!, lower: null, upper: null, n: 1, method: null, clipped: false };
+  const bounds = measure ? measureBounds(measure) : undefined;
+  // A value outside the range (a normalisation whose target variant lets it pass 1) keeps the plain t-interval.
+  if (bounds && values.every((v) => v >= bounds.lower && v <= bounds.upper)) {
+    const ci = boundedMeanInterval(values, bounds, 0.95, `${measure} value`);
+    return { mean: ci.mean, lower: ci.lower, upper: ci.upper, n: values.length, method: ci.method, clipped: ci.clipped };
+  }
   const ci = meanConfidenceInterval(values, 0.95);
-  return { mean: ci.mean, lower: ci.lower, upper: ci.upper, n: values.length };
+  return { mean: ci.mean, lower: ci.lower, upper: ci.upper, n: values.length, method: T_METHOD, clipped: false };
 }
 
 /** Arms in first-seen order of `arms`. */
@@ -51,7 +63,7 @@ export function aggregateArms(arms: readonly ArmDetail[]): ArmAggregate[] {
     const measures: Record<string, MeanWithCi> = {};
     for (const m of AGGREGATED_MEASURES) {
       const values = list.map((a) => a.metrics[m]).filter((v): v is number => v !== null);
-      const s = meanWithCi(values);
+      const s = meanWithCi(values, m);
       if (s) measures[m] = s;
     }
     return { retriever: first.retriever, condition, policy: first.policy, alpha: first.alpha, queries: list.length, measures };

@@ -1,6 +1,7 @@
 /**
  * Evaluate several TREC runs against one qrels file: trec_eval-semantics measures per query,
- * means with 95% intervals, and paired significance tests of every run against a baseline with
+ * means with 95% intervals (bounded measures: Wilson for 0/1 values, else t clipped to [0, 1], each
+ * naming its method), and paired significance tests of every run against a baseline with
  * a multiple-comparison correction over all run × measure tests (PyTerrier's defaults: paired
  * t-test, Holm). Everything numeric comes from core; this file only orchestrates.
  */
@@ -9,7 +10,7 @@ import type { IrEvaluation, IrEvaluationRequest } from '../../api/contract/evalu
 import { ApiFailure } from '../../api/router';
 import { evaluateRun } from '../../core/ir/evaluateRun';
 import { compareScores } from '../../core/stats/compare';
-import { meanConfidenceInterval } from '../../core/stats/confidenceInterval';
+import { measureMeanInterval } from '../../core/stats/boundedInterval';
 import { adjustPValues } from '../../core/stats/multipleComparisons';
 import { parseQrels, parseRun } from '../../io/trec/index';
 
@@ -38,17 +39,26 @@ export function evaluateIrRuns(req: IrEvaluationRequest): IrEvaluation {
   const systems = evaluations.map(({ name, ev }) => {
     const means: Record<string, number> = {};
     const ci: Record<string, [number, number]> = {};
+    const ciMethod: Record<string, string> = {};
+    const ciClipped: Record<string, boolean> = {};
     const perQuery: Record<string, Record<string, number>> = {};
     for (const m of measures) {
       means[m] = ev.all.get(m) ?? 0;
       const values = qids.map((q) => ev.perQuery.get(m)?.get(q) ?? 0);
       perQuery[m] = Object.fromEntries(qids.map((q, i) => [q, values[i]!]));
       if (values.length >= 2) {
-        const interval = meanConfidenceInterval(values);
+        // Bounded measures (nDCG, AP, P@k …, all in [0, 1]): Wilson for 0/1 values, else t clipped (core/stats/boundedInterval).
+        const interval = measureMeanInterval(m, values);
         ci[m] = [interval.lower, interval.upper];
-      } else ci[m] = [means[m]!, means[m]!];
+        ciMethod[m] = interval.method;
+        ciClipped[m] = interval.clipped;
+      } else {
+        ci[m] = [means[m]!, means[m]!];
+        ciMethod[m] = 'none (fewer than 2 queries)';
+        ciClipped[m] = false;
+      }
     }
-    return { name, means, ci, perQuery, missingFromRun: ev.missingFromRun };
+    return { name, means, ci, ciMethod, ciClipped, perQuery, missingFromRun: ev.missingFromRun };
   });
 
   const base = systems.find((s) => s.name === baseline)!;

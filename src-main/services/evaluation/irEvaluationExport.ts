@@ -53,7 +53,8 @@ export function exportIrEvaluation(ev: IrEvaluation, format: IrExportFormat, lat
       baselines: [ev.baseline],
     },
   });
-  const manifestFile = { fileName: `${file.fileName}.manifest.json`, mediaType: 'application/json', content: `${JSON.stringify({ ...manifest, export: { file: file.fileName } }, null, 2)}\n` };
+  const methods = [...new Set(ev.systems.flatMap((s) => ev.measures.map((m) => s.ciMethod?.[m] ?? 't')))];
+  const manifestFile = { fileName: `${file.fileName}.manifest.json`, mediaType: 'application/json', content: `${JSON.stringify({ ...manifest, confidenceIntervals: { level: 0.95, methods }, export: { file: file.fileName } }, null, 2)}\n` };
   return { file, manifest: manifestFile };
 }
 
@@ -62,7 +63,7 @@ function num(x: number): string {
 }
 
 function summaryCsv(ev: IrEvaluation): string {
-  const header = ['run', 'measure', 'mean', 'ci_low', 'ci_high', 'delta_vs_baseline', 'p_value', 'p_adjusted', 'significant', 'wins', 'ties', 'losses'];
+  const header = ['run', 'measure', 'mean', 'ci_low', 'ci_high', 'delta_vs_baseline', 'p_value', 'p_adjusted', 'significant', 'wins', 'ties', 'losses', 'ci_method'];
   const lines = [header.join(',')];
   for (const s of ev.systems) {
     for (const m of ev.measures) {
@@ -81,11 +82,18 @@ function summaryCsv(ev: IrEvaluation): string {
           c ? String(c.wins) : '',
           c ? String(c.ties) : '',
           c ? String(c.losses) : '',
+          csvField(ciMethodText(s, m)),
         ].join(','),
       );
     }
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** How a mean's interval was computed, '… (clipped)' when the clip changed it; t for evaluations made before methods were recorded. */
+function ciMethodText(s: IrEvaluation['systems'][number], m: string): string {
+  const method = s.ciMethod?.[m] ?? 't';
+  return s.ciClipped?.[m] ? `${method} (clipped)` : method;
 }
 
 function perQueryCsv(ev: IrEvaluation): string {
