@@ -62,6 +62,9 @@ describe('Electron build configuration', () => {
       .join('\n');
     expect(app).not.toMatch(/ELECTRON_RUN_AS_NODE|NODE_OPTIONS|child_process/);
     // Local models run in utility processes under Electron (utilityWorker.ts), set before anything forks.
-    expect(readFileSync(join(root, 'src-main', 'app', 'main.ts'), 'utf8')).toMatch(/setWorkerSpawner\(utilityProcessSpawner\(/);
+    // (Since the service host, main keeps the spawner to start engine workers for the host too.)
+    const main = readFileSync(join(root, 'src-main', 'app', 'main.ts'), 'utf8');
+    expect(main).toMatch(/const engineSpawner = utilityProcessSpawner\(/);
+    expect(main).toMatch(/setWorkerSpawner\(engineSpawner\)/);
   });
 });
