@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import type { Job, JobStatus } from '../api/contract/jobs';
 import { ApiFailure } from '../api/router';
-import { BUSY_TIMEOUT_MS, WAITING_FOR_WORKSPACE, withWriteLock } from '../store/workspace';
+import { BUSY_TIMEOUT_MS, onBlockingWait, WAITING_FOR_WORKSPACE, withWriteLock } from '../store/workspace';
 import type { EventBus } from './eventBus';
 import { currentOwner, ownerGone, type ProcessOwner } from './processOwner';
 
@@ -83,7 +83,16 @@ export class JobRunner {
     private readonly now: () => number = Date.now,
     /** Minimum milliseconds between progress writes/events for one job. */
     private readonly throttleMs = 100,
-  ) {}
+  ) {
+    // A transaction of this process about to wait inside SQLite's busy timeout blocks every job
+    // here: each running job's line says who it waits for (issue 15 item 5).
+    onBlockingWait(db, (message) => {
+      for (const id of this.running.keys()) {
+        const last = this.latest.get(id);
+        this.report(id, last?.done ?? 0, last?.total, message);
+      }
+    });
+  }
 
   /**
    * Jobs left `queued`/`running` by a process that died become `interrupted`. A job whose owner is

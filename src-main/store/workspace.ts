@@ -223,14 +223,70 @@ export function makeTransactionsImmediate(db: Database.Database): void {
   const original = db.transaction.bind(db);
   db.transaction = ((fn: (...args: unknown[]) => unknown) => {
     const t = original(fn);
-    const immediate = Object.assign((...args: unknown[]) => t.immediate(...args), {
-      default: t.immediate,
+    const run = (...args: unknown[]) => (blockingWaitListeners.get(db)?.size && !db.inTransaction ? runTelling(db, t, args) : t.immediate(...args));
+    const immediate = Object.assign(run, {
+      default: run,
       deferred: t.deferred,
-      immediate: t.immediate,
+      immediate: run,
       exclusive: t.exclusive,
     });
     return immediate;
   }) as typeof db.transaction;
+}
+
+const blockingWaitListeners = new WeakMap<Database.Database, Set<(message: string) => void>>();
+
+/**
+ * Be told when a plain `db.transaction(fn)()` of this connection is about to wait for the write
+ * lock inside SQLite's busy timeout (which blocks the process): `listener` gets the waiting line
+ * ("waiting for the workspace: another import is publishing (pid 12)") just before the wait, so a
+ * job can say why it stands still (services/jobRunner.ts). Returns the unsubscribe function.
+ */
+export function onBlockingWait(db: Database.Database, listener: (message: string) => void): () => void {
+  let set = blockingWaitListeners.get(db);
+  if (!set) blockingWaitListeners.set(db, (set = new Set()));
+  set.add(listener);
+  return () => set.delete(listener);
+}
+
+/**
+ * Tries the write lock without waiting; when it is free, runs the transaction function nested in
+ * that transaction (a savepoint) and commits; when it is taken, tells the listeners who holds it and
+ * then waits inside the busy timeout as before.
+ */
+function runTelling(db: Database.Database, t: Database.Transaction<(...args: unknown[]) => unknown>, args: unknown[]): unknown {
+  const previous = db.pragma('busy_timeout', { simple: true }) as number;
+  let busy = false;
+  db.pragma('busy_timeout = 0');
+  try {
+    db.exec('BEGIN IMMEDIATE');
+  } catch (err) {
+    if (!/^SQLITE_BUSY/.test(String((err as { code?: unknown }).code))) throw err;
+    busy = true;
+  } finally {
+    db.pragma(`busy_timeout = ${previous}`);
+  }
+  if (busy) {
+    // With no busy timeout (a caller that must not wait) nothing waits: nothing to tell.
+    if (previous === 0) return t.immediate(...args);
+    const message = `${WAITING_FOR_WORKSPACE}${readWriterNote(db) ?? 'another process is writing to it'}`;
+    for (const listener of blockingWaitListeners.get(db) ?? []) {
+      try {
+        listener(message);
+      } catch {
+        // A listener's failure must not change the transaction.
+      }
+    }
+    return t.immediate(...args);
+  }
+  try {
+    const result = t.immediate(...args);
+    db.exec('COMMIT');
+    return result;
+  } catch (err) {
+    if (db.inTransaction) db.exec('ROLLBACK');
+    throw err;
+  }
 }
 
 /** How every message of a writer waiting for the write lock begins. */

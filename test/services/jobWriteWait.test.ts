@@ -5,6 +5,7 @@
  * past the busy timeout, a cancel ends the wait with nothing written, and its final status is
  * written once the lock is free.
  */
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,5 +99,45 @@ describe('a job waiting for the write lock', () => {
     releaseLock();
     expect(await runner.wait(job.id)).toMatchObject({ status: 'cancelled' });
     expect(names()).toEqual(['other']);
+  });
+});
+
+describe('a job whose plain transaction waits inside the busy timeout', () => {
+  it('says who it waits for before the process blocks, then commits', async () => {
+    ws.db.pragma('busy_timeout = 20000');
+    let go!: () => void;
+    const ready = new Promise<void>((r) => (go = r));
+    const job = runner.start('k', 'Plain writer', {}, async (ctx) => {
+      await ready;
+      ctx.progress(3, 4, 'writing results');
+      return ws.db.transaction(() => ws.db.prepare(`INSERT INTO collections(name, content_hash, created_at) VALUES ('mine', '', '')`).run().changes)();
+    });
+    // Another process holds the lock for a while, named in its note (a process of its own: this one blocks).
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const D = require('better-sqlite3'); const fs = require('fs'); const os = require('os');
+         const db = new D(process.argv[1]); db.exec('BEGIN IMMEDIATE');
+         db.prepare("INSERT INTO collections(name, content_hash, created_at) VALUES ('other', '', '')").run();
+         const note = process.argv[1] + '-writer.' + process.pid;
+         fs.writeFileSync(note, JSON.stringify({ pid: process.pid, host: os.hostname(), what: 'import is publishing', since: new Date().toISOString() }));
+         process.stdout.write('held\\n');
+         setTimeout(() => { fs.rmSync(note); db.exec('COMMIT'); db.close(); }, 700);`,
+        ws.path,
+      ],
+      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+    go();
+    const done = await runner.wait(job.id);
+    await new Promise((r) => holder.once('exit', r));
+    expect(done).toMatchObject({ status: 'succeeded', result: 1 });
+    expect(seen.find((j) => j.message?.startsWith('waiting for the workspace'))).toMatchObject({
+      id: job.id,
+      progress: 3,
+      message: `waiting for the workspace: another import is publishing (pid ${holder.pid})`,
+    });
+    expect(names()).toEqual(['mine', 'other']);
   });
 });
