@@ -1,7 +1,7 @@
 /**
  * End to end in Chromium (browser mode, demo workspace): the wizards show what a run will cost
  * before Run (issue 17 item 3). The Fair RAG wizard's review step says the spec must be valid
- * first; the MoI wizard (the demo's simulated reader, 2 queries) shows the calls, cached and to
+ * first, then shows the service's numbers for the spec it shows; the MoI wizard (the demo's simulated reader, 2 queries) shows the calls, cached and to
  * compute exactly as experiments.estimateSpec returns them for the spec it will create; after the
  * run, the experiment page and the same spec in a new wizard show every call cached.
  */
@@ -57,13 +57,29 @@ async function fillMoi(name: string): Promise<Record<string, unknown>> {
 }
 
 describe('the cost of a run, shown before Run', () => {
-  it('the Fair RAG review step waits for a valid spec', async () => {
+  it('the Fair RAG review step waits for a valid spec, then shows the service’s estimate', async () => {
     await page.getByTestId('fair-rag-wizard').waitFor();
     await page.getByTestId('wiz-step-review').click();
     // A new wizard has no name yet: nothing to price, and it says why.
     await page.locator('[data-testid="cost-estimate"][data-state="invalid"]').waitFor();
     expect(await text('cost-estimate-blocked')).toMatch(/problem.*fix/);
-  });
+
+    // Named and down to one query, the spec is priced: the numbers are the service's for the spec shown.
+    await page.getByTestId('wiz-step-data').click();
+    await page.getByTestId('wiz-name').fill('Fair RAG cost e2e');
+    await expect.poll(() => page.getByTestId('wiz-collection').inputValue()).toBe('Fairground demo');
+    await page.getByTestId('wiz-queries-ids').check();
+    await page.locator('[data-testid="wiz-query-check"][data-query="tag-u1"]').check();
+    await page.getByTestId('wiz-step-review').click();
+    await page.getByTestId('wiz-valid').waitFor({ timeout: 15_000 });
+    await page.locator('[data-testid="cost-estimate"][data-state="ready"]').waitFor({ timeout: 60_000 });
+    const spec = JSON.parse(await text('wiz-spec-json')) as Record<string, unknown>;
+    const expected = await app.services.plans.estimateSpec(spec, new AbortController().signal);
+    expect(expected.toCompute).toBeGreaterThan(0);
+    expect(await text('cost-estimate-calls')).toBe((expected.fromCache + expected.toCompute).toLocaleString('en-US'));
+    expect(await text('cost-estimate-to-compute')).toBe(expected.toCompute.toLocaleString('en-US'));
+    await page.goto(`${app.server.launchUrl.split('#')[0]}#/experiments/new`);
+  }, 90_000);
 
   it('the MoI wizard shows the calls, cached and to compute that the service estimates', async () => {
     const spec = await fillMoi('MoI cost e2e');
