@@ -321,10 +321,15 @@ export function readWriterNote(db: Database.Database): string | null {
   const prefix = `${basename(db.name)}-writer.`;
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length)));
+    names = readdirSync(dir).filter((n) => n.startsWith(prefix));
   } catch {
     return null;
   }
+  // A note being written (NAME.tmp, renamed when complete) is skipped; one left by a killed process is removed.
+  for (const name of names.filter((n) => /^\d+\.tmp$/.test(n.slice(prefix.length)))) {
+    if (processGone(Number(name.slice(prefix.length, -4)))) rmSync(join(dir, name), { force: true });
+  }
+  names = names.filter((n) => /^\d+$/.test(n.slice(prefix.length)));
   let latest: WriterNote | undefined;
   for (const name of names) {
     let note: WriterNote;

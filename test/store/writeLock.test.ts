@@ -104,6 +104,10 @@ describe('writers beside writers', () => {
     writeFileSync(`${a.path}-writer.4194999`, JSON.stringify({ pid: 4_194_999, host: hostname(), what: 'import is publishing', since: '' }));
     expect(readWriterNote(b.db)).toBeNull();
     expect(existsSync(`${a.path}-writer.4194999`)).toBe(false);
+    // Half a note (killed between writing and renaming it) is skipped and removed too.
+    writeFileSync(`${a.path}-writer.4194999.tmp`, '{"pid": 41');
+    expect(readWriterNote(b.db)).toBeNull();
+    expect(existsSync(`${a.path}-writer.4194999.tmp`)).toBe(false);
     writeFileSync(`${a.path}-writer.7`, JSON.stringify({ pid: 7, host: 'elsewhere', what: 'run is writing', since: '2026-01-01' }));
     expect(readWriterNote(b.db)).toBe('another run is writing (pid 7 on elsewhere)');
     // Two notes (one holder committing, the next one starting): the newer one.
