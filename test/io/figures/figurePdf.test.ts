@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { textRuns } from '../../../src-renderer/src/components/figureExport/fonts';
+import { layoutText, textRuns } from '../../../src-renderer/src/components/figureExport/fonts';
 import { crc32, dataUrlBytes, dataUrlText, manifestOfPng, manifestOfSvg, pngWithManifest, svgWithManifest } from '../../../src-renderer/src/components/figureExport/manifest';
 import { arcToBeziers, parseColor, parseTransform, pathOps, svgToPdf } from '../../../src-renderer/src/components/figureExport/svgToPdf';
 import { parseXml } from '../../../src-renderer/src/components/figureExport/xml';
@@ -22,6 +22,7 @@ import { checkPdfStructure, hasPoppler, poppler } from './pdfCheck';
 const dir = mkdtempSync(join(tmpdir(), 'fg-figpdf-'));
 let browser: Browser;
 let svg = '';
+let rich = '';
 let png: Uint8Array = new Uint8Array();
 
 const manifest = { kind: 'fairground-run', run: { id: 7, experiment: 'fair-rag demo' }, note: 'α ≥ 0.5, φ — UTF-8 survives' };
@@ -53,9 +54,21 @@ beforeAll(async () => {
         yaxis: { title: { text: 'EU' } },
       },
     );
-    return { svg: await P.toImage(el, { format: 'svg', width: 720, height: 420 }), png: await P.toImage(el, { format: 'png', width: 720, height: 420, scale: 300 / 96 }) };
+    const first = { svg: await P.toImage(el, { format: 'svg', width: 720, height: 420 }), png: await P.toImage(el, { format: 'png', width: 720, height: 420, scale: 300 / 96 }) };
+    // The other trace types the app draws (box, filled area, marker symbols) and plotly's rich text.
+    await P.newPlot(
+      el,
+      [
+        { y: [0.1, 0.3, 0.35, 0.5, 0.9, 0.4], type: 'box', name: 'EU\u0305 box', boxpoints: 'all' },
+        { x: ['a', 'b', 'c'], y: [0.2, 0.6, 0.4], type: 'scatter', fill: 'tozeroy', name: 'area', fillcolor: 'rgba(44,160,44,0.3)' },
+        { x: ['a', 'b', 'c'], y: [0.3, 0.2, 0.7], type: 'scatter', mode: 'markers', marker: { symbol: 'diamond', size: 10 }, name: 'x<sub>i</sub> and y<sup>2</sup>' },
+      ],
+      { width: 720, height: 420, title: { text: 'Two lines<br>second line: κ ≈ 0.8' }, annotations: [{ x: 'b', y: 0.6, text: '<b>peak</b>', showarrow: true }], yaxis: { title: { text: 'EU\u0305' } } },
+    );
+    return { ...first, rich: await P.toImage(el, { format: 'svg', width: 720, height: 420 }) };
   });
   svg = dataUrlText(urls.svg);
+  rich = dataUrlText(urls.rich);
   png = dataUrlBytes(urls.png);
 }, 180_000);
 
@@ -124,6 +137,27 @@ describe('vector PDF of a plotly figure', () => {
     expect(JSON.parse(readFileSync(join(dir, 'detached.json'), 'utf8'))).toEqual(manifest);
     // pdfimages lists a header of two lines and one line per image: none.
     expect(poppler('pdfimages', ['-list', file]).trim().split('\n')).toHaveLength(2);
+  });
+});
+
+describe('vector PDF of plotly rich text, boxes and areas', () => {
+  it('draws every character (overbars, sub/superscripts, bold, two-line title) and is read by pdfTeX and poppler', () => {
+    const { pdf, unsupported, skipped } = svgToPdf(rich);
+    expect(unsupported).toEqual([]);
+    expect(skipped).toEqual([]);
+    const content = Buffer.from(pdf).toString('latin1');
+    expect(content).toContain('/BaseFont /Helvetica-Bold'); // <b>peak</b>
+    expect(content).toContain('(Two lines) Tj');
+    expect(content).toContain('(second line: ) Tj');
+    expect(content).toMatch(/\/F3 [\d.]+ Tf\n\(k\) Tj/); // κ in Symbol
+    expect(content).toMatch(/\/ca 0\.3 \/CA 1/); // the filled area's rgba fill
+    const file = join(dir, 'rich.pdf');
+    writeFileSync(file, pdf);
+    compileLatex(`\\includegraphics[width=\\linewidth]{${file}}`, ['graphicx']);
+    if (hasPoppler()) {
+      const text = poppler('pdftotext', ['-layout', file, '-']);
+      for (const label of ['Two lines', 'second line: κ', 'peak', 'area', 'and y']) expect(text).toContain(label);
+    }
   });
 });
 
@@ -203,6 +237,16 @@ describe('geometry and text, by hand', () => {
       ['F1', 'b?'],
     ]);
     expect([...unsupported]).toEqual(['✓']);
+  });
+
+  it('EU̅: a combining overline becomes a bar over the U; zero-width spaces (plotly sub/sup) vanish', () => {
+    // "E" 667 + "U" 722 at 10 px: the bar spans 6.67 … 13.89 px, 0.6 px thick, 8.6 px above the baseline.
+    const { runs, overbars } = layoutText('EU\u0305\u200b', false);
+    expect(runs.map((r) => String.fromCharCode(...r.codes))).toEqual(['EU']);
+    expect(overbars).toEqual([[0.667, 1.389]]);
+    const one = '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="50"><text x="0" y="20" style="font-size: 10px;">EU\u0305</text></svg>';
+    const content = Buffer.from(svgToPdf(one).pdf).toString('latin1');
+    expect(content).toContain('(EU) Tj\nET\n6.67 11.4 7.22 0.6 re\nf');
   });
 
   it('bad SVG is an error that says where', () => {

@@ -3,7 +3,9 @@
  * embed): Helvetica (or Helvetica-Bold) in WinAnsiEncoding for Latin text, and Symbol for Greek
  * letters and mathematical signs (α, φ, ≥, ≤, ≠, ≈, ∞, →, …). Advance widths (1/1000 em) come from
  * the Adobe font metrics and place text anchored at its middle or end as the SVG asked.
- * A character neither font has is written as '?' (and reported by `unsupported`).
+ * A character neither font has is written as '?' (and reported by `unsupported`); zero-width
+ * characters are left out; a combining macron or overline (EU̅) becomes a bar drawn over the
+ * character before it.
  */
 
 /** Helvetica widths of ASCII 32…126. */
@@ -64,14 +66,30 @@ function latin(ch: string, bold: boolean): [number, number] | undefined {
   return [code, WIN_ANSI_WIDTH[code] ?? (code >= 0xc0 ? 611 : 556)];
 }
 
-/** Splits text into runs per font; combining marks (U+0300…U+036F) are dropped. */
-export function textRuns(text: string, bold: boolean, unsupported?: Set<string>): TextRun[] {
+/** Zero-width characters (plotly puts U+200B around sub- and superscripts): not drawn, no advance. */
+const ZERO_WIDTH = new Set([0x200b, 0x200c, 0x200d, 0x2060, 0xfeff]);
+/** Combining macron and overline (EU̅, ε̄): drawn as a bar over the character before them. */
+const OVERBARS = new Set([0x304, 0x305]);
+
+export interface TextLayout {
+  runs: TextRun[];
+  /** Bars over characters, as [start, end] advances at 1 unit font size. */
+  overbars: [number, number][];
+}
+
+/** Splits text into runs per font; overbars from combining macrons/overlines; other combining marks are dropped. */
+export function layoutText(text: string, bold: boolean, unsupported?: Set<string>): TextLayout {
   const runs: TextRun[] = [];
+  const overbars: [number, number][] = [];
   const base: FontKey = bold ? 'F2' : 'F1';
+  let advance = 0;
+  let previous: [number, number] | undefined;
   for (const ch of text.normalize('NFC')) {
     const cp = ch.codePointAt(0)!;
+    if (ZERO_WIDTH.has(cp)) continue;
     if (cp >= 0x300 && cp <= 0x36f) {
-      unsupported?.add(ch);
+      if (OVERBARS.has(cp) && previous) overbars.push(previous);
+      else unsupported?.add(ch);
       continue;
     }
     let font: FontKey = base;
@@ -91,6 +109,12 @@ export function textRuns(text: string, bold: boolean, unsupported?: Set<string>)
       last.codes.push(glyph[0]);
       last.width += glyph[1] / 1000;
     } else runs.push({ font, codes: [glyph[0]], width: glyph[1] / 1000 });
+    previous = [advance, advance + glyph[1] / 1000];
+    advance += glyph[1] / 1000;
   }
-  return runs;
+  return { runs, overbars };
+}
+
+export function textRuns(text: string, bold: boolean, unsupported?: Set<string>): TextRun[] {
+  return layoutText(text, bold, unsupported).runs;
 }
