@@ -86,6 +86,7 @@ export async function importIntoCollection(
       signal: opts.signal,
       what: 'import is publishing',
       onHeld: opts.onPublished,
+      checkpointAfter: true,
       onWait: (message) => opts.progress?.(total, total, message),
     });
     // The last message is what the job tray keeps showing.

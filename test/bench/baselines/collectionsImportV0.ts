@@ -2,7 +2,8 @@
  * The import as it was before issue 15 item 5's short publish (commit 16ece71), kept for
  * test/bench/importLock.bench.ts: it commits documents row by row (each INSERT fires the full-text
  * trigger in its own statement savepoint) and hashes the collection inside the transaction. Only
- * `onPublished` (the lock-hold time) was added.
+ * `onPublished` (the lock-hold time) and `checkpointAfter` (so that the time is the lock's alone, as
+ * for the candidate) were added.
  *
  * One import, all or nothing: parse and validate every input into staging tables (streaming, with
  * progress and cancellation), then commit in one transaction that checks each row against the
@@ -79,6 +80,7 @@ export async function importIntoCollectionV0(
       signal: opts.signal,
       onWait: () => opts.progress?.(total, total, 'waiting for another process writing to the workspace…'),
       onHeld: opts.onPublished,
+      checkpointAfter: true,
     });
     // The last message is what the job tray keeps showing.
     opts.progress?.(total, total, report.message);
