@@ -65,6 +65,23 @@ describe('Results → intervals of bounded measures', () => {
       "Means with 95% confidence intervals. 95% CIs: Student t clipped to the measure's range [0, 1]; Wilson score for 0/1 values (2 of 4 clipped). * clipped to the measure's range [0, 1].",
     );
   });
+
+  it('the summary CSV carries the same intervals and names their method in its last column', async () => {
+    // Two downloads: the CSV and its manifest (both awaited, so neither lands in the next test).
+    const got: Download[] = [];
+    const onDownload = (d: Download) => got.push(d);
+    page.on('download', onDownload);
+    await page.getByTestId('export-csv-summary').click();
+    await expect.poll(() => got.length, { timeout: 60_000 }).toBe(2);
+    page.off('download', onDownload);
+    const csv = got.find((d) => d.suggestedFilename() === 'evaluation-summary.csv')!;
+    const lines = readFileSync((await csv.path())!, 'utf8').trim().split('\n');
+    expect(lines[0]!.endsWith(',ci_method')).toBe(true);
+    expect(lines.find((l) => l.startsWith('A.run,P@2,'))).toMatch(/^A\.run,P@2,0\.333333333333,0,1,.*,"t, clipped to \[0, 1\] \(clipped\)"$/);
+    const b = lines.find((l) => l.startsWith('B.run,P@2,'))!;
+    expect(b.split(',').slice(3, 5).map(Number).map((v) => v.toFixed(4))).toEqual(['0.2077', '0.9385']);
+    expect(b.endsWith(',Wilson score (0/1 values)')).toBe(true);
+  });
 });
 
 describe('Results figure → PDF', () => {
