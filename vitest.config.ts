@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -12,5 +14,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     reporters: ['default', './test/support/summaryReporter.ts'],
+    // The app's own settings (recent workspaces) go to a scratch folder, never the user's.
+    env: { FAIRGROUND_CONFIG_DIR: join(tmpdir(), `fairground-test-config-${process.pid}`) },
   },
 });

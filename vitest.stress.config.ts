@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 /**
@@ -12,6 +14,8 @@ export default defineConfig({
     // The tests spawn and kill CLI processes and time the kills: one file at a time.
     maxWorkers: 1,
     fileParallelism: false,
+    // The app's own settings (recent workspaces) go to a scratch folder, never the user's.
+    env: { FAIRGROUND_CONFIG_DIR: join(tmpdir(), `fairground-test-config-${process.pid}`) },
     testTimeout: 240_000,
     hookTimeout: 240_000,
   },

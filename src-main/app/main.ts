@@ -14,7 +14,10 @@ import { BrowserWindow, Menu, app, dialog, ipcMain, nativeTheme, net, protocol, 
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { startServiceHost } from '../host/hostClient';
-import { inProcessHost, type ServiceHost } from '../host/serviceHost';
+import { inProcessSessionHost, type ServiceHost } from '../host/serviceHost';
+import { createApiRouter } from '../handlers/index';
+import { WorkspaceSession } from '../services/workspaces/workspaceSession';
+import { claimSingleInstance, OpenRequests, workspaceFromArgv } from './openRequests';
 import { createAppServices } from '../services/appServices';
 import { SecretStore, type OsCipher } from '../services/secrets';
 import { defaultWorkspacePath } from '../store/workspace';
@@ -51,10 +54,25 @@ app.on('web-contents-created', (_e, contents) => {
 let host: ServiceHost | undefined;
 const windows = new Set<BrowserWindow>();
 
+/** `--workspace PATH` or a `.fairground` file the system launched us with (file association). */
 function workspaceArg(): string {
-  const i = process.argv.indexOf('--workspace');
-  const value = i >= 0 ? process.argv[i + 1] : undefined;
-  return value ?? defaultWorkspacePath();
+  return workspaceFromArgv(process.argv, process.cwd()) ?? defaultWorkspacePath();
+}
+
+/** A workspace the system handed over while running (double-click, second launch): grant, switch, reload. */
+async function openRequested(h: ServiceHost, path: string): Promise<void> {
+  try {
+    await h.grant(path);
+  } catch (err) {
+    dialog.showErrorBox('Fairground', `Cannot open ${path}: ${(err as Error).message}`);
+    return;
+  }
+  const answer = await h.router.call('workspaces.open', { path });
+  if (!answer.ok) {
+    dialog.showErrorBox('Fairground', `Cannot open ${path}: ${answer.error.message}`);
+    return;
+  }
+  for (const w of windows) w.webContents.reload();
 }
 
 /**
@@ -91,8 +109,14 @@ async function start(): Promise<void> {
   // Remote API keys sealed with the OS keychain (issue 17 item 8).
   const keychain = osKeychain();
   const onInternalError = (err: unknown) => console.error('internal error', err);
+  const secrets = new SecretStore(keychain);
   const h = process.argv.includes('--in-process')
-    ? inProcessHost(createAppServices(workspaceArg(), { transport: 'electron', nativeBinding, secrets: new SecretStore(keychain) }), onInternalError)
+    ? inProcessSessionHost(
+        WorkspaceSession.open(workspaceArg(), {
+          open: (path) => createAppServices(path, { transport: 'electron', nativeBinding, secrets }),
+          routerFor: (s, switcher) => createApiRouter(s, onInternalError, switcher),
+        }),
+      )
     : await startServiceHost({
         workspacePath: workspaceArg(),
         transport: 'electron',
@@ -137,6 +161,7 @@ async function start(): Promise<void> {
   app.on('activate', () => {
     if (windows.size === 0) createWindow();
   });
+  openRequests.attach((path) => void openRequested(h, path));
 }
 
 app.on('window-all-closed', () => {
@@ -150,8 +175,18 @@ app.on('will-quit', (event) => {
   void h.close().finally(() => app.quit());
 });
 
-void start().catch((err: unknown) => {
-  console.error(`Fairground could not start: ${(err as Error).message}`);
-  app.exit(1);
+// One Fairground per user: a second launch hands its workspace to this one and quits (issue 17 item 5).
+const openRequests = new OpenRequests();
+const primary = claimSingleInstance(app, openRequests, () => {
+  const win = [...windows][0];
+  if (!win) return;
+  if (win.isMinimized()) win.restore();
+  win.focus();
 });
+if (primary) {
+  void start().catch((err: unknown) => {
+    console.error(`Fairground could not start: ${(err as Error).message}`);
+    app.exit(1);
+  });
+}
 

@@ -7,7 +7,8 @@
  */
 import { createApiRouter } from '../handlers/index';
 import { setWorkerSpawner } from '../engine/local/workerChild';
-import { createAppServices, type AppServices } from '../services/appServices';
+import { createAppServices } from '../services/appServices';
+import { WorkspaceSession } from '../services/workspaces/workspaceSession';
 import { ensureDemo } from '../services/demoSetup';
 import { RotatingLog } from '../services/logging/rotatingLog';
 import { SecretStore } from '../services/secrets';
@@ -25,24 +26,31 @@ export function runServiceHost(port: HostPort, init: HostInit): void {
   const relay = init.relayEngine ? relaySpawner(post) : undefined;
   if (relay) setWorkerSpawner(relay.spawner);
   const log = init.logFolder !== undefined ? new RotatingLog(init.logFolder) : undefined;
-  let services: AppServices;
+  const secrets = init.cipher ? new SecretStore(proxiedCipher(init.cipher, post)) : undefined;
+  const onInternalError = (err: unknown): void => {
+    const stack = (err as Error)?.stack ?? String(err);
+    log?.write('error', 'api', stack);
+    post({ type: 'internalError', stack });
+  };
+  // The open workspace, switchable without restarting (workspaces.open/create, issue 17 item 5).
+  let session: WorkspaceSession;
   try {
-    services = createAppServices(init.workspacePath, {
-      transport: init.transport,
-      ...(init.nativeBinding !== undefined ? { nativeBinding: init.nativeBinding } : {}),
-      ...(log ? { log } : {}),
-      ...(init.cipher ? { secrets: new SecretStore(proxiedCipher(init.cipher, post)) } : {}),
+    session = WorkspaceSession.open(init.workspacePath, {
+      open: (path) =>
+        createAppServices(path, {
+          transport: init.transport,
+          ...(init.nativeBinding !== undefined ? { nativeBinding: init.nativeBinding } : {}),
+          ...(log ? { log } : {}),
+          ...(secrets ? { secrets } : {}),
+        }),
+      routerFor: (s, switcher) => createApiRouter(s, onInternalError, switcher),
     });
   } catch (err) {
     post({ type: 'startFailed', error: toHostError(err) });
     return;
   }
-  const router = createApiRouter(services, (err) => {
-    const stack = (err as Error)?.stack ?? String(err);
-    log?.write('error', 'api', stack);
-    post({ type: 'internalError', stack });
-  });
-  services.events.subscribe((event) => post({ type: 'event', event }));
+  const router = session.router;
+  session.events.subscribe((event) => post({ type: 'event', event }));
   let closing = false;
 
   port.onMessage((m) => {
@@ -59,13 +67,13 @@ export function runServiceHost(port: HostPort, init: HostInit): void {
         return;
       case 'grant':
         try {
-          post({ type: 'granted', id: m.id, path: services.paths.grant(m.path) });
+          post({ type: 'granted', id: m.id, path: session.services.paths.grant(m.path) });
         } catch (err) {
           post({ type: 'failed', id: m.id, error: toHostError(err) });
         }
         return;
       case 'ensureDemo':
-        ensureDemo(services, (message) => post({ type: 'demoLog', message })).then(
+        ensureDemo(session.services, (message) => post({ type: 'demoLog', message })).then(
           () => post({ type: 'done', id: m.id }),
           (err: unknown) => post({ type: 'failed', id: m.id, error: toHostError(err) }),
         );
@@ -74,7 +82,7 @@ export function runServiceHost(port: HostPort, init: HostInit): void {
         if (closing) return;
         closing = true;
         // Running jobs are cancelled and awaited (their work so far is kept and resumable).
-        void services.close().then(
+        void session.close().then(
           () => post({ type: 'closed' }),
           (err: unknown) => {
             log?.write('error', 'app', `closing the workspace failed: ${(err as Error)?.stack ?? String(err)}`);
@@ -86,5 +94,5 @@ export function runServiceHost(port: HostPort, init: HostInit): void {
         relay?.deliver(m);
     }
   });
-  post({ type: 'ready', workspacePath: services.workspace.path });
+  post({ type: 'ready', workspacePath: session.services.workspace.path });
 }

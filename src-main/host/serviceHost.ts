@@ -10,6 +10,7 @@ import { createApiRouter } from '../handlers/index';
 import type { AppServices } from '../services/appServices';
 import { ensureDemo } from '../services/demoSetup';
 import type { EventBus } from '../services/eventBus';
+import type { WorkspaceSession } from '../services/workspaces/workspaceSession';
 
 export interface ServiceHost {
   readonly router: Router;
@@ -22,6 +23,20 @@ export interface ServiceHost {
   ensureDemo(log: (message: string) => void): Promise<void>;
   /** Cancels running jobs (resumable), then closes the workspace. */
   close(): Promise<void>;
+}
+
+/** In this thread, over a switchable workspace session (workspaces.open/create reach `session`). */
+export function inProcessSessionHost(session: WorkspaceSession): ServiceHost {
+  return {
+    router: session.router,
+    events: session.events,
+    get workspacePath() {
+      return session.services.workspace.path;
+    },
+    grant: async (path) => session.services.paths.grant(path),
+    ensureDemo: async (log) => void (await ensureDemo(session.services, log)),
+    close: () => session.close(),
+  };
 }
 
 export function inProcessHost(services: AppServices, onInternalError?: (err: unknown) => void): ServiceHost {

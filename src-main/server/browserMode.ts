@@ -12,7 +12,9 @@ import { createAppServices, type AppServices } from '../services/appServices';
 import { rendererDir } from '../services/paths';
 import { RotatingLog } from '../services/logging/rotatingLog';
 import { startServiceHost, type HostedServices } from '../host/hostClient';
-import { inProcessHost, type ServiceHost } from '../host/serviceHost';
+import { inProcessSessionHost, type ServiceHost } from '../host/serviceHost';
+import { createApiRouter } from '../handlers/index';
+import { WorkspaceSession } from '../services/workspaces/workspaceSession';
 import { startHttpServer, type RunningServer } from './httpServer';
 
 export interface BrowserModeOptions {
@@ -49,24 +51,31 @@ export interface HostedBrowserMode extends ServedApp {
 
 export async function startBrowserMode(options: BrowserModeOptions): Promise<BrowserMode> {
   const log = options.logFolder !== undefined ? new RotatingLog(options.logFolder) : undefined;
-  const services = createAppServices(options.workspacePath, { transport: 'http', ...(log ? { log } : {}) });
+  const onInternalError = (err: unknown): void => {
+    log?.write('error', 'api', (err as Error).stack ?? String(err));
+    options.onInternalError?.(err);
+  };
+  // Switchable without restarting (workspaces.open/create): `services` is always the open workspace's.
+  const session = WorkspaceSession.open(options.workspacePath, {
+    open: (path) => createAppServices(path, { transport: 'http', ...(log ? { log } : {}) }),
+    routerFor: (s, switcher) => createApiRouter(s, onInternalError, switcher),
+  });
   try {
-    const host = inProcessHost(services, (err) => {
-      log?.write('error', 'api', (err as Error).stack ?? String(err));
-      options.onInternalError?.(err);
-    });
+    const host = inProcessSessionHost(session);
     const server = await serve(host, options);
     return {
-      services,
+      get services() {
+        return session.services;
+      },
       host,
       server,
       async close() {
         await server.close();
-        await services.close();
+        await session.close();
       },
     };
   } catch (err) {
-    await services.close();
+    await session.close();
     throw err;
   }
 }

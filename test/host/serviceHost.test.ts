@@ -98,6 +98,23 @@ describe('browser mode with the services in a worker thread', () => {
     expect(app.host.stopped).toBe('closed');
   }, 240_000);
 
+  it('switches workspaces inside the host without restarting it: New, then Open the first again', async () => {
+    mkdirSync(join(dir, 'switch'));
+    const first = join(dir, 'switch', 'one.fairground');
+    const app = await startHostedBrowserMode({ workspacePath: first, staticDir: join(dir, 'no-ui') });
+    const api = apiOf(app);
+    try {
+      expect((await api('collections.create', { name: 'in one' })).ok).toBe(true);
+      expect(await api('workspaces.create', { path: join(dir, 'switch', 'two.fairground') })).toEqual({ ok: true, data: { path: join(dir, 'switch', 'two.fairground'), name: 'two' } });
+      expect(await api('collections.list')).toEqual({ ok: true, data: [] });
+      expect(await api('workspaces.open', { path: first })).toMatchObject({ ok: true, data: { name: 'one' } });
+      expect((await api('collections.list')).data.map((c: { name: string }) => c.name)).toEqual(['in one']);
+      expect((await api('workspaces.recent')).data.map((r: { name: string }) => r.name).slice(0, 2)).toEqual(['one', 'two']);
+    } finally {
+      await app.close();
+    }
+  }, 120_000);
+
   it('path grants (Electron transport) hold in the host: only granted files are readable', async () => {
     const ws = join(dir, 'g', 'w.fairground');
     mkdirSync(join(dir, 'g'));

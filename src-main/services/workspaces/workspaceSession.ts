@@ -56,6 +56,13 @@ export class WorkspaceSession implements WorkspaceSwitcher {
     this.router = { call: (method, input) => this.currentRouter.call(method, input) };
   }
 
+  /** Open the first workspace (without `onOpened`: the caller sets it up, e.g. the demo on request). */
+  static open(path: string, options: WorkspaceSessionOptions): WorkspaceSession {
+    const session = new WorkspaceSession(options, options.open(path));
+    session.remember(session.currentServices.workspace.path);
+    return session;
+  }
+
   static async start(path: string, options: WorkspaceSessionOptions): Promise<WorkspaceSession> {
     const services = options.open(path);
     try {
