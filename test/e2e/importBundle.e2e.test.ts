@@ -4,7 +4,7 @@
  * from their headers), the three are imported as one job into a new collection, and the list shows
  * its counts; a bad qrels line fails the whole import in the dialog, naming file and line, and no
  * collection is created. A file dropped on a part in browser mode (no path there) is uploaded, even
- * with paths chosen for the others.
+ * with paths chosen for the others; a single-kind import takes a dropped file the same way.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -135,5 +135,26 @@ describe('one import dialog for a corpus, its queries and qrels', () => {
       [join(dir, 'dropped-corpus.csv'), 'corpus'],
       ['dropped-queries.jsonl', 'queries'],
     ]);
+  }, 90_000);
+
+  it('a single-kind import takes a dropped file too (uploaded in browser mode)', async () => {
+    await page.getByTestId('import-open').click();
+    const dialog = page.getByTestId('import-dialog');
+    await dialog.waitFor();
+    await page.getByTestId('import-name').fill('Dropped bundle');
+    await page.getByTestId('import-kind').selectOption('qrels');
+    const drop = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['q1 0 c1 1\nq2 0 c3 1\n'], 'dropped.qrels', { type: 'text/plain' }));
+      return dt;
+    });
+    await page.getByTestId('import-files').dispatchEvent('dragover', { dataTransfer: drop });
+    await page.getByTestId('import-files').dispatchEvent('drop', { dataTransfer: drop });
+    await dialog.getByTestId('import-preview').waitFor();
+    expect(await page.getByTestId('import-chosen').textContent()).toContain('dropped.qrels');
+    await page.getByTestId('import-start').click();
+    await dialog.waitFor({ state: 'hidden', timeout: 30_000 });
+    const row = page.locator('[data-testid="collection-row"][data-name="Dropped bundle"]');
+    await expect.poll(() => row.getByTestId('count-judgments').textContent()).toBe('2');
   }, 90_000);
 });
