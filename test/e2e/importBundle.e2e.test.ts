@@ -40,6 +40,11 @@ function file(name: string, content: string): string {
   return p;
 }
 
+/** A DataTransfer holding one file, made in the page: what a drop from this computer carries (in browser mode, no path). */
+function dropOf(name: string, content: string) {
+  return page.evaluateHandle(`(() => { const dt = new DataTransfer(); dt.items.add(new File([${JSON.stringify(content)}], ${JSON.stringify(name)})); return dt; })()`);
+}
+
 const CORPUS = 'doc,headline,body\nc1,Rain,It rained all day.\nc2,Sun,Clear skies all week.\nc3,Fog,Morning fog lifted by noon.\n';
 const QUERIES = '{"qid": "q1", "query": "Was it rainy?", "answers": ["yes"]}\n{"qid": "q2", "query": "Was it foggy?", "answers": ["in the morning"]}\n';
 
@@ -113,11 +118,7 @@ describe('one import dialog for a corpus, its queries and qrels', () => {
     await page.getByTestId('bundle-corpus-path').press('Tab');
     await dialog.getByTestId('bundle-corpus-preview').waitFor();
     // … and the queries dropped from this computer: a File without a path, so it is uploaded.
-    const drop = await page.evaluateHandle((content) => {
-      const dt = new DataTransfer();
-      dt.items.add(new File([content], 'dropped-queries.jsonl', { type: 'application/jsonl' }));
-      return dt;
-    }, QUERIES);
+    const drop = await dropOf('dropped-queries.jsonl', QUERIES);
     await page.getByTestId('bundle-queries').dispatchEvent('dragover', { dataTransfer: drop });
     await page.getByTestId('bundle-queries').dispatchEvent('drop', { dataTransfer: drop });
     await dialog.getByTestId('bundle-queries-preview').waitFor();
@@ -143,11 +144,7 @@ describe('one import dialog for a corpus, its queries and qrels', () => {
     await dialog.waitFor();
     await page.getByTestId('import-name').fill('Dropped bundle');
     await page.getByTestId('import-kind').selectOption('qrels');
-    const drop = await page.evaluateHandle(() => {
-      const dt = new DataTransfer();
-      dt.items.add(new File(['q1 0 c1 1\nq2 0 c3 1\n'], 'dropped.qrels', { type: 'text/plain' }));
-      return dt;
-    });
+    const drop = await dropOf('dropped.qrels', 'q1 0 c1 1\nq2 0 c3 1\n');
     await page.getByTestId('import-files').dispatchEvent('dragover', { dataTransfer: drop });
     await page.getByTestId('import-files').dispatchEvent('drop', { dataTransfer: drop });
     await dialog.getByTestId('import-preview').waitFor();
