@@ -5,6 +5,8 @@
  * - `fairground --version` from the current build (dist/main/cli.js, what bin/fairground.js now
  *   runs) against the same command through tsx over the sources (what it ran before), and against a
  *   raw `node -e` that prints the same line (the floor: node's own start);
+ * - `fairground --help` and a light command (`eval ir` on a 2-query run) against `node -e` printing
+ *   the same output (the CLI imports a command's module only when it runs: cli/commands/index.ts);
  * - time to first token, `fairground model try` on the bench model with 1 thread and 1 token,
  *   against a raw node-llama-cpp script that loads the same file with the same settings and
  *   evaluates the same prompt to its first token.
@@ -13,19 +15,19 @@
  * set FAIRGROUND_USE_DIST=1 so that an edit made during the bench cannot switch them to tsx.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeTinyGguf } from '../../src-main/engine/gguf/tinyModel';
-import { alternate, alternationRow, type BenchContext, type BenchRow } from './harness';
+import { alternate, alternationRow, median, type BenchContext, type BenchRow } from './harness';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const PROMPT = 'the query asks which document is relevant to fair ranking of passages and the answer';
 
-function runProcess(args: string[], env: Record<string, string> = {}): Promise<string> {
+function runProcess(args: string[], env: Record<string, string> = {}, command: string = process.execPath): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -53,12 +55,45 @@ export async function startupBench(ctx: BenchContext): Promise<BenchRow[]> {
   ctx.log(`--version: tsx ${vsTsx.baselineMs.toFixed(0)} ms, built ${vsTsx.candidateMs.toFixed(0)} ms`);
   const vsRaw = await alternate(raw, built, { pairs });
   ctx.log(`--version: raw node ${vsRaw.baselineMs.toFixed(0)} ms, built ${vsRaw.candidateMs.toFixed(0)} ms`);
+  // `--help` and a light command (eval ir on a two-query file) against node printing the same output:
+  // since the CLI loads each command's module on demand, neither loads the other commands.
+  const help = await runProcess([bin, '--help'], dist);
+  const vsRawHelp = await alternate(() => runProcess(['-e', `process.stdout.write(${JSON.stringify(help)})`]), () => runProcess([bin, '--help'], dist), { pairs });
+  ctx.log(`--help: raw node ${vsRawHelp.baselineMs.toFixed(0)} ms, built ${vsRawHelp.candidateMs.toFixed(0)} ms`);
+  const small = mkdtempSync(join(tmpdir(), 'fg-bench-startup-ir-'));
+  let vsRawIr;
+  try {
+    writeFileSync(join(small, 'q.qrels'), '1 0 d1 1\n1 0 d2 0\n2 0 d3 1\n');
+    writeFileSync(join(small, 'r.trec'), '1 Q0 d1 1 2.0 r\n1 Q0 d2 2 1.0 r\n2 Q0 d3 1 1.0 r\n');
+    const irArgs = [bin, 'eval', 'ir', '--run', join(small, 'r.trec'), '--qrels', join(small, 'q.qrels'), '-m', 'AP', '-m', 'nDCG@10'];
+    const irOut = await runProcess(irArgs, dist);
+    // The floor: node reading both files and printing the same lines.
+    const rawIr = `const fs = require('node:fs'); fs.readFileSync(${JSON.stringify(join(small, 'r.trec'))}); fs.readFileSync(${JSON.stringify(join(small, 'q.qrels'))}); process.stdout.write(${JSON.stringify(irOut)})`;
+    vsRawIr = await alternate(() => runProcess(['-e', rawIr]), () => runProcess(irArgs, dist), { pairs });
+    ctx.log(`eval ir (2 queries): raw node ${vsRawIr.baselineMs.toFixed(0)} ms, built ${vsRawIr.candidateMs.toFixed(0)} ms`);
+  } finally {
+    rmSync(small, { recursive: true, force: true });
+  }
   const common = { suite: 'startup', metric: 'ms per process', better: 'lower' as const };
   rows.push(
     alternationRow({ ...common, name: '`fairground --version`, checkout: built output vs tsx over the sources', baselineLabel: 'tsx (before)', candidateLabel: 'built (now)' }, vsTsx),
     alternationRow(
-      { ...common, name: '`fairground --version` from the build vs a raw node process printing the same line', baselineLabel: 'node -e', candidateLabel: 'built CLI', note: 'the difference is loading the CLI bundle and its packages' },
+      { ...common, name: '`fairground --version` from the build vs a raw node process printing the same line', baselineLabel: 'node -e', candidateLabel: 'built CLI', note: 'cli.js holds only the dispatch and the command list; command modules load on demand' },
       vsRaw,
+    ),
+    alternationRow(
+      { ...common, name: '`fairground --help` from the build vs a raw node process printing the same text', baselineLabel: 'node -e', candidateLabel: 'built CLI', note: 'lists every command without loading any command module' },
+      vsRawHelp,
+    ),
+    alternationRow(
+      {
+        ...common,
+        name: '`fairground eval ir` on a 2-query run from the build vs a raw node process reading both files and printing the same lines',
+        baselineLabel: 'node -e',
+        candidateLabel: 'built CLI',
+        note: 'a light command loads only its own chunks (and yaml, for run metadata headers)',
+      },
+      vsRawIr,
     ),
   );
 
@@ -86,9 +121,22 @@ await model.dispose();
 await llama.dispose();
 `,
     );
-    const rawTtft = () => runProcess([script]);
-    const cliTtft = () => runProcess([bin, 'model', 'try', modelPath, '--prompt', PROMPT, '--max-tokens', '1', '--threads', '1', '--gpu', 'off', '--workspace', join(dir, 'ws.fairground')], dist);
-    const ttft = await alternate(rawTtft, cliTtft, { pairs: Math.max(3, pairs - 2) });
+    // Each run also records the CPU time (user + system) of its whole process tree through
+    // /usr/bin/time where there is one: on a busy machine wall times swing by 2x, CPU time much less.
+    const cpu = { raw: [] as number[], cli: [] as number[] };
+    const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+    const cpuFile = join(dir, 'cpu.txt');
+    const timed = async (args: string[], env: Record<string, string>, into: number[]): Promise<void> => {
+      if (!timeBin) {
+        await runProcess(args, env);
+        return;
+      }
+      await runProcess(['-o', cpuFile, '-f', '%U %S', process.execPath, ...args], env, timeBin);
+      const [user, sys] = readFileSync(cpuFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+      into.push(((user ?? 0) + (sys ?? 0)) * 1000);
+    };
+    const cliArgs = [bin, 'model', 'try', modelPath, '--prompt', PROMPT, '--max-tokens', '1', '--threads', '1', '--gpu', 'off', '--workspace', join(dir, 'ws.fairground')];
+    const ttft = await alternate(() => timed([script], {}, cpu.raw), () => timed(cliArgs, dist, cpu.cli), { pairs: Math.max(3, pairs - 2) });
     ctx.log(`first token: raw node-llama-cpp ${ttft.baselineMs.toFixed(0)} ms, fairground model try ${ttft.candidateMs.toFixed(0)} ms`);
     rows.push(
       alternationRow(
@@ -102,6 +150,27 @@ await llama.dispose();
         ttft,
       ),
     );
+    // The warm-up pair is recorded too; the measured pairs are the last ones.
+    const measured = ttft.pairs;
+    if (cpu.raw.length >= measured && cpu.cli.length >= measured) {
+      const rawCpu = cpu.raw.slice(-measured);
+      const cliCpu = cpu.cli.slice(-measured);
+      const ratios = cliCpu.map((c, i) => c / (rawCpu[i] as number)).sort((x, y) => x - y);
+      ctx.log(`first token CPU: raw node-llama-cpp ${median(rawCpu).toFixed(0)} ms, fairground model try ${median(cliCpu).toFixed(0)} ms`);
+      rows.push(
+        alternationRow(
+          {
+            ...common,
+            metric: 'CPU ms per process tree',
+            name: 'time to first token as CPU time (user + system of every process), the same runs',
+            baselineLabel: 'raw node-llama-cpp',
+            candidateLabel: 'fairground model try',
+            note: 'both include node-llama-cpp testing its binary in a child process; the CLI adds its own process and the worker process start',
+          },
+          { baselineMs: median(rawCpu), candidateMs: median(cliCpu), ratio: median(ratios), low: ratios[0] as number, high: ratios[ratios.length - 1] as number, pairs: measured, baselineTimes: rawCpu, candidateTimes: cliCpu },
+        ),
+      );
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

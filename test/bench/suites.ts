@@ -11,6 +11,7 @@ export const suites: Record<string, BenchSuite> = {
   fairrag: (ctx) => import('./fairrag.bench').then((m) => m.fairragBench(ctx)),
   sampler: (ctx) => import('./sampler.bench').then((m) => m.samplerBench(ctx)),
   startup: (ctx) => import('./startup.bench').then((m) => m.startupBench(ctx)),
+  scoring: (ctx) => import('./scoring.bench').then((m) => m.scoringBench(ctx)),
   pools: (ctx) => import('./pools.bench').then((m) => m.poolsBench(ctx)),
   queue: (ctx) => import('./queue.bench').then((m) => m.queueBench(ctx)),
   evalfiles: (ctx) => import('./evalFiles.bench').then((m) => m.evalFilesBench(ctx)),
