@@ -29,7 +29,7 @@ export class RotatingLog {
   private readonly maxBytes: number;
   private readonly keep: number;
   private readonly now: () => Date;
-  private size = -1;
+  private ready = false;
 
   constructor(
     readonly folder: string,
@@ -45,14 +45,15 @@ export class RotatingLog {
   write(level: LogLevel, source: string, message: string): void {
     const line = `${this.now().toISOString()} ${level.toUpperCase()} ${source}: ${message.replace(/\r?\n/g, '\n    ')}\n`;
     try {
-      if (this.size < 0) {
+      if (!this.ready) {
         mkdirSync(this.folder, { recursive: true });
-        this.size = existsSync(this.file) ? statSync(this.file).size : 0;
+        this.ready = true;
       }
-      const bytes = Buffer.byteLength(line);
-      if (this.size > 0 && this.size + bytes > this.maxBytes) this.rotate();
+      // The file's size is read at every write, not counted: in browser mode the UI process and the
+      // service host both write this file, and a count of one's own lines would rotate too late.
+      const size = existsSync(this.file) ? statSync(this.file).size : 0;
+      if (size > 0 && size + Buffer.byteLength(line) > this.maxBytes) this.rotate();
       appendFileSync(this.file, line);
-      this.size += bytes;
     } catch {
       // Best effort by design.
     }
@@ -73,6 +74,5 @@ export class RotatingLog {
     rmSync(rotated(this.keep), { force: true });
     for (let i = this.keep - 1; i >= 1; i--) if (existsSync(rotated(i))) renameSync(rotated(i), rotated(i + 1));
     renameSync(this.file, rotated(1));
-    this.size = 0;
   }
 }
