@@ -12,6 +12,7 @@ export const suites: Record<string, BenchSuite> = {
   sampler: (ctx) => import('./sampler.bench').then((m) => m.samplerBench(ctx)),
   startup: (ctx) => import('./startup.bench').then((m) => m.startupBench(ctx)),
   scoring: (ctx) => import('./scoring.bench').then((m) => m.scoringBench(ctx)),
+  importlock: (ctx) => import('./importLock.bench').then((m) => m.importLockBench(ctx)),
   pools: (ctx) => import('./pools.bench').then((m) => m.poolsBench(ctx)),
   queue: (ctx) => import('./queue.bench').then((m) => m.queueBench(ctx)),
   evalfiles: (ctx) => import('./evalFiles.bench').then((m) => m.evalFilesBench(ctx)),
