@@ -177,6 +177,36 @@ export class ImportStaging {
   }
 
   /**
+   * Copies the staged documents read as rows (after, upTo] (in the order read) into collection
+   * `collectionId`, which must not hold any of them (a collection this import created); inside the
+   * caller's transaction. Returns how many were added.
+   */
+  insertDocumentRange(collectionId: number, after: number, upTo: number): number {
+    return this.db
+      .prepare(
+        `INSERT INTO main.documents(collection_id, doc_id, title, text, attrs)
+         SELECT ?, s.doc_id, s.title, s.text, s.attrs FROM ${this.t.docs} s WHERE s.rowid > ? AND s.rowid <= ? ORDER BY s.rowid`,
+      )
+      .run(collectionId, after, upTo).changes;
+  }
+
+  /**
+   * The content hash of a collection holding exactly the staged documents read as rows 1..upTo
+   * (nothing else): what a collection filled range by range (insertDocumentRange) stores after each
+   * range, so that it always matches its rows.
+   */
+  documentsHashUpTo(upTo: number): string {
+    const h = createHash('sha256');
+    h.update(`${CONTENT_HASH_VERSION}\n`);
+    for (const [id, title, text, attrs] of this.db.prepare(`SELECT doc_id, title, text, attrs FROM ${this.t.docs} WHERE rowid <= ? ORDER BY doc_id`).raw(true).iterate(upTo) as Iterable<
+      [string, string, string, string]
+    >) {
+      h.update(`D\t[${JSON.stringify(id)},${JSON.stringify(title)},${JSON.stringify(text)},${attrs}]\n`);
+    }
+    return h.digest('hex');
+  }
+
+  /**
    * The content hash (store/collectionHash.ts) the collection would have if it held exactly the
    * staged rows — what a new collection gets when every staged row is added as staged. Computed
    * from the TEMP tables, so outside the workspace's write lock. `resolveProfileIds` renames a

@@ -390,6 +390,7 @@ export async function withWriteLock<T>(db: Database.Database, fn: () => T, opts:
   const previous = db.pragma('busy_timeout', { simple: true }) as number;
   const started = Date.now();
   let told: string | null = null;
+  let unnamed = 0;
   for (;;) {
     opts.signal?.throwIfAborted();
     db.pragma('busy_timeout = 0');
@@ -399,8 +400,11 @@ export async function withWriteLock<T>(db: Database.Database, fn: () => T, opts:
     } catch (err) {
       if (!/^SQLITE_BUSY/.test(String((err as { code?: unknown }).code))) throw err;
       if (Date.now() - started >= timeout) throw new WorkspaceError('cannot-open', `another process kept the workspace locked for ${Math.round(timeout / 1000)} s (a long import or run); try again when it is done`);
-      const message = `${WAITING_FOR_WORKSPACE}${readWriterNote(db) ?? 'another process is writing to it'}`;
-      if (message !== told) {
+      // A holder writes its note just after taking the lock: without a note, say "another process"
+      // only when the next try finds none either.
+      const holder = readWriterNote(db) ?? (++unnamed >= 2 ? 'another process is writing to it' : null);
+      const message: string | null = holder === null ? told : `${WAITING_FOR_WORKSPACE}${holder}`;
+      if (message !== null && message !== told) {
         told = message;
         opts.onWait?.(message);
       }

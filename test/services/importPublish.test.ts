@@ -16,7 +16,7 @@ import { importIntoCollection, type ImportInput } from '../../src-main/services/
 import { resourcesDir } from '../../src-main/services/paths';
 import { computeContentHash } from '../../src-main/store/collectionHash';
 import { CollectionsRepo } from '../../src-main/store/collectionsRepo';
-import { openWorkspace, type Workspace } from '../../src-main/store/workspace';
+import { openWorkspace, withWriteLock, type Workspace } from '../../src-main/store/workspace';
 
 let dir: string;
 let ws: Workspace;
@@ -158,5 +158,61 @@ describe('an import while another writer holds the lock', () => {
     }
     expect(messages).toContain('waiting for the workspace: another process is writing to it');
     expect(repo.list()).toEqual([]);
+  });
+});
+
+describe('a big new collection, written range by range', () => {
+  const big = (n: number) => corpus('big.jsonl', Array.from({ length: n }, (_, i) => ({ id: `d${i}`, title: `T${i % 7}`, text: `word${i % 13} word${i % 17} item ${i}` })));
+
+  it('other writers get the lock between ranges; they see no partial NAME, only a consistent (importing …) collection; NAME appears whole', async () => {
+    const other = openWorkspace(ws.path);
+    const seen: { names: string[]; loading?: { documents: number; hashMatches: boolean } }[] = [];
+    const holds: number[] = [];
+    let tried = 0;
+    try {
+      const report = await importIntoCollection(repo, { name: 'c' }, big(25_000), {
+        onPublished: (longest, all) => holds.push(longest, all),
+        progress: (_d, _t, m) => {
+          if (!m?.startsWith('writing: ') || m.startsWith('writing: 25,000')) return;
+          tried++;
+          // Another connection asks for the lock the moment a range has committed: it gets it in the pause.
+          void withWriteLock(other.db, () => {
+            const names = other.db.prepare(`SELECT name FROM collections ORDER BY name`).pluck().all() as string[];
+            const row = other.db.prepare(`SELECT id, content_hash AS hash FROM collections WHERE name LIKE 'c (importing %'`).get() as { id: number; hash: string } | undefined;
+            const documents = row ? (other.db.prepare(`SELECT count(*) FROM documents WHERE collection_id = ?`).pluck().get(row.id) as number) : 0;
+            seen.push({ names, ...(row ? { loading: { documents, hashMatches: computeContentHash(other.db, row.id) === row.hash } } : {}) });
+          });
+        },
+      });
+      expect(report).toMatchObject({ created: true, collectionName: 'c', documents: { added: 25_000 } });
+      expect(report.contentHash).toBe(computeContentHash(ws.db, report.collectionId));
+      expect(repo.list().map((c) => [c.name, c.counts.documents])).toEqual([['c', 25_000]]);
+      expect(repo.listDocuments(report.collectionId, { limit: 3 }).items.map((d) => d.docId)).toEqual(['d0', 'd1', 'd2']);
+    } finally {
+      other.close();
+    }
+    // 25,000 documents: ranges of 10,000, 10,000 and 5,000; the other writer got in after each of the first two.
+    expect(tried).toBe(2);
+    expect(seen).toEqual([
+      { names: [expect.stringMatching(/^c \(importing \d+-\d+\)$/)], loading: { documents: 10_000, hashMatches: true } },
+      { names: [expect.stringMatching(/^c \(importing \d+-\d+\)$/)], loading: { documents: 20_000, hashMatches: true } },
+    ]);
+    expect(holds[0]).toBeLessThanOrEqual(holds[1]!);
+  });
+
+  it('a cancel between ranges removes what was written; an import whose process died is removed by the next import', async () => {
+    const ac = new AbortController();
+    const attempt = importIntoCollection(repo, { name: 'c' }, big(25_000), {
+      signal: ac.signal,
+      progress: (_d, _t, m) => m?.startsWith('writing: 10,000') && ac.abort(),
+    });
+    await expect(attempt).rejects.toThrow();
+    expect(repo.list()).toEqual([]);
+    expect(ws.db.prepare(`SELECT count(*) FROM documents`).pluck().get()).toBe(0);
+    // A process killed while filling its collection (pid beyond pid_max: gone).
+    const dead = repo.create('c (importing 4194999-1)');
+    repo.addDocuments(dead.id, [{ docId: 'x', text: 'left behind' }]);
+    await importIntoCollection(repo, { name: 'small' }, corpus('a.jsonl', [{ id: 'd1', text: 'one' }]));
+    expect(repo.list().map((c) => c.name)).toEqual(['small']);
   });
 });
