@@ -1,16 +1,19 @@
 /**
  * One import, all or nothing: parse and validate every input into staging tables (streaming, with
- * progress and cancellation), then commit in one transaction that checks each row against the
+ * progress and cancellation), then commit, checking each row against the
  * collection — same id and same content: unchanged; same id, other content: a DataError naming the
  * file and line, and nothing is written. Importing content the collection already has is a no-op
  * (reported; the content hash and the sources stay as they were).
  *
- * Stage outside the lock, publish in a short transaction (issue 15 item 5): reading, validating,
+ * Stage outside the lock, publish in short transactions (issue 15 item 5): reading, validating,
  * staging and — for a new collection — the content hash happen before the write lock is taken (the
- * staging tables are TEMP tables, outside the workspace file); the publish adds the documents with
- * one INSERT … SELECT and the queries and judgments row by row. While another writer holds the
- * lock, the import waits without blocking and says who it waits for (store/workspace.ts
- * withWriteLock), for as long as it takes, cancellably.
+ * staging tables are TEMP tables, outside the workspace file). An import into an existing
+ * collection, or a new one of up to 10,000 documents, then publishes in one transaction (documents
+ * by one INSERT … SELECT, queries and judgments row by row). A bigger new collection is written in
+ * ranges, each one short transaction, into a collection of its own that one last short transaction
+ * renames (importInRanges). While another writer holds the lock, the import waits without blocking
+ * and says who it waits for (store/workspace.ts withWriteLock), for as long as it takes,
+ * cancellably.
  */
 import { hostname } from 'node:os';
 import type { ImportReport } from '../api/contract/collections';
@@ -97,9 +100,9 @@ export async function importIntoCollection(
     const hashIfNew = repo.byName(target.name) === undefined ? staging.contentHashAsNew(resolveProfileIds) : null;
     if (opts.signal?.aborted) throw new ImportCancelledError();
     opts.progress?.(total, total, 'writing');
-    // Let the 'writing' event reach the UI before the commit, which is one synchronous transaction
-    // (about 1 s per 100k documents here, most of it in the full-text index). While another
-    // process writes, wait for it without blocking, saying so (issue 15 item 5).
+    // Let the 'writing' event reach the UI before the first transaction (each one synchronous;
+    // most of its time is the full-text index). While another process writes, wait for it without
+    // blocking, saying so (issue 15 item 5).
     await new Promise<void>((r) => setImmediate(r));
     const holds: number[] = [];
     const lock = (what: string) => ({

@@ -3,13 +3,13 @@
  * this connection (invisible to other connections, gone when it closes — SQLite unlinks its temp
  * files at once, so a killed process leaves nothing behind). Writing them takes no lock on the
  * workspace file: parsing, validating and staging run while other processes write. Committing
- * (services/collectionsImport.ts) is one short transaction on the workspace — so an import is all
- * or nothing, and memory stays flat for large files.
+ * (services/collectionsImport.ts) takes short transactions on the workspace — and an import stays
+ * all or nothing, with memory flat for large files.
  *
  * Staging also catches ids that repeat within the import (in one file or across its files),
  * naming both places, and prepares what the publish would otherwise compute under the write lock:
- * the content hash of a new collection (contentHashAsNew) and a set-based document insert
- * (publishDocuments) instead of one INSERT per row.
+ * content hashes of a new collection (contentHashAsNew, documentsHashUpTo) and set-based document
+ * inserts (publishDocuments, insertDocumentRange) instead of one INSERT per row.
  */
 import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
