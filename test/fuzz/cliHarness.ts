@@ -72,7 +72,12 @@ export function contractProblems(r: CliResult, opts: CheckOptions): string[] {
   if (r.ms > (opts.maxMs ?? 10_000)) problems.push(`took ${r.ms.toFixed(0)} ms`);
   if (/^\s+at .+[:(]/m.test(r.stderr)) problems.push('stack trace on stderr');
   if (r.code === 0) return problems;
-  const lines = r.stderr.replace(/\n$/, '').split('\n');
+  // An import that takes over a second (a huge line on a loaded machine) prints "42% read 3 of 7
+  // lines" before it fails: progress, not a second error line.
+  const lines = r.stderr
+    .replace(/\n$/, '')
+    .split('\n')
+    .filter((l, i, all) => i === all.length - 1 || !/^\d+% (read \S+ of \S+ lines|writing)$/.test(l));
   const last = lines[lines.length - 1] ?? '';
   const failedElsewhere = opts.elsewhere?.test(last) ?? false;
   if (r.code !== 2 && !(opts.progressLines && failedElsewhere && r.code === 1)) problems.push(`exit ${r.code} (an unexpected exception, not a data error)`);
