@@ -439,6 +439,8 @@ export async function withWriteLock<T>(db: Database.Database, fn: () => T, opts:
       if (autoCheckpoint > 0) db.pragma(`wal_autocheckpoint = ${autoCheckpoint}`);
     }
     const held = performance.now() - heldSince;
+    // Removed right after the commit (not before it: a waiter would find no note while the commit
+    // syncs); per process, so never the next holder's note.
     if (note) rmSync(note, { force: true });
     if (autoCheckpoint > 0) {
       try {
