@@ -108,10 +108,17 @@ Example: fairground collection import --kind lamp --name lamp2 dev_questions.jso
     const path = resolveWorkspacePath(values.workspace as string | undefined, io);
     return withCollections(path, true, async (svc) => {
       let last = Date.now(); // quiet for imports that take less than a second
+      let lastWait = '';
       const report = await svc.importFiles(
         { collectionName: name, kind: kind as ImportKind, files, mapping, ...(values.description !== undefined ? { description: values.description as string } : {}) },
         {
           progress: (done, total, message) => {
+            // Another writer holds the workspace (issue 15 item 5): say whom we wait for, once per holder.
+            if (message?.startsWith('waiting for the workspace')) {
+              if (message !== lastWait) io.stderr.write(`${message}\n`);
+              lastWait = message;
+              return;
+            }
             const now = Date.now();
             // Progress lines only (the summary is printed below); quiet when it is quick.
             if (now - last < 1000 || !total || !(message === 'writing' || message?.startsWith('read'))) return;
