@@ -40,8 +40,12 @@ export class CollectionsService {
     });
   }
 
+  /** Collections to show and choose: not one a running import is still filling (`NAME (importing PID-N)`). */
   list(): ApiOutput<'collections.list'> {
-    return this.repo.list().map(summary);
+    return this.repo
+      .list()
+      .filter((c) => !/ \(importing \d+-\d+\)$/.test(c.name))
+      .map(summary);
   }
 
   get(id: number): ApiOutput<'collections.get'> {

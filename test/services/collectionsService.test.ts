@@ -62,6 +62,9 @@ describe('collections API', () => {
       { value: 'home-energy', count: 2 },
     ]);
     expect(detail.sources).toHaveLength(1);
+    // One that a running (or dead) import is still filling is not offered.
+    services.collections.repo.create('News 2 (importing 4194999-1)');
+    expect((await call<{ name: string }[]>('collections.list', {})).map((c) => c.name)).toEqual(['News']);
   });
 
   it('refuses relative paths and unreadable files before starting a job', async () => {
