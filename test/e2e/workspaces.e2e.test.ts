@@ -17,6 +17,8 @@ let page: Page;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fg-e2e-ws-'));
+  // A recent list of this test's own (other test files share the run's scratch config folder).
+  process.env.FAIRGROUND_CONFIG_DIR = join(dir, 'config');
   app = await startBrowserMode({ workspacePath: join(dir, 'first.fairground') });
   app.services.collections.repo.create('only in first');
   browser = await launchBrowser();
