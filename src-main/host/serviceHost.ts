@@ -2,12 +2,10 @@
  * What a transport (the HTTP/WebSocket server, Electron's IPC bridge) needs of the services: the
  * API router, the event stream, path grants and the first-start demo. Two implementations: the
  * services on a thread of their own (hostClient.ts, what the app runs) and in the caller's thread
- * (inProcessHost below: the CLI's `--in-process`, tests that reach into the services, and the
+ * (inProcessSessionHost below: the CLI's `--in-process`, tests that reach into the services, and the
  * bench's baseline).
  */
 import type { Router } from '../api/router';
-import { createApiRouter } from '../handlers/index';
-import type { AppServices } from '../services/appServices';
 import { ensureDemo } from '../services/demoSetup';
 import type { EventBus } from '../services/eventBus';
 import type { WorkspaceSession } from '../services/workspaces/workspaceSession';
@@ -36,16 +34,5 @@ export function inProcessSessionHost(session: WorkspaceSession): ServiceHost {
     grant: async (path) => session.services.paths.grant(path),
     ensureDemo: async (log) => void (await ensureDemo(session.services, log)),
     close: () => session.close(),
-  };
-}
-
-export function inProcessHost(services: AppServices, onInternalError?: (err: unknown) => void): ServiceHost {
-  return {
-    router: createApiRouter(services, onInternalError),
-    events: services.events,
-    workspacePath: services.workspace.path,
-    grant: async (path) => services.paths.grant(path),
-    ensureDemo: async (log) => void (await ensureDemo(services, log)),
-    close: () => services.close(),
   };
 }
