@@ -35,7 +35,7 @@ export interface LineReadOptions {
 }
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const CHUNK = 1 << 20;
+const CHUNK = 1 << 16;
 
 /** Split text into numbered lines (\n or \r\n). A final empty line after the last newline is dropped. */
 export function splitLines(text: string): NumberedLine[] {

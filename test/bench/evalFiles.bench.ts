@@ -10,9 +10,12 @@
  * or installed here (no network), so the previous implementation is the baseline; the issue
  * measured it at 4.05× trec_eval (eval ir) and 1.9× expected_exposure (eval exposure).
  */
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { PassThrough } from 'node:stream';
 import { runCli } from '../../src-main/cli/main';
 import { evaluateRun } from '../../src-main/core/ir/evaluateRun';
@@ -20,7 +23,7 @@ import { formatMeasureTsv, measureRows } from '../../src-main/io/measureCsv';
 import { readQrelsFile } from '../../src-main/io/trec/qrels';
 import { readRunColumns } from '../../src-main/io/trec/run';
 import { readRunFileV0 } from './baselines/runParserV0';
-import { alternate, alternationRow, type BenchContext, type BenchRow } from './harness';
+import { alternate, alternationRow, median, type BenchContext, type BenchRow } from './harness';
 
 const MEASURES = ['AP', 'nDCG@10', 'P@10', 'RR'];
 
@@ -59,7 +62,8 @@ export async function evalFilesBench(ctx: BenchContext): Promise<BenchRow[]> {
       return formatMeasureTsv(measureRows(ev, { perQuery: false }));
     };
     const ir = await alternate(baseline, candidate, { pairs: 5 });
-    ctx.log(`eval ir ${queries}×1000: previous ${ir.baselineMs.toFixed(0)} ms, columns ${ir.candidateMs.toFixed(0)} ms`);
+    ctx.log(`eval ir ${queries}×1000: previous ${ir.baselineMs.toFixed(0)} ms, streamed ${ir.candidateMs.toFixed(0)} ms`);
+    const processRows = await evalIrProcesses(ctx, dir, queries);
 
     const stochQueries = Math.max(20, Math.round(1000 * ctx.scale));
     let stoch = '';
@@ -85,11 +89,12 @@ export async function evalFilesBench(ctx: BenchContext): Promise<BenchRow[]> {
           metric: 'ms',
           better: 'lower',
           baselineLabel: 'previous reader + row objects',
-          candidateLabel: 'streamed columns',
+          candidateLabel: 'read and evaluated one query at a time',
           note: 'same output; trec_eval cannot be built here (no network): the issue measured the previous implementation at 4.05× trec_eval',
         },
         ir,
       ),
+      ...processRows,
       alternationRow(
         {
           suite: 'evalfiles',
@@ -106,4 +111,85 @@ export async function evalFilesBench(ctx: BenchContext): Promise<BenchRow[]> {
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Run `node ...args` and return its stdout and its peak resident set (KiB, from a preloaded exit hook). */
+function nodeProcess(args: string[], preload: string, env: Record<string, string> = {}): Promise<{ stdout: string; maxRssKiB: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--require', preload, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const rss = /maxrss=(\d+)/.exec(err);
+      if (code !== 0 || !rss) reject(new Error(`${args.join(' ')} exited ${code}: ${err.trim().split('\n').slice(-3).join(' | ')}`));
+      else resolve({ stdout: out, maxRssKiB: Number(rss[1]) });
+    });
+  });
+}
+
+/**
+ * `eval ir` as whole processes on the issue's workload: the built CLI against v0.1's
+ * implementation bundled the same way (baselines/evalIrV0Main.ts), and against a raw node process
+ * that only streams both files line by line (the floor of reading them in node); wall time and
+ * peak RSS of each process, alternating pairs.
+ */
+async function evalIrProcesses(ctx: BenchContext, dir: string, queries: number): Promise<BenchRow[]> {
+  const b = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--main-only', '--if-stale'], { cwd: root, encoding: 'utf8' });
+  if (b.status !== 0) throw new Error(`build failed: ${b.stderr}`);
+  const preload = join(dir, 'maxrss.cjs');
+  writeFileSync(preload, "process.on('exit', () => process.stderr.write(`maxrss=${process.resourceUsage().maxRSS}\\n`));\n");
+  const v0 = join(dir, 'evalIrV0.mjs');
+  await build({ entryPoints: [join(root, 'test', 'bench', 'baselines', 'evalIrV0Main.ts')], bundle: true, platform: 'node', format: 'esm', outfile: v0, logLevel: 'error' });
+  const floor = join(dir, 'readLines.cjs');
+  writeFileSync(
+    floor,
+    "const rl = require('node:readline'); const fs = require('node:fs');\n" +
+      '(async () => { let n = 0; for (const f of process.argv.slice(2)) for await (const l of rl.createInterface({ input: fs.createReadStream(f) })) if (l) n++; process.stdout.write(`${n}\\n`); })();\n',
+  );
+  const runFile = join(dir, 'run.trec');
+  const qrelsFile = join(dir, 'test.qrels');
+  const measureArgs = MEASURES.flatMap((m) => ['-m', m]);
+  const cli = () => nodeProcess([join(root, 'bin', 'fairground.js'), 'eval', 'ir', '--run', runFile, '--qrels', qrelsFile, ...measureArgs], preload, { FAIRGROUND_USE_DIST: '1' });
+  const previous = () => nodeProcess([v0, runFile, qrelsFile, ...MEASURES], preload);
+  const raw = () => nodeProcess([floor, runFile, qrelsFile], preload);
+  const [a, c] = [(await previous()).stdout, (await cli()).stdout];
+  if (a !== c) throw new Error(`eval ir output differs from v0.1's:\n${a}\n---\n${c}`);
+
+  const rows: BenchRow[] = [];
+  for (const [label, baseline, name] of [
+    ['v0.1 eval ir (whole run, object per line)', previous, 'previous'],
+    ['node streaming both files line by line (no parsing)', raw, 'floor'],
+  ] as const) {
+    const rss = { baseline: [] as number[], candidate: [] as number[] };
+    const timed = await alternate(
+      async () => rss.baseline.push((await baseline()).maxRssKiB / 1024),
+      async () => rss.candidate.push((await cli()).maxRssKiB / 1024),
+      { pairs: 5, warmup: 0 },
+    );
+    const ratios = rss.candidate.map((x, i) => x / rss.baseline[i]!).sort((x, y) => x - y);
+    ctx.log(`eval ir process vs ${name}: ${timed.baselineMs.toFixed(0)} vs ${timed.candidateMs.toFixed(0)} ms, ${median(rss.baseline).toFixed(0)} vs ${median(rss.candidate).toFixed(0)} MiB`);
+    const what = `\`fairground eval ir\` (built CLI, whole process), ${queries} queries × 1000 docs, 4 measures, vs ${label}`;
+    rows.push(
+      alternationRow({ suite: 'evalfiles', name: what, metric: 'ms per process', better: 'lower', baselineLabel: name, candidateLabel: 'built CLI' }, timed),
+      {
+        suite: 'evalfiles',
+        name: what,
+        metric: 'peak RSS, MiB',
+        better: 'lower',
+        baselineLabel: name,
+        candidateLabel: 'built CLI',
+        baseline: median(rss.baseline),
+        candidate: median(rss.candidate),
+        ratio: median(ratios),
+        spread: { low: ratios[0]!, high: ratios[ratios.length - 1]!, pairs: ratios.length },
+        note: name === 'previous' ? 'the issue: 366 MiB for v0.1 vs 40 MiB for trec_eval (C); goal ≤ 100 MiB' : 'a bare node process is ~40 MiB',
+      },
+    );
+  }
+  return rows;
 }

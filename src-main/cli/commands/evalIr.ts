@@ -3,13 +3,13 @@
  * ir_measures measure names (conventions.md §4). Output is trec_eval's `-q` shape.
  */
 import { DataError } from '../../core/errors';
-import { evaluateRankings, type Evaluation, type QueryRanking } from '../../core/ir/evaluateRun';
+import { RankingEvaluator, type Evaluation, type QueryRanking } from '../../core/ir/evaluateRun';
 import { formatMeasure, isCountMeasure, parseMeasure, supportedMeasuresHelp, type MeasureSpec } from '../../core/ir/measureSpec';
 import { formatMeasureCsv, formatMeasureTsv, measureRows } from '../../io/measureCsv';
 import { readQrels, type QrelsFormat } from '../../io/trec/qrels';
-import { readRunColumns, runQueries, type RunColumns, type RunFormat } from '../../io/trec/run';
+import { readRunByQuery, readRunColumns, RunNotGroupedError, runQueries, type RunColumns, type RunFormat } from '../../io/trec/run';
 import { numberOption, parseCliArgs, requireOption } from '../args';
-import { CliError, type CliCommand } from '../command';
+import { CliError, type CliCommand, type CliIo } from '../command';
 import { choiceOption, formatValue, inputFile, placesOption, readWarnings } from './evalInputs';
 
 const RUN_FORMATS: readonly RunFormat[] = ['auto', 'trec', 'tsv'];
@@ -105,20 +105,13 @@ export const evalIrCommand: CliCommand = {
     });
 
     const qrels = await inputFile(qrelsPath, io.cwd, (p) => readQrels(p, { format: qrelsFormat, stdin: io.stdin }));
-    const warnings = readWarnings(io, runPath);
-    const run = await inputFile(runPath, io.cwd, (p) => readRunColumns(p, { format: runFormat, stdin: io.stdin, onWarning: warnings.onWarning }));
+    const evalOptions = { complete: !values.intersection, depth, runSource: runPath, qrelsSource: qrelsPath };
+    const { evaluator, warnings } = await evaluateRunFile(runPath, runFormat, io, () => new RankingEvaluator(qrels, specs, evalOptions));
     if (qrels.length === 0) throw new DataError('no relevance judgements', { file: qrelsPath });
-
-    const rankings = rankingsByQuery(run, runPath);
     warnings.flush();
-    const result = evaluateRankings(rankings, qrels, specs, {
-      complete: !values.intersection,
-      depth,
-      runSource: runPath,
-      qrelsSource: qrelsPath,
-    });
+    const result = evaluator.finish();
 
-    const runQueryCount = rankings.size;
+    const runQueryCount = evaluator.runQueries;
     if (runQueryCount === 0) {
       io.stderr.write(`warning: the run has no results\n`);
     } else if (result.notInQrels.length === runQueryCount) {
@@ -151,33 +144,64 @@ export const evalIrCommand: CliCommand = {
 };
 
 /**
- * The run's documents and scores per query, without an object per line. A query with several
- * column-2 values (a stochastic run) may not repeat a docno: trec_eval refuses that run.
+ * Evaluate the run one query at a time as it is read (memory bounded by the largest query), or,
+ * for standard input and for a run whose queries are not each in one block of lines, read whole
+ * and grouped first. Both give the same evaluation, errors and warnings.
  */
-function rankingsByQuery(run: RunColumns, file: string): Map<string, QueryRanking> {
-  const out = new Map<string, QueryRanking>();
-  for (const [qid, { rows, iters }] of runQueries(run)) {
-    const docnos: string[] = new Array(rows.length);
-    const scores = new Float64Array(rows.length);
-    const seen = iters > 1 ? new Set<string>() : undefined;
-    rows.forEach((i, j) => {
-      const docno = run.docno[i]!;
-      if (seen) {
-        if (seen.has(docno)) {
-          throw new DataError(`document '${docno}' appears twice for query '${qid}' (a run with several samples per query must be evaluated per sample)`, {
-            file,
-            line: run.line[i],
-            field: 'docno',
-          });
-        }
-        seen.add(docno);
-      }
-      docnos[j] = docno;
-      scores[j] = run.score[i]!;
-    });
-    out.set(qid, { docnos, scores });
+async function evaluateRunFile(
+  runPath: string,
+  format: RunFormat | undefined,
+  io: CliIo,
+  newEvaluator: () => RankingEvaluator,
+): Promise<{ evaluator: RankingEvaluator; warnings: ReturnType<typeof readWarnings> }> {
+  if (runPath !== '-') {
+    const evaluator = newEvaluator();
+    const warnings = readWarnings(io, runPath);
+    try {
+      await inputFile(runPath, io.cwd, (p) =>
+        readRunByQuery(p, (qid, rows) => evaluator.add(qid, queryRanking(rows, undefined, qid, runPath)), { format, onWarning: warnings.onWarning }),
+      );
+      return { evaluator, warnings };
+    } catch (err) {
+      if (!(err instanceof RunNotGroupedError)) throw err;
+    }
   }
-  return out;
+  const evaluator = newEvaluator();
+  const warnings = readWarnings(io, runPath);
+  const run = await inputFile(runPath, io.cwd, (p) => readRunColumns(p, { format, stdin: io.stdin, onWarning: warnings.onWarning }));
+  for (const [qid, { rows }] of runQueries(run)) evaluator.add(qid, queryRanking(run, rows, qid, runPath));
+  return { evaluator, warnings };
+}
+
+/**
+ * One query's documents and scores (`rows` of `run`; all of them when undefined), without an object per line. A query with
+ * several column-2 values (a stochastic run) may not repeat a docno: trec_eval refuses that run.
+ */
+function queryRanking(run: RunColumns, rows: readonly number[] | undefined, qid: string, file: string): QueryRanking {
+  const n = rows ? rows.length : run.length;
+  const row = (j: number): number => (rows ? rows[j]! : j);
+  const docnos: string[] = new Array(n);
+  const scores = new Float64Array(n);
+  let severalIters = false;
+  for (let j = 1; j < n && !severalIters; j++) severalIters = run.iter[row(j)] !== run.iter[row(0)];
+  const seen = severalIters ? new Set<string>() : undefined;
+  for (let j = 0; j < n; j++) {
+    const i = row(j);
+    const docno = run.docno[i]!;
+    if (seen) {
+      if (seen.has(docno)) {
+        throw new DataError(`document '${docno}' appears twice for query '${qid}' (a run with several samples per query must be evaluated per sample)`, {
+          file,
+          line: run.line[i],
+          field: 'docno',
+        });
+      }
+      seen.add(docno);
+    }
+    docnos[j] = docno;
+    scores[j] = run.score[i]!;
+  }
+  return { docnos, scores };
 }
 
 function jsonResult(result: Evaluation, perQuery: boolean): unknown {

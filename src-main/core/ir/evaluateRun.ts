@@ -82,56 +82,89 @@ export function evaluateRankings(
   measures: readonly (string | MeasureSpec)[],
   opts: EvaluateOptions = {},
 ): Evaluation {
-  const complete = opts.complete ?? true;
-  const depth = opts.depth ?? Infinity;
-  if (!(depth >= 1)) throw new DataError(`depth must be at least 1, got ${opts.depth}`, { field: 'depth' });
+  const evaluator = new RankingEvaluator(qrels, measures, opts);
+  for (const [qid, docs] of results) evaluator.add(qid, docs);
+  return evaluator.finish();
+}
 
-  const specs = new Map<string, MeasureSpec>();
-  for (const m of measures) {
-    const spec = typeof m === 'string' ? parseMeasure(m) : m;
-    const name = formatMeasure(spec);
-    if (!specs.has(name)) specs.set(name, spec);
-  }
+/**
+ * `evaluateRankings` one query at a time: `add` each run query's ranking as it is read (it is not
+ * kept: only its measure values are), then `finish`. The result is the same as evaluateRankings
+ * of all the queries, so a run can be evaluated in memory bounded by its largest query.
+ */
+export class RankingEvaluator {
+  private readonly specs = new Map<string, MeasureSpec>();
+  private readonly judgements: Map<string, Map<string, number>>;
+  private readonly complete: boolean;
+  private readonly depth: number;
+  /** Run qid → its measure values in `specs` order (qrels queries) or undefined (no qrels). */
+  private readonly values = new Map<string, Float64Array | undefined>();
 
-  const judgements = groupQrels(qrels, opts.qrelsSource ?? 'qrels');
-
-  const qids = [...judgements.keys()].sort(compareBytewise);
-  const perQuery = new Map<string, Map<string, number>>();
-  const sums = new Map<string, number>();
-  for (const name of specs.keys()) {
-    perQuery.set(name, new Map());
-    sums.set(name, 0);
-  }
-
-  const evaluated: string[] = [];
-  const missingFromRun: string[] = [];
-  for (const qid of qids) {
-    const labelsByDoc = judgements.get(qid)!;
-    const docs = results.get(qid);
-    if (!docs) {
-      missingFromRun.push(qid);
-      if (!complete) continue;
+  constructor(qrels: readonly QrelEntry[], measures: readonly (string | MeasureSpec)[], opts: EvaluateOptions = {}) {
+    this.complete = opts.complete ?? true;
+    this.depth = opts.depth ?? Infinity;
+    if (!(this.depth >= 1)) throw new DataError(`depth must be at least 1, got ${opts.depth}`, { field: 'depth' });
+    for (const m of measures) {
+      const spec = typeof m === 'string' ? parseMeasure(m) : m;
+      const name = formatMeasure(spec);
+      if (!this.specs.has(name)) this.specs.set(name, spec);
     }
-    const input = {
-      ranked: rankedLabels(docs, labelsByDoc, depth),
-      judged: [...labelsByDoc.values()],
-    };
-    for (const [name, spec] of specs) {
-      const value = queryMeasure(spec, input);
-      perQuery.get(name)!.set(qid, value);
-      sums.set(name, sums.get(name)! + value);
+    this.judgements = groupQrels(qrels, opts.qrelsSource ?? 'qrels');
+  }
+
+  /** Run queries added so far. */
+  get runQueries(): number {
+    return this.values.size;
+  }
+
+  /** One run query's documents (any order; finite scores, distinct docnos); each qid once. */
+  add(qid: string, docs: QueryRanking): void {
+    if (this.values.has(qid)) throw new Error(`RankingEvaluator: query '${qid}' added twice`);
+    const labelsByDoc = this.judgements.get(qid);
+    this.values.set(qid, labelsByDoc ? this.measure(rankedLabels(docs, labelsByDoc, this.depth), labelsByDoc) : undefined);
+  }
+
+  finish(): Evaluation {
+    const qids = [...this.judgements.keys()].sort(compareBytewise);
+    const perQuery = new Map<string, Map<string, number>>();
+    const sums = new Float64Array(this.specs.size);
+    for (const name of this.specs.keys()) perQuery.set(name, new Map());
+    const maps = [...perQuery.values()];
+
+    const evaluated: string[] = [];
+    const missingFromRun: string[] = [];
+    for (const qid of qids) {
+      let values = this.values.get(qid);
+      if (!values) {
+        missingFromRun.push(qid);
+        if (!this.complete) continue;
+        values = this.measure([], this.judgements.get(qid)!);
+      }
+      for (let m = 0; m < maps.length; m++) {
+        maps[m]!.set(qid, values[m]!);
+        sums[m] = sums[m]! + values[m]!;
+      }
+      evaluated.push(qid);
     }
-    evaluated.push(qid);
+
+    const all = new Map<string, number>();
+    let m = 0;
+    for (const [name, spec] of this.specs) {
+      const sum = sums[m++]!;
+      all.set(name, measureAggregate(spec) === 'sum' ? sum : evaluated.length ? sum / evaluated.length : NaN);
+    }
+
+    const notInQrels = [...this.values.keys()].filter((q) => !this.judgements.has(q)).sort(compareBytewise);
+    return { measures: [...this.specs.keys()], perQuery, all, queries: evaluated, missingFromRun, notInQrels };
   }
 
-  const all = new Map<string, number>();
-  for (const [name, spec] of specs) {
-    const sum = sums.get(name)!;
-    all.set(name, measureAggregate(spec) === 'sum' ? sum : evaluated.length ? sum / evaluated.length : NaN);
+  private measure(ranked: Label[], labelsByDoc: Map<string, number>): Float64Array {
+    const input = { ranked, judged: [...labelsByDoc.values()] };
+    const out = new Float64Array(this.specs.size);
+    let m = 0;
+    for (const spec of this.specs.values()) out[m++] = queryMeasure(spec, input);
+    return out;
   }
-
-  const notInQrels = [...results.keys()].filter((q) => !judgements.has(q)).sort(compareBytewise);
-  return { measures: [...specs.keys()], perQuery, all, queries: evaluated, missingFromRun, notInQrels };
 }
 
 function groupQrels(qrels: readonly QrelEntry[], file: string): Map<string, Map<string, number>> {

@@ -90,6 +90,35 @@ export async function readRunColumns(path: string, opts: RunReadOptions & LineRe
 }
 
 
+/**
+ * A run read one query at a time, in bounded memory: `onQuery` gets each query's rows (in file
+ * order) as soon as the query's last row has been read, for runs whose rows of a query are
+ * consecutive (what every retrieval system writes). The columns passed are only valid during the
+ * call. Checks and errors are those of `readRunColumns`. A query that comes back after other
+ * queries throws `RunNotGroupedError` (not a data error: read such a run whole).
+ */
+export async function readRunByQuery(
+  path: string,
+  onQuery: (qid: string, rows: RunColumns) => void,
+  opts: RunReadOptions & LineReadOptions = {},
+): Promise<{ queries: number; rows: number }> {
+  const parser = new RunParser(path, opts, onQuery);
+  for await (const block of readTextBlocks(path, { ...opts, maxLineBytes: opts.maxLineBytes ?? TREC_MAX_LINE_BYTES })) parser.push(block);
+  parser.endGroup();
+  return { queries: parser.groupCount, rows: parser.rowCount };
+}
+
+/** A run whose rows of one query are not consecutive, met by `readRunByQuery`. */
+export class RunNotGroupedError extends Error {
+  constructor(
+    readonly qid: string,
+    readonly line: number,
+  ) {
+    super(`query '${qid}' comes back at line ${line} after other queries`);
+    this.name = 'RunNotGroupedError';
+  }
+}
+
 /** Row objects of a run in columns (for callers that want one object per row). */
 export function runRows(c: RunColumns): RunRow[] {
   const rows: RunRow[] = new Array(c.length);
@@ -158,10 +187,16 @@ class RunParser {
   private readonly starts = new Int32Array(7);
   private readonly ends = new Int32Array(7);
   private readonly file: string | undefined;
+  /** Grouped mode (`onQuery`): the query being collected, and the queries handed over. */
+  private groupQid: string | undefined;
+  private readonly closed = new Set<string>();
+  groupCount = 0;
+  rowCount = 0;
 
   constructor(
     file: string | undefined,
     private readonly opts: RunReadOptions,
+    private readonly onQuery?: (qid: string, rows: RunColumns) => void,
   ) {
     this.file = file === undefined ? undefined : inputName(file);
     this.format = opts.format ?? 'auto';
@@ -194,6 +229,23 @@ class RunParser {
   finish(): RunColumns {
     const n = this.n;
     return { length: n, qid: this.qid, iter: this.iter, docno: this.docno, tag: this.tag, rank: this.rank.subarray(0, n), score: this.score.subarray(0, n), line: this.line.subarray(0, n) };
+  }
+
+  /** Grouped mode: hand the collected query over and start empty. */
+  endGroup(): void {
+    if (this.groupQid === undefined) return;
+    this.onQuery!(this.groupQid, this.finish());
+    this.closed.add(this.groupQid);
+    this.groupCount++;
+    this.rowCount += this.n;
+    this.groupQid = undefined;
+    this.n = 0;
+    this.qid = [];
+    this.iter = [];
+    this.docno = [];
+    this.tag = [];
+    this.groups.clear();
+    this.curSet = undefined;
   }
 
   private trecRow(text: string, s: number, end: number, line: number): void {
@@ -253,6 +305,11 @@ class RunParser {
     if (rawRank === '' || !Number.isInteger(rank)) throw new DataError(`not an integer: '${rawRank}'`, { file: this.file, line, field: 'rank' });
     const score = Number(rawScore);
     if (!Number.isFinite(score)) parseScore(String(rawScore), 'score', { file: this.file, line });
+    if (this.onQuery && qid !== this.groupQid) {
+      this.endGroup();
+      if (this.closed.has(qid)) throw new RunNotGroupedError(qid, line);
+      this.groupQid = qid;
+    }
     if (qid !== this.curQid || iter !== this.curIter || this.curSet === undefined) {
       let byIter = this.groups.get(qid);
       if (!byIter) this.groups.set(qid, (byIter = new Map()));

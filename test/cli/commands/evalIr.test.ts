@@ -76,6 +76,22 @@ describe('fairground eval ir', () => {
     expect((await cli(['--run', RUN, '--qrels', QRELS, '-m', 'AP', '--depth', '1'])).stdout).toBe('AP\tall\t0.1111\n');
   });
 
+  it('evaluates a run whose queries are not each in one block as the grouped run (files and stdin), warning once', async () => {
+    // RUN's rows with the queries interleaved: the streaming reader meets q1 again and the command
+    // reads the file whole instead; more than six columns, so the warning shows it is not doubled.
+    const lines = ['q1 Q0 d2 2 2.0 t x', 'q2 Q0 d9 1 1 t x', 'q1 Q0 d1 1 3.0 t x', 'q9 Q0 d1 1 1 t x', 'q1 Q0 d3 3 2.0 t x', ''];
+    const interleaved = file(lines.join('\n'), 'interleaved.trec');
+    const grouped = await cli(['--run', RUN, '--qrels', QRELS, ...MEASURES, '-q']);
+    const fromFile = await cli(['--run', interleaved, '--qrels', QRELS, ...MEASURES, '-q']);
+    const fromStdin = await runCliCaptured(['eval', 'ir', '--run', '-', '--qrels', QRELS, ...MEASURES, '-q'], { cwd: dir, stdin: lines.join('\n') });
+    expect(grouped.stdout).toContain('nDCG@10\tq1\t0.7224\n');
+    expect(fromFile.stdout).toBe(grouped.stdout);
+    expect(fromStdin.stdout).toBe(grouped.stdout);
+    const warning = 'warning: interleaved.trec:1: more than 6 columns; reading the first six, as trec_eval does (warned once per file)\n';
+    expect(fromFile.stderr).toBe(`${warning}${grouped.stderr}`);
+    expect(fromStdin.stderr).toBe(`${warning.replace('interleaved.trec', '<stdin>')}${grouped.stderr}`);
+  });
+
   it('writes CSV with --csv', async () => {
     const r = await cli(['--run', RUN, '--qrels', QRELS, '-m', 'RR', '-q', '--csv']);
     expect(r.stdout).toBe('measure,qid,value\nRR,q1,1\nRR,q2,0\nRR,q3,0\nRR,all,0.3333333333333333\n');

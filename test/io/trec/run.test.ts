@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DataError } from '../../../src-main/core/errors';
 import { evaluateRun } from '../../../src-main/core/ir/evaluateRun';
 import { sortTrecEvalOrder } from '../../../src-main/core/ir/rankOrder';
-import { formatRun, parseRun, readRunFile } from '../../../src-main/io/trec';
+import { formatRun, parseRun, readRunByQuery, readRunColumns, readRunFile, RunNotGroupedError, type RunColumns } from '../../../src-main/io/trec';
 
 const dir = mkdtempSync(join(tmpdir(), 'fg-trec-run-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -98,6 +98,59 @@ describe('readRunFile', () => {
     writeFileSync(bad, 'q Q0 d 1 1 t\nq Q0 e 2\n');
     expect(errorOf(() => readRunFile(bad)).message).toBe(`${bad}:2: columns: expected 6 columns 'qid iter docno rank score tag', got 4`);
     expect(errorOf(() => readRunFile(join(dir, 'missing.trec'))).message).toMatch(/missing\.trec: cannot read file \(ENOENT\)/);
+  });
+});
+
+describe('readRunByQuery (one query at a time, #18.1)', () => {
+  const collect = async (name: string, text: string) => {
+    writeFileSync(join(dir, name), text);
+    const got: { qid: string; docnos: string[]; iters: string[]; scores: number[]; lines: number[] }[] = [];
+    const counts = await readRunByQuery(join(dir, name), (qid: string, c: RunColumns) =>
+      // Copies: the columns are only valid during the call.
+      got.push({ qid, docnos: c.docno.slice(0, c.length), iters: c.iter.slice(0, c.length), scores: [...c.score], lines: [...c.line] }),
+    );
+    return { got, counts };
+  };
+
+  it('hands over each query when its last row is read, in file order, rows in file order', async () => {
+    const text = ['# ir_metadata.start', '# ir_metadata.end', 'q2 Q0 a 1 3.5 t', 'q2 Q0 b 2 1 t', '', 'q1 S0 a 1 2 t', 'q1 S1 a 1 2 t', 'q1 S1 c 2 -1e-3 t', 'q3 Q0 z 1 0 t'].join('\n');
+    const { got, counts } = await collect('grouped.trec', text);
+    expect(counts).toEqual({ queries: 3, rows: 6 });
+    expect(got).toEqual([
+      { qid: 'q2', docnos: ['a', 'b'], iters: ['Q0', 'Q0'], scores: [3.5, 1], lines: [3, 4] },
+      // A stochastic query: every sample's rows in one hand-over; 'a' again in another sample is allowed.
+      { qid: 'q1', docnos: ['a', 'a', 'c'], iters: ['S0', 'S1', 'S1'], scores: [2, 2, -0.001], lines: [6, 7, 8] },
+      { qid: 'q3', docnos: ['z'], iters: ['Q0'], scores: [0], lines: [9] },
+    ]);
+  });
+
+  it('holds the same rows as readRunColumns', async () => {
+    const text = Array.from({ length: 3000 }, (_, i) => `q${Math.floor(i / 700)} Q0 d${i % 701} ${i + 1} ${(i * 0.37).toFixed(3)} t`).join('\n') + '\n';
+    const { got } = await collect('big.trec', text);
+    const whole = await readRunColumns(join(dir, 'big.trec'));
+    expect(got.map((g) => g.qid)).toEqual(['q0', 'q1', 'q2', 'q3', 'q4']);
+    expect(got.flatMap((g) => g.docnos)).toEqual(whole.docno);
+    expect(got.flatMap((g) => g.scores)).toEqual([...whole.score]);
+    expect(got.flatMap((g) => g.lines)).toEqual([...whole.line]);
+  });
+
+  it('throws RunNotGroupedError naming the query and line when a query comes back', async () => {
+    const err = await collect('interleaved.trec', 'q1 Q0 a 1 1 t\nq2 Q0 a 1 1 t\nq1 Q0 b 2 0 t\n').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RunNotGroupedError);
+    expect(err).toMatchObject({ qid: 'q1', line: 3, message: "query 'q1' comes back at line 3 after other queries" });
+  });
+
+  it('reports a bad line and a duplicate with the same errors as readRunColumns', async () => {
+    for (const [name, text, message] of [
+      ['dup.trec', 'q1 Q0 a 1 1 t\nq2 Q0 a 1 1 t\nq2 Q0 a 2 0 t\n', "dup.trec:3: docno: duplicate document 'a' for query 'q2' and iteration 'Q0'"],
+      ['bad.trec', 'q1 Q0 a 1 1 t\nq2 Q0 b 1 nan? t\n', "bad.trec:2: score: not a number: 'nan?'"],
+    ] as const) {
+      const streamed = await collect(name, text).catch((e: unknown) => e);
+      const whole = await readRunColumns(join(dir, name)).catch((e: unknown) => e);
+      expect(streamed).toBeInstanceOf(DataError);
+      expect((streamed as DataError).message).toBe((whole as DataError).message);
+      expect((streamed as DataError).message).toBe(`${join(dir, message.split(':')[0]!)}${message.slice(name.length)}`);
+    }
   });
 });
 
