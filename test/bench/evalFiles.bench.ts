@@ -63,7 +63,6 @@ export async function evalFilesBench(ctx: BenchContext): Promise<BenchRow[]> {
     };
     const ir = await alternate(baseline, candidate, { pairs: 5 });
     ctx.log(`eval ir ${queries}×1000: previous ${ir.baselineMs.toFixed(0)} ms, streamed ${ir.candidateMs.toFixed(0)} ms`);
-    const processRows = await evalIrProcesses(ctx, dir, queries);
 
     const stochQueries = Math.max(20, Math.round(1000 * ctx.scale));
     let stoch = '';
@@ -81,7 +80,32 @@ export async function evalFilesBench(ctx: BenchContext): Promise<BenchRow[]> {
       { pairs: 5 },
     );
     ctx.log(`stochastic run ${lines} lines: previous ${exp.baselineMs.toFixed(0)} ms, columns ${exp.candidateMs.toFixed(0)} ms`);
+    const runFile = join(dir, 'run.trec');
+    const qrelsFile = join(dir, 'test.qrels');
+    const stochQrels = join(dir, 'stochastic.qrels');
+    let candidates = '';
+    for (let q = 0; q < stochQueries; q++) for (let d = 0; d < 20; d++) candidates += `q${q} 0 d${d} ${rnd() < 0.3 ? 1 : 0}\n`;
+    writeFileSync(stochQrels, candidates);
+    const processes = await processRows(ctx, dir, [
+      {
+        title: `\`fairground eval ir\`, ${queries} queries × 1000 docs, 4 measures`,
+        cliArgs: ['eval', 'ir', '--run', runFile, '--qrels', qrelsFile, ...MEASURES.flatMap((m) => ['-m', m])],
+        baseline: 'evalIrV0Main',
+        baselineArgs: [runFile, qrelsFile, ...MEASURES],
+        inputs: [runFile, qrelsFile],
+        previousNote: 'the issue: 366 MiB for v0.1 vs 40 MiB for trec_eval (C), 4.05× its time; goal ≤ 1.5× and ≤ 100 MiB',
+      },
+      {
+        title: `\`fairground eval exposure\`, ${lines} lines (${stochQueries} queries × 100 samples × k=5, 20 candidates)`,
+        cliArgs: ['eval', 'exposure', '--run', join(dir, 'stochastic.trec'), '--qrels', stochQrels, '-k', '5'],
+        baseline: 'evalExposureV0Main',
+        baselineArgs: [join(dir, 'stochastic.trec'), stochQrels, '5'],
+        inputs: [join(dir, 'stochastic.trec'), stochQrels],
+        previousNote: "v0.1's reader with the same exposure code and no input checks; the issue measured v0.1 at 1.9× Fair-RAG's expected_exposure",
+      },
+    ]);
     return [
+      ...processes,
       alternationRow(
         {
           suite: 'evalfiles',
@@ -94,7 +118,6 @@ export async function evalFilesBench(ctx: BenchContext): Promise<BenchRow[]> {
         },
         ir,
       ),
-      ...processRows,
       alternationRow(
         {
           suite: 'evalfiles',
@@ -132,64 +155,72 @@ function nodeProcess(args: string[], preload: string, env: Record<string, string
   });
 }
 
+/** One command of the process rows: how the built CLI and v0.1's bundled baseline are run. */
+interface ProcessCase {
+  title: string;
+  cliArgs: string[];
+  baseline: string;
+  baselineArgs: string[];
+  inputs: string[];
+  previousNote: string;
+}
+
 /**
- * `eval ir` as whole processes on the issue's workload: the built CLI against v0.1's
- * implementation bundled the same way (baselines/evalIrV0Main.ts), and against a raw node process
- * that only streams both files line by line (the floor of reading them in node); wall time and
+ * Evaluation commands as whole processes on the issue's workloads: the built CLI against v0.1's
+ * implementation bundled the same way (baselines/*V0Main.ts), and against a raw node process that
+ * only streams the input files line by line (the floor of reading them in node); wall time and
  * peak RSS of each process, alternating pairs.
  */
-async function evalIrProcesses(ctx: BenchContext, dir: string, queries: number): Promise<BenchRow[]> {
+async function processRows(ctx: BenchContext, dir: string, cases: ProcessCase[]): Promise<BenchRow[]> {
   const b = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--main-only', '--if-stale'], { cwd: root, encoding: 'utf8' });
   if (b.status !== 0) throw new Error(`build failed: ${b.stderr}`);
   const preload = join(dir, 'maxrss.cjs');
   writeFileSync(preload, "process.on('exit', () => process.stderr.write(`maxrss=${process.resourceUsage().maxRSS}\\n`));\n");
-  const v0 = join(dir, 'evalIrV0.mjs');
-  await build({ entryPoints: [join(root, 'test', 'bench', 'baselines', 'evalIrV0Main.ts')], bundle: true, platform: 'node', format: 'esm', outfile: v0, logLevel: 'error' });
   const floor = join(dir, 'readLines.cjs');
   writeFileSync(
     floor,
     "const rl = require('node:readline'); const fs = require('node:fs');\n" +
       '(async () => { let n = 0; for (const f of process.argv.slice(2)) for await (const l of rl.createInterface({ input: fs.createReadStream(f) })) if (l) n++; process.stdout.write(`${n}\\n`); })();\n',
   );
-  const runFile = join(dir, 'run.trec');
-  const qrelsFile = join(dir, 'test.qrels');
-  const measureArgs = MEASURES.flatMap((m) => ['-m', m]);
-  const cli = () => nodeProcess([join(root, 'bin', 'fairground.js'), 'eval', 'ir', '--run', runFile, '--qrels', qrelsFile, ...measureArgs], preload, { FAIRGROUND_USE_DIST: '1' });
-  const previous = () => nodeProcess([v0, runFile, qrelsFile, ...MEASURES], preload);
-  const raw = () => nodeProcess([floor, runFile, qrelsFile], preload);
-  const [a, c] = [(await previous()).stdout, (await cli()).stdout];
-  if (a !== c) throw new Error(`eval ir output differs from v0.1's:\n${a}\n---\n${c}`);
-
   const rows: BenchRow[] = [];
-  for (const [label, baseline, name] of [
-    ['v0.1 eval ir (whole run, object per line)', previous, 'previous'],
-    ['node streaming both files line by line (no parsing)', raw, 'floor'],
-  ] as const) {
-    const rss = { baseline: [] as number[], candidate: [] as number[] };
-    const timed = await alternate(
-      async () => rss.baseline.push((await baseline()).maxRssKiB / 1024),
-      async () => rss.candidate.push((await cli()).maxRssKiB / 1024),
-      { pairs: 5, warmup: 0 },
-    );
-    const ratios = rss.candidate.map((x, i) => x / rss.baseline[i]!).sort((x, y) => x - y);
-    ctx.log(`eval ir process vs ${name}: ${timed.baselineMs.toFixed(0)} vs ${timed.candidateMs.toFixed(0)} ms, ${median(rss.baseline).toFixed(0)} vs ${median(rss.candidate).toFixed(0)} MiB`);
-    const what = `\`fairground eval ir\` (built CLI, whole process), ${queries} queries × 1000 docs, 4 measures, vs ${label}`;
-    rows.push(
-      alternationRow({ suite: 'evalfiles', name: what, metric: 'ms per process', better: 'lower', baselineLabel: name, candidateLabel: 'built CLI' }, timed),
-      {
-        suite: 'evalfiles',
-        name: what,
-        metric: 'peak RSS, MiB',
-        better: 'lower',
-        baselineLabel: name,
-        candidateLabel: 'built CLI',
-        baseline: median(rss.baseline),
-        candidate: median(rss.candidate),
-        ratio: median(ratios),
-        spread: { low: ratios[0]!, high: ratios[ratios.length - 1]!, pairs: ratios.length },
-        note: name === 'previous' ? 'the issue: 366 MiB for v0.1 vs 40 MiB for trec_eval (C); goal ≤ 100 MiB' : 'a bare node process is ~40 MiB',
-      },
-    );
+  for (const c of cases) {
+    const bundle = join(dir, `${c.baseline}.mjs`);
+    await build({ entryPoints: [join(root, 'test', 'bench', 'baselines', `${c.baseline}.ts`)], bundle: true, platform: 'node', format: 'esm', outfile: bundle, logLevel: 'error' });
+    const cli = () => nodeProcess([join(root, 'bin', 'fairground.js'), ...c.cliArgs], preload, { FAIRGROUND_USE_DIST: '1' });
+    const previous = () => nodeProcess([bundle, ...c.baselineArgs], preload);
+    const raw = () => nodeProcess([floor, ...c.inputs], preload);
+    const [a, got] = [(await previous()).stdout, (await cli()).stdout];
+    if (a !== got) throw new Error(`${c.title}: output differs from v0.1's:\n${a}\n---\n${got}`);
+    for (const [label, baseline, name] of [
+      ['v0.1 (whole run, object per line)', previous, 'previous'],
+      ['node streaming the input files line by line (no parsing)', raw, 'floor'],
+    ] as const) {
+      const rss = { baseline: [] as number[], candidate: [] as number[] };
+      const timed = await alternate(
+        async () => rss.baseline.push((await baseline()).maxRssKiB / 1024),
+        async () => rss.candidate.push((await cli()).maxRssKiB / 1024),
+        { pairs: 5, warmup: 0 },
+      );
+      const ratios = rss.candidate.map((x, i) => x / rss.baseline[i]!).sort((x, y) => x - y);
+      ctx.log(`${c.title} vs ${name}: ${timed.baselineMs.toFixed(0)} vs ${timed.candidateMs.toFixed(0)} ms, ${median(rss.baseline).toFixed(0)} vs ${median(rss.candidate).toFixed(0)} MiB`);
+      const what = `${c.title} (built CLI, whole process) vs ${label}`;
+      rows.push(
+        alternationRow({ suite: 'evalfiles', name: what, metric: 'ms per process', better: 'lower', baselineLabel: name, candidateLabel: 'built CLI' }, timed),
+        {
+          suite: 'evalfiles',
+          name: what,
+          metric: 'peak RSS, MiB',
+          better: 'lower',
+          baselineLabel: name,
+          candidateLabel: 'built CLI',
+          baseline: median(rss.baseline),
+          candidate: median(rss.candidate),
+          ratio: median(ratios),
+          spread: { low: ratios[0]!, high: ratios[ratios.length - 1]!, pairs: ratios.length },
+          note: name === 'previous' ? c.previousNote : 'a bare node process is ~40 MiB',
+        },
+      );
+    }
   }
   return rows;
 }

@@ -24,7 +24,7 @@ import { compareIds } from '../../core/sampling/itemChecks';
 import type { UtilityLabelledItem } from '../../core/sampling/oracleRetriever';
 import { readLines } from '../../io/lines';
 import { isSkippable, splitWhitespace } from '../../io/trec/fields';
-import { readQrels, readRunColumns, type QrelRow, type RunColumns } from '../../io/trec';
+import { readQrels, readRunByQuery, readRunColumns, RunNotGroupedError, runQueries, type QrelRow, type RunColumns } from '../../io/trec';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
 import { formatValue, inputFile, placesOption, readWarnings } from './evalInputs';
@@ -92,27 +92,23 @@ export const evalExposureCommand: CliCommand = {
     const attrFile = values.attribution;
     if ([runFile, qrelsFile, attrFile].filter((f) => f === '-').length > 1) throw new CliError('only one input can be standard input (-)');
 
-    const warnings = readWarnings(io, runFile);
-    const run = await inputFile(runFile, io.cwd, (p) => readRunColumns(p, { stdin: io.stdin, onWarning: warnings.onWarning }));
     const qrelRows = await inputFile(qrelsFile, io.cwd, (p) => readQrels(p, { stdin: io.stdin }));
     const labels = attrFile === undefined ? undefined : await inputFile(attrFile, io.cwd, (p) => readAttributionLabels(p, attrFile, io.stdin));
-
     const candidates = candidatesByQuery(qrelRows);
-    const runs = samplesByQuery(run, runFile);
-    warnings.flush();
-    if (runs.size === 0) throw new DataError('the run holds no rankings', { file: runFile });
 
     const measures: string[] = [...EXPOSURE_MEASURES, ...(labels ? ATTRIBUTION_MEASURES : [])];
-    const perQuery = new Map<string, Record<string, number>>();
+    let perQuery = new Map<string, Record<string, number>>();
     let longRankings = 0;
-    for (const [qid, samples] of runs) {
+    /** One query's rows of the run (`rows` of `run`, all of them when undefined). */
+    const evaluateQuery = (qid: string, run: RunColumns, rows: readonly number[] | undefined): void => {
+      const samples = querySamples(run, rows, qid, runFile);
       const items = candidates.get(qid);
       const firstRow = samples.values().next().value![0]!;
       if (!items) throw new DataError(`query '${qid}' is not in the qrels ${qrelsFile}`, { file: runFile, line: run.line[firstRow], field: 'qid' });
       const known = new Set(items.map((it) => it.id));
-      for (const rows of samples.values()) {
-        if (rows.length > k) longRankings++;
-        for (const row of rows) {
+      for (const sampleRows of samples.values()) {
+        if (sampleRows.length > k) longRankings++;
+        for (const row of sampleRows) {
           if (!known.has(run.docno[row]!)) {
             throw new DataError(`document '${run.docno[row]}' of query '${qid}' is not in the qrels ${qrelsFile} (they must list every candidate, rel 0 for non-useful)`, {
               file: runFile,
@@ -122,7 +118,7 @@ export const evalExposureCommand: CliCommand = {
           }
         }
       }
-      const rankings = [...samples.values()].map((rows) => rows.map((r) => run.docno[r]!));
+      const rankings = [...samples.values()].map((sampleRows) => sampleRows.map((r) => run.docno[r]!));
       const ee = expectedExposure({ items, rankings, k, target: target as TargetVariant });
       const scores: Record<string, number> = {
         'EE-D': ee.eeD,
@@ -144,7 +140,31 @@ export const evalExposureCommand: CliCommand = {
         scores['EAE-D_norm'] = ea.eaeDNorm;
       }
       perQuery.set(qid, scores);
+    };
+
+    // One query at a time as the run is read (memory bounded by the largest query); standard input
+    // and a run whose queries come back are read whole first. Both give the same result and errors.
+    let warnings = readWarnings(io, runFile);
+    let streamed = false;
+    if (runFile !== '-') {
+      try {
+        await inputFile(runFile, io.cwd, (p) => readRunByQuery(p, (qid, rows) => evaluateQuery(qid, rows, undefined), { onWarning: warnings.onWarning }));
+        streamed = true;
+      } catch (err) {
+        if (!(err instanceof RunNotGroupedError)) throw err;
+        for (const label of labels?.values() ?? []) label.used = false;
+        perQuery = new Map();
+        longRankings = 0;
+        warnings = readWarnings(io, runFile);
+      }
     }
+    if (!streamed) {
+      const run = await inputFile(runFile, io.cwd, (p) => readRunColumns(p, { stdin: io.stdin, onWarning: warnings.onWarning }));
+      for (const [qid, { rows }] of runQueries(run)) evaluateQuery(qid, run, rows);
+    }
+    warnings.flush();
+    if (perQuery.size === 0) throw new DataError('the run holds no rankings', { file: runFile });
+
     if (labels) {
       for (const label of labels.values()) {
         if (!label.used) {
@@ -157,7 +177,7 @@ export const evalExposureCommand: CliCommand = {
     }
 
     if (longRankings > 0) io.stderr.write(`warning: ${longRankings} ranking(s) are longer than k = ${k}; their positions after ${k} are ignored\n`);
-    const skipped = [...candidates.keys()].filter((qid) => !runs.has(qid)).length;
+    const skipped = [...candidates.keys()].filter((qid) => !perQuery.has(qid)).length;
     if (skipped > 0) io.stderr.write(`note: ${skipped} qrels quer${skipped === 1 ? 'y has' : 'ies have'} no rankings in the run and ${skipped === 1 ? 'is' : 'are'} skipped\n`);
 
     const qids = [...perQuery.keys()].sort(compareIds);
@@ -190,54 +210,46 @@ function candidatesByQuery(rows: readonly QrelRow[]): Map<string, UtilityLabelle
 }
 
 /**
- * qid → sample id → row indexes in rank order (samples and queries in order of first appearance).
- * Ranks must be exactly 1..length within a sample: a repeat or a gap names the offending line.
+ * One query's samples: sample id → row indexes in rank order (samples in order of first
+ * appearance), from `rows` of `run` (all of them when undefined). Ranks must be exactly 1..length
+ * within a sample: a repeat or a gap names the offending line.
  */
-function samplesByQuery(run: RunColumns, file: string): Map<string, Map<string, number[]>> {
-  const out = new Map<string, Map<string, number[]>>();
-  let curQid: string | undefined;
+function querySamples(run: RunColumns, rows: readonly number[] | undefined, qid: string, file: string): Map<string, number[]> {
+  const byId = new Map<string, number[]>();
   let curIter: string | undefined;
-  let samples: Map<string, number[]> | undefined;
   let sample: number[] | undefined;
-  for (let i = 0; i < run.length; i++) {
-    const qid = run.qid[i]!;
+  const n = rows ? rows.length : run.length;
+  for (let j = 0; j < n; j++) {
+    const i = rows ? rows[j]! : j;
     const iter = run.iter[i]!;
-    if (qid !== curQid) {
-      curQid = qid;
-      curIter = undefined;
-      samples = out.get(qid);
-      if (!samples) out.set(qid, (samples = new Map()));
-    }
     if (iter !== curIter) {
       curIter = iter;
-      sample = samples!.get(iter);
-      if (!sample) samples!.set(iter, (sample = []));
+      sample = byId.get(iter);
+      if (!sample) byId.set(iter, (sample = []));
     }
     sample!.push(i);
   }
   const { rank, line } = run;
-  for (const [qid, byId] of out) {
-    for (const [sampleId, rows] of byId) {
-      let sorted = true;
-      for (let j = 1; j < rows.length && sorted; j++) sorted = rank[rows[j]!]! > rank[rows[j - 1]!]!;
-      if (!sorted) rows.sort((a, b) => rank[a]! - rank[b]! || line[a]! - line[b]!);
-      rows.forEach((r, j) => {
-        const where = { file, line: line[r], field: 'rank' };
-        if (j > 0 && rank[r] === rank[rows[j - 1]!]) {
-          throw new DataError(`rank ${rank[r]} repeated in sample '${sampleId}' of query '${qid}' (also on line ${line[rows[j - 1]!]})`, where);
-        }
-        if (rank[r] !== j + 1) {
-          throw new DataError(
-            j === 0
-              ? `sample '${sampleId}' of query '${qid}' starts at rank ${rank[r]}; ranks must start at 1`
-              : `rank gap in sample '${sampleId}' of query '${qid}': rank ${j + 1} is missing before rank ${rank[r]}`,
-            where,
-          );
-        }
-      });
-    }
+  for (const [sampleId, sampleRows] of byId) {
+    let sorted = true;
+    for (let j = 1; j < sampleRows.length && sorted; j++) sorted = rank[sampleRows[j]!]! > rank[sampleRows[j - 1]!]!;
+    if (!sorted) sampleRows.sort((a, b) => rank[a]! - rank[b]! || line[a]! - line[b]!);
+    sampleRows.forEach((r, j) => {
+      const where = { file, line: line[r], field: 'rank' };
+      if (j > 0 && rank[r] === rank[sampleRows[j - 1]!]) {
+        throw new DataError(`rank ${rank[r]} repeated in sample '${sampleId}' of query '${qid}' (also on line ${line[sampleRows[j - 1]!]})`, where);
+      }
+      if (rank[r] !== j + 1) {
+        throw new DataError(
+          j === 0
+            ? `sample '${sampleId}' of query '${qid}' starts at rank ${rank[r]}; ranks must start at 1`
+            : `rank gap in sample '${sampleId}' of query '${qid}': rank ${j + 1} is missing before rank ${rank[r]}`,
+          where,
+        );
+      }
+    });
   }
-  return out;
+  return byId;
 }
 
 interface AttributionLabel {

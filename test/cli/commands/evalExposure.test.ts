@@ -116,6 +116,20 @@ describe('fairground eval exposure', () => {
     expect(r.stdout).not.toContain('EAR');
   });
 
+  it('gives the same rows for a run whose queries are interleaved (read whole) and from standard input', async () => {
+    // q2's rankings between q1's: the streaming reader meets q1 again and the command reads the
+    // file whole instead, with the attribution labels' bookkeeping started over.
+    const lines = RUN.split('\n');
+    const interleaved = file([...lines.slice(0, 6), ...lines.slice(12, 15), ...lines.slice(6, 12), ...lines.slice(15)].join('\n'), 'interleaved.trec');
+    const labels = file(LABELS, 'labels-interleaved.txt');
+    const args = (r: string) => ['eval', 'exposure', '--run', r, '--qrels', qrels, '-k', '3', '--attribution', labels, '-q'];
+    const grouped = await cli(args(run));
+    expect(grouped.code).toBe(0);
+    expect(table(grouped.stdout)['EAR all']).toBe('0.458333'); // (5/12 + 1/2)/2
+    expect(await cli(args(interleaved))).toEqual(grouped);
+    expect(await runCliCaptured(args('-'), { cwd: dir, stdin: [...lines.slice(12), ...lines.slice(0, 12)].join('\n') })).toEqual(grouped);
+  });
+
   it('without -q prints only the mean rows; --target code reproduces E1 = 0.5556', async () => {
     const r = await cli(['eval', 'exposure', '--run', run, '--qrels', qrels, '-k', '3', '--target', 'code']);
     expect(r.code).toBe(0);

@@ -57,6 +57,21 @@ describe('parseRun', () => {
     expect(err.message).toMatch(/duplicate document 'd'/);
   });
 
+  it('finds a duplicate in a long group, and in a group that comes back after other rows', () => {
+    // Short first blocks are scanned, longer ones (16+ rows) and groups that come back use a set.
+    const long = Array.from({ length: 40 }, (_, i) => `q Q0 d${i} ${i + 1} 1 t`);
+    expect(parseRun(long.join('\n'))).toHaveLength(40);
+    expect(errorOf(() => parseRun([...long, 'q Q0 d3 41 0 t'].join('\n'))).line).toBe(41);
+    expect(errorOf(() => parseRun([...long.slice(0, 20), 'q Q0 d19 21 0 t'].join('\n'))).line).toBe(21);
+    const back = ['q S0 a 1 1 t', 'q S0 b 2 1 t', 'q S1 a 1 1 t', 'p S0 a 1 1 t', 'q S0 c 3 1 t'];
+    expect(parseRun(back.join('\n'))).toHaveLength(5);
+    for (const docno of ['a', 'b']) {
+      const err = errorOf(() => parseRun([...back, `q S0 ${docno} 4 0 t`].join('\n')));
+      expect([err.line, err.message]).toEqual([6, `line 6: docno: duplicate document '${docno}' for query 'q' and iteration 'S0'`]);
+    }
+    expect(parseRun([...back, 'q S1 b 2 0 t', 'p S0 b 2 0 t'].join('\n'))).toHaveLength(7);
+  });
+
   it('returns no rows for an empty or comment-only file', () => {
     expect(parseRun('')).toEqual([]);
     expect(parseRun('# only\n\n')).toEqual([]);
