@@ -175,7 +175,13 @@ async function processRows(ctx: BenchContext, dir: string, cases: ProcessCase[])
   const b = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--main-only', '--if-stale'], { cwd: root, encoding: 'utf8' });
   if (b.status !== 0) throw new Error(`build failed: ${b.stderr}`);
   const preload = join(dir, 'maxrss.cjs');
-  writeFileSync(preload, "process.on('exit', () => process.stderr.write(`maxrss=${process.resourceUsage().maxRSS}\\n`));\n");
+  // VmHWM (this program's own peak), not getrusage's maxRSS: on Linux that one keeps the peak of the
+  // image before exec, i.e. of the forked copy of this bench process, and hides smaller children.
+  writeFileSync(
+    preload,
+    "const { readFileSync } = require('node:fs');\n" +
+      "process.on('exit', () => { let kib = process.resourceUsage().maxRSS; try { kib = Number(/VmHWM:\\s*(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]); } catch {} process.stderr.write(`maxrss=${kib}\\n`); });\n",
+  );
   const floor = join(dir, 'readLines.cjs');
   writeFileSync(
     floor,
