@@ -1,10 +1,10 @@
 /**
  * Threads chosen by measurement (issue 19). llama.cpp's CPU threads meet at a barrier after every
  * operation of the graph and wait there by spinning (ggml_barrier: a `pause` loop, no yield;
- * node-llama-cpp 3.21.1 exposes no polling setting). When the threads outnumber the cores really
- * free — a 2-vCPU laptop with the UI running, a second job, a busy shared machine — every barrier
- * waits for a descheduled thread for a whole scheduler time slice, and a call is 10-50x slower
- * instead of 2x. So the thread count is not a constant but a measurement:
+ * node-llama-cpp 3.22.1, like 3.21.1, exposes no polling setting). When the threads outnumber the
+ * cores really free — a 2-vCPU laptop with the UI running, a second job, a busy shared machine —
+ * every barrier waits for a descheduled thread for a whole scheduler time slice, and a call is
+ * 10-50x slower instead of 2x. So the thread count is not a constant but a measurement:
  *
  * - `tune` (worker side, worker/tune.ts) evaluates a short prompt and decodes a few tokens at each
  *   thread count 1 … usable cores, in alternating rounds (1, 2, …, n, then n, …, 1: a burst of

@@ -3,27 +3,40 @@
  * evaluated once; each continuation is evaluated after it in one forward pass and its token range
  * is then erased from the sequence, so the next continuation again sees exactly the prompt.
  *
- * How a token's log-probability is read: node-llama-cpp 3.21.1 has no logit filter in
- * `controlledEvaluate` (the `logits.filter` / `totalLogitWeight` recipe of later versions), so
- * each scored position asks for the full next-token distribution (`generateNext.probabilities`)
- * under the greedy sampler, which leaves the logits untouched: p = softmax(logits), computed in
- * float32 by the binding, and logp = ln p(target). That matches the token-by-token slow method to
- * ~1e-7. Float32 underflow puts a floor at ln(2^-149) ≈ −103.3: a token less likely than that
- * is reported as LOGPROB_FLOOR.
+ * How a token's log-probability is read: each scored position asks node-llama-cpp (3.22+) for the
+ * logits of just the tokens it needs, through `controlledEvaluate`'s logit filter
+ * (`generateNext.logits.filter: { tokens, includeTop: 1 }` plus `totalLogitWeight`) under the
+ * greedy sampler, which leaves the logits untouched: the target's logit l, the top logit m and
+ * S = Σ exp(logit − m), summed natively in float32 over the vocabulary. Only those few numbers
+ * cross into JavaScript, instead of the whole sorted distribution (2 × vocabulary numbers revived
+ * into a Map per position, the method before 3.22, which cost 2.1× plain evaluation on the bench).
+ * (`filter.includeMax` would spare the native sort that `includeTop` costs, but it is broken in
+ * 3.22.1: it adds the top token only when the filter already holds it.)
+ *
+ * p is then computed exactly as that full-distribution method computed it, in float32:
+ * p = f32(f32(exp(f32(l − m))) / S), logp = ln p; `includeTop` sorts the candidates as the full
+ * distribution did, so S is summed in the same order, bit for bit. The scores are therefore those of
+ * the full-distribution method to ~1e-7 (test/engine/local/scoreLogitFilter.test.ts holds every token
+ * to 1e-6), which keeps them comparable with every score computed before. (Neither is closer than
+ * ~1e-5 to the exact value: the float32 sum over a sorted vocabulary carries that much rounding.)
+ * Float32 underflow puts a floor at ln(2^-149) ≈ −103.3: a token less likely than that is reported
+ * as LOGPROB_FLOOR.
  *
  * The first continuation token is scored from the prompt's last position (one evaluation of the
- * prompt serves every continuation); the last continuation token is never evaluated, only scored.
- * A continuation is evaluated in one pass unless the full distributions it would hold at once
- * exceed DISTRIBUTION_BUDGET entries (long continuations on large vocabularies); then in fixed
- * chunks. Either way the layout depends only on the request and the model, so every bit of the
- * result does too.
+ * prompt serves every continuation: its filter holds every continuation's first token); the last
+ * continuation token is never evaluated, only scored. A continuation is evaluated in one pass unless
+ * vocabulary size × its length exceeds DISTRIBUTION_BUDGET (long continuations on large
+ * vocabularies); then in fixed chunks. The bound once kept the full distributions held at once in
+ * check; the logit filter needs no such bound, but the layout is kept so that a score does not
+ * change with the read-out method (a batch layout can change llama.cpp's last bits). Either way the
+ * layout depends only on the request and the model, so every bit of the result does too.
  */
 import type { LlamaContextSequence, LlamaModel, Token } from 'node-llama-cpp';
 import { EngineError, type ContinuationScore, type ScoreRequest, type ScoreResult } from '../../types';
 import { promptTokens as tokensOfPrompt, textTokens } from './tokens';
 
 export const LOGPROB_FLOOR = Math.log(2 ** -149);
-/** Probabilities held at once while scoring (vocabulary size x positions per pass). */
+/** Vocabulary size x positions per pass above which a continuation is evaluated in chunks (see above). */
 const DISTRIBUTION_BUDGET = 1 << 22;
 
 export interface ScoreEnv {
@@ -32,11 +45,34 @@ export interface ScoreEnv {
   signal: AbortSignal;
 }
 
-const wantDistribution = { generateNext: { probabilities: true } } as const;
+/** Ask a position for the logits of `targets` and of the top token, and the total logit weight. */
+function wantLogits(targets: readonly Token[]) {
+  return { generateNext: { logits: { filter: { tokens: targets, includeTop: 1 } }, totalLogitWeight: true } } as const;
+}
 
-function logProb(probabilities: Map<Token, number> | undefined, target: Token): number {
-  const p = probabilities?.get(target) ?? 0;
+interface NextLogits {
+  logits?: Map<Token, number>;
+  totalLogitWeight?: number;
+}
+
+/** ln p(target), p computed in float32 as node-llama-cpp's full distribution computes it. */
+export function logProb(next: NextLogits | undefined, target: Token): number {
+  const logit = next?.logits?.get(target);
+  const weight = next?.totalLogitWeight;
+  if (logit === undefined || weight === undefined || !(weight > 0) || !next?.logits) return LOGPROB_FLOOR;
+  let top = -Infinity;
+  for (const value of next.logits.values()) if (value > top) top = value;
+  const f32 = Math.fround;
+  const p = f32(f32(Math.exp(f32(logit - top))) / weight);
   return p > 0 ? Math.max(Math.log(p), LOGPROB_FLOOR) : LOGPROB_FLOOR;
+}
+
+/** The model's vocabulary size (llama.cpp's n_vocab: the tokenizer's token list), when the file says. */
+function vocabularySize(model: LlamaModel): number {
+  const tokens = model.fileInfo.metadata.tokenizer?.ggml?.tokens;
+  if (Array.isArray(tokens) && tokens.length > 0) return tokens.length;
+  const embedding = model.fileInfo.tensorInfo?.find((t) => t.name === 'token_embd.weight');
+  return Number(embedding?.dimensions[1] ?? 1);
 }
 
 export async function scoreInSequence(req: ScoreRequest, env: ScoreEnv): Promise<ScoreResult> {
@@ -54,10 +90,11 @@ export async function scoreInSequence(req: ScoreRequest, env: ScoreEnv): Promise
 
   await sequence.clearHistory();
   const last = prompt.length - 1;
-  const head = await sequence.controlledEvaluate([...prompt.slice(0, last), [prompt[last] as Token, wantDistribution]]);
-  const afterPrompt = head[last]?.next.probabilities;
+  const firstTokens = [...new Set(continuations.filter((c) => c.length > 0).map((c) => c[0] as Token))];
+  const head = await sequence.controlledEvaluate([...prompt.slice(0, last), [prompt[last] as Token, wantLogits(firstTokens)]]);
+  const afterPrompt = head[last]?.next;
   const promptEnd = sequence.nextTokenIndex;
-  const perPass = Math.max(8, Math.floor(DISTRIBUTION_BUDGET / Math.max(1, afterPrompt?.size ?? 1)));
+  const perPass = Math.max(8, Math.floor(DISTRIBUTION_BUDGET / Math.max(1, vocabularySize(model))));
 
   const scores: ContinuationScore[] = [];
   for (const cont of continuations) {
@@ -65,8 +102,8 @@ export async function scoreInSequence(req: ScoreRequest, env: ScoreEnv): Promise
     const logprobs = cont.length > 0 ? [logProb(afterPrompt, cont[0] as Token)] : [];
     for (let start = 0; start < cont.length - 1; start += perPass) {
       const chunk = cont.slice(start, Math.min(start + perPass, cont.length - 1));
-      const out = await sequence.controlledEvaluate(chunk.map((t) => [t, wantDistribution]));
-      chunk.forEach((_, j) => logprobs.push(logProb(out[j]?.next.probabilities, cont[start + j + 1] as Token)));
+      const out = await sequence.controlledEvaluate(chunk.map((t, j) => [t, wantLogits([cont[start + j + 1] as Token])]));
+      chunk.forEach((_, j) => logprobs.push(logProb(out[j]?.next, cont[start + j + 1] as Token)));
     }
     if (sequence.nextTokenIndex > promptEnd) await sequence.eraseContextTokenRanges([{ start: promptEnd, end: sequence.nextTokenIndex }]);
     const sum = logprobs.reduce((a, b) => a + b, 0);
