@@ -91,7 +91,7 @@ export async function startupBench(ctx: BenchContext): Promise<BenchRow[]> {
         name: '`fairground eval ir` on a 2-query run from the build vs a raw node process reading both files and printing the same lines',
         baselineLabel: 'node -e',
         candidateLabel: 'built CLI',
-        note: 'a light command loads only its own chunks (and yaml, for run metadata headers)',
+        note: 'a light command loads only its own chunks (reading a run no longer loads yaml: 1.94× before)',
       },
       vsRawIr,
     ),
