@@ -8,7 +8,8 @@
  * - scoreInSequence (src-main/engine/local/worker/score.ts): each scored position asks node-llama-cpp
  *   3.22's logit filter for the target's logit, the top logit and the total logit weight
  *   (`generateNext.logits.filter: { tokens: [target], includeTop: 1 }`, `totalLogitWeight`): a native
- *   sort and two passes over the vocabulary, three numbers handed to JavaScript;
+ *   sort (llama.cpp's top-k bucket sort, k = the vocabulary) and two passes over the vocabulary,
+ *   three numbers handed to JavaScript;
  * - full distributions: the method before the logit filter (node-llama-cpp 3.21.1 had no other):
  *   each scored position asks for `generateNext.probabilities`, so llama.cpp's logits are copied,
  *   sorted and normalised natively, then handed to JavaScript as an array of 2 × vocabulary numbers
