@@ -25,7 +25,7 @@ import type { UtilityLabelledItem } from '../../core/sampling/oracleRetriever';
 import { readLines } from '../../io/lines';
 import { isSkippable, splitWhitespace } from '../../io/trec/fields';
 import { readQrels, type QrelRow } from '../../io/trec/qrels';
-import { readRunByQuery, readRunColumns, RunNotGroupedError, runQueries, type RunColumns } from '../../io/trec/run';
+import { forEachRunQuery, type RunColumns } from '../../io/trec/run';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
 import { formatValue, inputFile, placesOption, readWarnings } from './evalInputs';
@@ -145,24 +145,19 @@ export const evalExposureCommand: CliCommand = {
 
     // One query at a time as the run is read (memory bounded by the largest query); standard input
     // and a run whose queries come back are read whole first. Both give the same result and errors.
-    let warnings = readWarnings(io, runFile);
-    let streamed = false;
-    if (runFile !== '-') {
-      try {
-        await inputFile(runFile, io.cwd, (p) => readRunByQuery(p, (qid, rows) => evaluateQuery(qid, rows, undefined), { onWarning: warnings.onWarning }));
-        streamed = true;
-      } catch (err) {
-        if (!(err instanceof RunNotGroupedError)) throw err;
-        for (const label of labels?.values() ?? []) label.used = false;
-        perQuery = new Map();
-        longRankings = 0;
-        warnings = readWarnings(io, runFile);
-      }
-    }
-    if (!streamed) {
-      const run = await inputFile(runFile, io.cwd, (p) => readRunColumns(p, { stdin: io.stdin, onWarning: warnings.onWarning }));
-      for (const [qid, { rows }] of runQueries(run)) evaluateQuery(qid, run, rows);
-    }
+    const warnings = readWarnings(io, runFile);
+    await inputFile(runFile, io.cwd, (p) =>
+      forEachRunQuery(p, evaluateQuery, {
+        stdin: io.stdin,
+        onWarning: warnings.onWarning,
+        restart: () => {
+          warnings.discard();
+          for (const label of labels?.values() ?? []) label.used = false;
+          perQuery = new Map();
+          longRankings = 0;
+        },
+      }),
+    );
     warnings.flush();
     if (perQuery.size === 0) throw new DataError('the run holds no rankings', { file: runFile });
 

@@ -27,11 +27,13 @@ export async function inputFile<T>(userPath: string, cwd: string, read: (path: s
  * Warnings of a reader, naming the file as given. They are printed (`flush`) once the input has
  * read without error, so a failing command still prints exactly one line.
  */
-export function readWarnings(io: Pick<CliIo, 'stderr'>, given: string): { onWarning: (message: string, line: number) => void; flush(): void } {
+export function readWarnings(io: Pick<CliIo, 'stderr'>, given: string): { onWarning: (message: string, line: number) => void; flush(): void; discard(): void } {
   const held: string[] = [];
   return {
     onWarning: (message, line) => held.push(`warning: ${given === '-' ? '<stdin>' : given}:${line}: ${message}\n`),
     flush: () => held.splice(0).forEach((w) => io.stderr.write(w)),
+    /** Forget what was held (the input is read again from the start). */
+    discard: () => void held.splice(0),
   };
 }
 

@@ -7,9 +7,9 @@ import { RankingEvaluator, type Evaluation, type QueryRanking } from '../../core
 import { formatMeasure, isCountMeasure, parseMeasure, supportedMeasuresHelp, type MeasureSpec } from '../../core/ir/measureSpec';
 import { formatMeasureCsv, formatMeasureTsv, measureRows } from '../../io/measureCsv';
 import { readQrels, type QrelsFormat } from '../../io/trec/qrels';
-import { readRunByQuery, readRunColumns, RunNotGroupedError, runQueries, type RunColumns, type RunFormat } from '../../io/trec/run';
+import { forEachRunQuery, type RunColumns, type RunFormat } from '../../io/trec/run';
 import { numberOption, parseCliArgs, requireOption } from '../args';
-import { CliError, type CliCommand, type CliIo } from '../command';
+import { CliError, type CliCommand } from '../command';
 import { choiceOption, formatValue, inputFile, placesOption, readWarnings } from './evalInputs';
 
 const RUN_FORMATS: readonly RunFormat[] = ['auto', 'trec', 'tsv'];
@@ -106,7 +106,19 @@ export const evalIrCommand: CliCommand = {
 
     const qrels = await inputFile(qrelsPath, io.cwd, (p) => readQrels(p, { format: qrelsFormat, stdin: io.stdin }));
     const evalOptions = { complete: !values.intersection, depth, runSource: runPath, qrelsSource: qrelsPath };
-    const { evaluator, warnings } = await evaluateRunFile(runPath, runFormat, io, () => new RankingEvaluator(qrels, specs, evalOptions));
+    const warnings = readWarnings(io, runPath);
+    let evaluator = new RankingEvaluator(qrels, specs, evalOptions);
+    await inputFile(runPath, io.cwd, (p) =>
+      forEachRunQuery(p, (qid, run, rows) => evaluator.add(qid, queryRanking(run, rows, qid, runPath)), {
+        format: runFormat,
+        stdin: io.stdin,
+        onWarning: warnings.onWarning,
+        restart: () => {
+          warnings.discard();
+          evaluator = new RankingEvaluator(qrels, specs, evalOptions);
+        },
+      }),
+    );
     if (qrels.length === 0) throw new DataError('no relevance judgements', { file: qrelsPath });
     warnings.flush();
     const result = evaluator.finish();
@@ -142,36 +154,6 @@ export const evalIrCommand: CliCommand = {
     return 0;
   },
 };
-
-/**
- * Evaluate the run one query at a time as it is read (memory bounded by the largest query), or,
- * for standard input and for a run whose queries are not each in one block of lines, read whole
- * and grouped first. Both give the same evaluation, errors and warnings.
- */
-async function evaluateRunFile(
-  runPath: string,
-  format: RunFormat | undefined,
-  io: CliIo,
-  newEvaluator: () => RankingEvaluator,
-): Promise<{ evaluator: RankingEvaluator; warnings: ReturnType<typeof readWarnings> }> {
-  if (runPath !== '-') {
-    const evaluator = newEvaluator();
-    const warnings = readWarnings(io, runPath);
-    try {
-      await inputFile(runPath, io.cwd, (p) =>
-        readRunByQuery(p, (qid, rows) => evaluator.add(qid, queryRanking(rows, undefined, qid, runPath)), { format, onWarning: warnings.onWarning }),
-      );
-      return { evaluator, warnings };
-    } catch (err) {
-      if (!(err instanceof RunNotGroupedError)) throw err;
-    }
-  }
-  const evaluator = newEvaluator();
-  const warnings = readWarnings(io, runPath);
-  const run = await inputFile(runPath, io.cwd, (p) => readRunColumns(p, { format, stdin: io.stdin, onWarning: warnings.onWarning }));
-  for (const [qid, { rows }] of runQueries(run)) evaluator.add(qid, queryRanking(run, rows, qid, runPath));
-  return { evaluator, warnings };
-}
 
 /**
  * One query's documents and scores (`rows` of `run`; all of them when undefined), without an object per line. A query with

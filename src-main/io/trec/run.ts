@@ -106,6 +106,32 @@ export async function readRunByQuery(
   return { queries: parser.groupCount, rows: parser.rowCount };
 }
 
+/**
+ * Every query of a run, one at a time, queries in order of first appearance: streamed from a file
+ * (`readRunByQuery`: memory bounded by the largest query). Standard input, and a run whose queries
+ * come back after others, are read whole and grouped (`runQueries`); for the latter `restart` is
+ * called first and every query is handed over again from the start, so a caller that keeps
+ * results starts them over there. `onQuery` gets the query's rows of `run` (`rows`, or every row
+ * when undefined), valid only during the call. Errors are those of `readRunColumns`.
+ */
+export async function forEachRunQuery(
+  path: string,
+  onQuery: (qid: string, run: RunColumns, rows: readonly number[] | undefined) => void,
+  opts: RunReadOptions & LineReadOptions & { restart?: () => void } = {},
+): Promise<void> {
+  if (path !== '-') {
+    try {
+      await readRunByQuery(path, (qid, run) => onQuery(qid, run, undefined), opts);
+      return;
+    } catch (err) {
+      if (!(err instanceof RunNotGroupedError)) throw err;
+      opts.restart?.();
+    }
+  }
+  const run = await readRunColumns(path, opts);
+  for (const [qid, { rows }] of runQueries(run)) onQuery(qid, run, rows);
+}
+
 /** A run whose rows of one query are not consecutive, met by `readRunByQuery`. */
 export class RunNotGroupedError extends Error {
   constructor(
