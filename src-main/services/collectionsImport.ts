@@ -213,31 +213,9 @@ function commitLoaded(
       repo.delete(loadingId);
       return commit(repo, target, resolveProfileIds, stats, sha256, staging, null);
     }
-    const staged = staging.counts();
     repo.update(loadingId, { name: target.name });
-    const documents = { ...emptyCounts(), added: staged.documents };
-    const queries = emptyCounts();
-    const judgments = emptyCounts();
-    for (const chunk of staging.queryChunks()) repo.addQueryTexts(loadingId, chunk, queries);
-    for (const chunk of staging.judgmentChunks()) repo.addJudgmentTexts(loadingId, chunk, { resolveProfileIds }, judgments);
-    const now = new Date().toISOString();
-    const files: SourceEntry[] = stats.map((s) => ({ file: s.name, kind: s.role, sha256: sha256.get(s.name) ?? '', rows: s.rows, importedAt: now }));
-    repo.recordSources(loadingId, files);
-    const asStaged = queries.added === staged.queries && judgments.added === staged.judgments;
-    const contentHash = asStaged ? repo.setContentHash(loadingId, hashIfNew) : repo.refreshContentHash(loadingId);
-    return {
-      collectionId: loadingId,
-      collectionName: target.name,
-      created: true,
-      noop: false,
-      documents,
-      queries,
-      judgments,
-      files,
-      contentHash,
-      previousContentHash: null,
-      message: summarize(target.name, false, documents, queries, judgments),
-    };
+    const documents = { ...emptyCounts(), added: staging.counts().documents };
+    return loadRestAndReport(repo, { id: loadingId, name: target.name, contentHash: '' }, true, documents, resolveProfileIds, stats, sha256, staging, hashIfNew);
   });
 }
 
@@ -253,40 +231,56 @@ function commit(
   return repo.inTransaction(() => {
     const existing = repo.byName(target.name);
     const collection = existing ?? repo.create(target.name, target.description ?? '');
-    const id = collection.id;
     const documents = emptyCounts();
-    const queries = emptyCounts();
-    const judgments = emptyCounts();
-    staging.publishDocuments(id, existing === undefined, documents);
-    for (const chunk of staging.queryChunks()) repo.addQueryTexts(id, chunk, queries);
-    for (const chunk of staging.judgmentChunks()) repo.addJudgmentTexts(id, chunk, { resolveProfileIds }, judgments);
-    const added = documents.added + queries.added + judgments.added;
-    const noop = existing !== undefined && added === 0;
-    const now = new Date().toISOString();
-    const files: SourceEntry[] = stats.map((s) => ({ file: s.name, kind: s.role, sha256: sha256.get(s.name) ?? '', rows: s.rows, importedAt: now }));
-    let contentHash = collection.contentHash;
-    if (!noop) {
-      repo.recordSources(id, files);
-      // A new collection that took every staged row as staged holds exactly the staged content.
-      const staged = staging.counts();
-      const asStaged =
-        existing === undefined && documents.added === staged.documents && queries.added === staged.queries && judgments.added === staged.judgments;
-      contentHash = asStaged && hashIfNew !== null ? repo.setContentHash(id, hashIfNew) : repo.refreshContentHash(id);
-    }
-    return {
-      collectionId: id,
-      collectionName: collection.name,
-      created: existing === undefined,
-      noop,
-      documents,
-      queries,
-      judgments,
-      files,
-      contentHash,
-      previousContentHash: existing ? existing.contentHash : null,
-      message: summarize(collection.name, noop, documents, queries, judgments),
-    };
+    staging.publishDocuments(collection.id, existing === undefined, documents);
+    return loadRestAndReport(repo, collection, existing === undefined, documents, resolveProfileIds, stats, sha256, staging, hashIfNew);
   });
+}
+
+/**
+ * The rest of an import's last transaction, once the documents are in collection `c` (`created`:
+ * by this import; its `contentHash` is read only when it was not): queries and judgments, then, unless nothing was added, the sources and the
+ * content hash (`hashIfNew` when a new collection took every staged row as staged), and the report.
+ */
+function loadRestAndReport(
+  repo: CollectionsRepo,
+  c: { id: number; name: string; contentHash: string },
+  created: boolean,
+  documents: AddCounts,
+  resolveProfileIds: boolean,
+  stats: SourceStats[],
+  sha256: ReadonlyMap<string, string>,
+  staging: ImportStaging,
+  hashIfNew: string | null,
+): ImportReport {
+  const queries = emptyCounts();
+  const judgments = emptyCounts();
+  for (const chunk of staging.queryChunks()) repo.addQueryTexts(c.id, chunk, queries);
+  for (const chunk of staging.judgmentChunks()) repo.addJudgmentTexts(c.id, chunk, { resolveProfileIds }, judgments);
+  const noop = !created && documents.added + queries.added + judgments.added === 0;
+  const now = new Date().toISOString();
+  const files: SourceEntry[] = stats.map((s) => ({ file: s.name, kind: s.role, sha256: sha256.get(s.name) ?? '', rows: s.rows, importedAt: now }));
+  let contentHash = c.contentHash;
+  if (!noop) {
+    repo.recordSources(c.id, files);
+    // A new collection that took every staged row as staged holds exactly the staged content.
+    const staged = staging.counts();
+    const asStaged = created && documents.added === staged.documents && queries.added === staged.queries && judgments.added === staged.judgments;
+    contentHash = asStaged && hashIfNew !== null ? repo.setContentHash(c.id, hashIfNew) : repo.refreshContentHash(c.id);
+  }
+  return {
+    collectionId: c.id,
+    collectionName: c.name,
+    created,
+    noop,
+    documents,
+    queries,
+    judgments,
+    files,
+    contentHash,
+    previousContentHash: created ? null : c.contentHash,
+    message: summarize(c.name, noop, documents, queries, judgments),
+  };
 }
 
 function summarize(name: string, noop: boolean, d: AddCounts, q: AddCounts, j: AddCounts): string {
