@@ -62,7 +62,8 @@ describe('the cost of a run, shown before Run', () => {
     await page.getByTestId('wiz-step-review').click();
     // A new wizard has no name yet: nothing to price, and it says why.
     await page.locator('[data-testid="cost-estimate"][data-state="invalid"]').waitFor();
-    expect(await text('cost-estimate-blocked')).toMatch(/problem.*fix/);
+    // "Checking the spec…" while the validation is pending, then the problems.
+    await expect.poll(() => text('cost-estimate-blocked'), { timeout: 15_000 }).toMatch(/problem.*fix/);
 
     // Named and down to one query, the spec is priced: the numbers are the service's for the spec shown.
     await page.getByTestId('wiz-step-data').click();
