@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds llama.cpp's llama-server from the llama.cpp source node-llama-cpp ships (a git bundle of one commit),
+# offline, and caches the binary outside the clone, keyed by the bundle's commit:
+#   ${FAIRGROUND_LLAMA_SERVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fairground/llama-server}/<commit>/llama-server
+# Prints the binary's path on its last line. A cached binary is reused (a few ms); the first build takes
+# about 8-12 min on 2 quiet cores (31 min measured at load 13-23). Flags: ../shared/reference/engines.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bundle=node_modules/node-llama-cpp/llama/gitRelease.bundle
+[ -f "$bundle" ] || { echo "build-llama-server: $bundle is missing (run npm ci first)" >&2; exit 1; }
+commit=$(git bundle list-heads "$bundle" | head -n 1 | cut -c1-12)
+[ -n "$commit" ] || { echo "build-llama-server: cannot read the commit of $bundle" >&2; exit 1; }
+root="${FAIRGROUND_LLAMA_SERVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fairground/llama-server}"
+dest="$root/$commit"
+if [ -x "$dest/llama-server" ] && "$dest/llama-server" --version >/dev/null 2>&1; then
+  echo "$dest/llama-server"; exit 0
+fi
+command -v cmake >/dev/null || { echo "build-llama-server: cmake is required (apt-get install cmake g++)" >&2; exit 1; }
+mkdir -p "$root"
+work=$(mktemp -d "$root/build-$commit.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+echo "build-llama-server: building llama-server $commit (first time only; ~8-12 min on 2 quiet cores)..." >&2
+git clone -q "$bundle" "$work/src"
+jobs=${FAIRGROUND_BUILD_JOBS:-$(nproc)}
+cmake -S "$work/src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
+  -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
+  -DBUILD_SHARED_LIBS=OFF >"$work/cmake.log" 2>&1 || { tail -n 40 "$work/cmake.log" >&2; exit 1; }
+cmake --build "$work/build" --target llama-server -j"$jobs" >"$work/build.log" 2>&1 || { tail -n 40 "$work/build.log" >&2; exit 1; }
+mkdir -p "$dest.tmp"
+cp "$work/build/bin/llama-server" "$dest.tmp/llama-server"
+rm -rf "$dest"; mv "$dest.tmp" "$dest"
+echo "$dest/llama-server"
