@@ -25,6 +25,7 @@ import type { Database } from 'better-sqlite3';
 import type { z } from 'zod';
 import type { GeneratorRef } from '../api/contract/models';
 import type { GeneratorSelector } from '../api/contract/experiments';
+import type { DesignWarning } from '../api/contract/plans';
 import type { CachedEngine } from '../engine/callCache';
 import type { ManifestInput } from '../io/manifest/manifest';
 import type { CollectionsRepo } from '../store/collectionsRepo';
@@ -103,6 +104,11 @@ export interface ExperimentKind<S = unknown, M = unknown, R = unknown> {
   items(runId: number, spec: S, repo: ExperimentsRepo, query: ItemsQuery): ItemsPage<R>;
   exportFile(input: MetricsInput<S> & { format: string; condition?: string | undefined }): ExportedFile;
   manifest(runId: number, spec: S, deps: ExperimentDeps, stats: Record<string, unknown>): Promise<ManifestParts>;
+  /**
+   * Design checks (issue 23 item 5): what in this spec, on this data, cannot show an effect, naming the cause and the fix.
+   * Pure over the spec and the collection; shown by the wizard's review, `run --dry-run` and atop the run's results.
+   */
+  designWarnings?(spec: S, deps: ExperimentDeps): Promise<DesignWarning[]>;
   previewPrompt?(spec: S, deps: ExperimentDeps, queryId: string, retriever?: string): Promise<{ queryId: string; retriever: string; ranking: string[]; prompt: string }>;
 }
 

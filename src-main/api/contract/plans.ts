@@ -19,6 +19,23 @@ export const CostLine = z.object({
   etaSeconds: z.number().nullable(),
 });
 
+/**
+ * A design that cannot answer what the spec asks (issue 23 item 5): all arms identical (k ≥ candidates), too few queries for
+ * the test and correction to ever reject, too few samples to separate the arms, a MoI permutation set that does not identify
+ * (a, u) or its orientation. Shown in the wizard's review step, by `run --dry-run`, and at the top of a run's results.
+ */
+export const DesignWarning = z.object({
+  /** Stable id of the check, e.g. 'k-covers-candidates', 'too-few-queries', 'samples-too-few', 'moi-unidentified'. */
+  code: z.string(),
+  /** What is wrong, in words, with the numbers behind it. */
+  message: z.string(),
+  /** What to change to fix it. */
+  fix: z.string(),
+  /** The spec field it concerns, when one does (e.g. 'k', 'samples', 'permutations'). */
+  field: z.string().optional(),
+});
+export type DesignWarning = z.infer<typeof DesignWarning>;
+
 export const CostEstimate = z.object({
   runId: z.number().int().nullable(),
   fromCache: z.number().int().nonnegative(),
