@@ -25,6 +25,7 @@ import type { ExperimentDeps, ExperimentKind, ExperimentRegistry, ItemsQuery, Me
 import { defaultExperimentRegistry } from '../experiments/kinds';
 import { validateSpec } from '../experiments/specFile';
 import { checkSpecReferences } from '../experiments/specReferences';
+import { checkSpecCapabilities, type ModelCapabilities } from '../experiments/specCapabilities';
 import { collectEnvironment, type EnvironmentInfo } from '../io/manifest/environment';
 import { buildManifest, type ReproducibilityManifest } from '../io/manifest/manifest';
 import { redactSecrets } from '../io/manifest/redactSecrets';
@@ -93,7 +94,9 @@ export class ExperimentService {
     const v = validateSpec(this.registry, raw);
     if (!v.ok) return { ok: false, issues: v.issues, spec: null };
     // The schema is satisfied: check that what it names exists in this workspace (issue 17 item 2).
-    const missing = checkSpecReferences(v.spec, this.deps);
+    const references = checkSpecReferences(v.spec, this.deps);
+    // What the named models can do (issue 24 item 3): only once they all exist.
+    const missing = references.length ? references : checkSpecCapabilities(v.kind.kind, v.spec, { capabilitiesOf: (selector) => this.capabilitiesOf(selector) });
     return missing.length ? { ok: false, issues: missing, spec: null } : { ok: true, issues: [], spec: v.spec };
   }
 
@@ -336,6 +339,27 @@ export class ExperimentService {
       run: { ...parts.run, command: `fairground experiment export ${run.id}` },
       extra: { ...parts.extra, experiment: { id: run.experimentId, name: run.experimentName, kind: run.kind, specVersion: run.specVersion }, spec: run.spec },
     });
+  }
+
+  /** What a remote model's server was found to do at `remote add` (a llama.cpp server never asked: what its kind is known to lack). */
+  private capabilitiesOf(selector: GeneratorSelector): ModelCapabilities | undefined {
+    let ref: GeneratorRef;
+    try {
+      ref = this.resolveGenerator(selector, '');
+    } catch {
+      return undefined;
+    }
+    if (ref.kind !== 'remote') return undefined;
+    const r = this.models.listRemotes().find((x) => x.id === ref.endpointId);
+    if (!r) return undefined;
+    const serverKind = typeof r.settings.serverKind === 'string' ? r.settings.serverKind : 'openai';
+    const label = `server '${r.name}' (${serverKind})`;
+    if (r.capabilities) {
+      const e = r.capabilities.echoScoring;
+      return { label, scoring: e.value, ...(e.detail ? { scoringDetail: `probed at remote add: ${e.detail}` } : {}) };
+    }
+    if (serverKind === 'llama.cpp') return { label, scoring: 'no', scoringDetail: "llama.cpp's server returns no prompt log-probabilities" };
+    return { label, scoring: 'unknown' };
   }
 
   private resolveGenerator(selector: GeneratorSelector, field: string): GeneratorRef {

@@ -2,9 +2,11 @@ import { EngineError, type CallReport } from '../types';
 import { abortable } from './abortable';
 import type { Endpoint, EndpointPool } from './endpointPool';
 import { LinkedSignal } from './linkedSignal';
-import { modelsResponse } from './openAiResponses';
 import { parseRetryAfter } from './retryDelay';
-import { servedRevision } from './servedRevision';
+import type { RemoteServerKind } from './remoteEngineConfig';
+import { reportedPartOf } from './servedRevision';
+import { verifyEndpointWeights } from './weightsCheck';
+import type { WeightsFingerprint } from './weightsFingerprint';
 import { outboundFetch } from '../outbound';
 
 export interface HttpClientSettings {
@@ -16,6 +18,9 @@ export interface HttpClientSettings {
   model: string;
   /** When set, an endpoint must report this served revision (servedRevision.ts) or it is left out. */
   checkRevision: string | undefined;
+  /** When set (with checkRevision), an endpoint must also give these greedy continuations (weightsFingerprint.ts). */
+  fingerprint?: WeightsFingerprint | undefined;
+  serverKind?: RemoteServerKind;
 }
 
 export interface RequestOptions {
@@ -203,20 +208,18 @@ export class OpenAiHttpClient {
   private async checkRevision(endpoint: Endpoint, signal: AbortSignal | undefined): Promise<void> {
     endpoint.checking ??= (async () => {
       const where = `GET ${endpoint.baseUrl}/models`;
-      const outcome = await this.once(endpoint, 'GET', '/models', undefined, Math.min(this.settings.timeoutMs, checkTimeoutMs), undefined);
-      if (outcome.kind !== 'ok') {
-        const why = outcome.kind === 'http' ? `HTTP ${outcome.status}: ${this.redact(outcome.detail)}` : outcome.kind === 'network' ? this.redact(outcome.detail) : outcome.kind;
-        this.pool.markFailure(endpoint, `${where} (revision check): ${why}`);
-        return;
-      }
-      const parsed = modelsResponse.safeParse(outcome.json);
-      const entry = parsed.success ? parsed.data.data.find((m) => m.id === this.settings.model) : undefined;
-      const expected = this.settings.checkRevision!;
-      const served = entry ? servedRevision(entry) : undefined;
-      if (!entry) this.pool.exclude(endpoint, `${where}: does not list the model ${JSON.stringify(this.settings.model)}`);
-      else if (served !== expected) {
-        this.pool.exclude(endpoint, `${where}: serves ${served ?? 'no reported revision'}, not the recorded ${expected}`);
-      } else endpoint.checked = true;
+      const verdict = await verifyEndpointWeights(
+        { baseUrl: endpoint.baseUrl, apiKey: this.settings.apiKey, timeoutMs: Math.min(this.settings.timeoutMs, checkTimeoutMs) },
+        {
+          model: this.settings.model,
+          serverKind: this.settings.serverKind ?? 'openai',
+          reported: reportedPartOf(this.settings.checkRevision),
+          fingerprint: this.settings.fingerprint,
+        },
+      );
+      if (verdict.kind === 'failed') this.pool.markFailure(endpoint, `${where} (revision check): ${this.redact(verdict.reason)}`);
+      else if (verdict.kind === 'different') this.pool.exclude(endpoint, `${where}: ${this.redact(verdict.reason)}`);
+      else endpoint.checked = true;
     })().finally(() => {
       endpoint.checking = undefined;
     });

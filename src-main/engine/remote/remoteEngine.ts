@@ -53,7 +53,10 @@ export class RemoteEngine implements Engine {
     // Every call in flight listens on the engine's lifetime: hundreds at once are expected, not a leak.
     setMaxListeners(0, this.lifetime.signal);
     const pool = new EndpointPool(this.config.endpoints, this.config);
-    this.http = new OpenAiHttpClient({ ...this.config, checkRevision: this.config.checkRevision ? this.config.revision : undefined }, pool);
+    this.http = new OpenAiHttpClient(
+      { ...this.config, checkRevision: this.config.checkRevision ? this.config.revision : undefined, fingerprint: this.config.checkRevision ? this.config.fingerprint : undefined },
+      pool,
+    );
     this.scorer = new EchoScorer(this.http, this.config.model, this.config.scoring, this.lifetime.signal);
   }
 
