@@ -45,6 +45,8 @@ export interface FakeOpenAiOptions {
   failAll: InjectedFailure | undefined;
   /** POST /tokenize and /detokenize at the root, as llama.cpp's server or vLLM spell them (word tokens, ids by first use); off by default. */
   tokenizer: 'llama.cpp' | 'vllm' | undefined;
+  /** Put before every free reply: other "weights" under the same name (weight fingerprints). */
+  replyPrefix: string;
 }
 
 export interface InjectedFailure {
@@ -137,6 +139,7 @@ export class FakeOpenAiServer {
       bosToken: undefined,
       delayMs: 0,
       modelsEndpoint: true,
+      replyPrefix: '',
       reverseEmbeddings: false,
       root: undefined,
       meta: undefined,
@@ -281,7 +284,7 @@ export class FakeOpenAiServer {
     }
     const maxTokens = this.checkSampling(body);
     const last = (messages as Array<{ content: string }>).at(-1)!.content;
-    const reply = this.decode(structuredReply(body) ?? fakeReply(last), maxTokens, stopsOf(body));
+    const reply = this.decode(structuredReply(body) ?? this.options.replyPrefix + fakeReply(last), maxTokens, stopsOf(body));
     const promptTokens = (messages as Array<{ content: string }>).reduce((n, m) => n + fakeTokenize(m.content).length, 0);
     return {
       id: `chatcmpl-${this.nextId++}`,
@@ -315,7 +318,7 @@ export class FakeOpenAiServer {
       throw new HttpFailure(400, "Setting 'echo' and 'logprobs' at the same time is not supported for this model.", 'invalid_request_error', 'echo');
     }
     const echo = wantsEcho && this.options.echo === 'supported';
-    const reply = this.decode(structuredReply(body) ?? fakeReply(prompt), maxTokens, stopsOf(body));
+    const reply = this.decode(structuredReply(body) ?? this.options.replyPrefix + fakeReply(prompt), maxTokens, stopsOf(body));
     const bos = this.options.bosToken;
     const promptTokens = fakeTokenize(prompt).length + (bos !== undefined ? 1 : 0);
 

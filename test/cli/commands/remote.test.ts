@@ -28,7 +28,19 @@ describe('fairground remote', () => {
     const added = await remote(['add', 'pool', '--model', 'fake-model', '--endpoint', `${a.baseUrl}=3`, '--endpoint', b.baseUrl, '--api-key-env', 'LAB_KEY'], { LAB_KEY: 'sk-cli' });
     expect(added.stderr).toBe('');
     expect(added.code).toBe(0);
-    expect(added.stdout).toBe(`Added 'pool': fake-model (root=/w/llama)\n  ${a.baseUrl}  up to 3 at once\n  ${b.baseUrl}  up to 4 at once\n`);
+    expect(added.stdout).toBe(
+      [
+        `Added 'pool': fake-model (root=/w/llama)`,
+        `  weights: the revision the servers report, verified`,
+        `  timeout: 300 s per request`,
+        // The stand-in server echoes with logprobs and honours response_format (test/support/fakeOpenAiServer.ts).
+        `  completions: yes, chat: yes, scoring (prompt log-probabilities via echo): yes, prompt_logprobs: no`,
+        `  constraints honoured: completions.response_format, chat.response_format`,
+        `  ${a.baseUrl}  up to 3 at once`,
+        `  ${b.baseUrl}  up to 4 at once`,
+        '',
+      ].join('\n'),
+    );
     const listed = await remote(['list', '--json']);
     expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'pool', revision: 'root=/w/llama', hasApiKey: true, endpoints: [{ maxConcurrency: 3 }, { maxConcurrency: 4 }] }]);
     expect(listed.stdout).not.toContain('sk-cli');
