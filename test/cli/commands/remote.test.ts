@@ -53,6 +53,28 @@ describe('fairground remote', () => {
     expect((await remote(['list'])).stdout).toContain('No servers yet');
   });
 
+  it('fails on an unreachable server; --no-probe records it as UNVERIFIED; --timeout is stored and changed with remote set', async () => {
+    const dead = 'http://127.0.0.1:9/v1';
+    const refused = await remote(['add', 'dead', '--model', 'fake-model', '--url', dead]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`endpoints: ${dead} cannot be reached`);
+    const offline = await remote(['add', 'dead', '--model', 'fake-model', '--url', dead, '--no-probe', '--timeout', '45']);
+    expect(offline.code).toBe(0);
+    expect(offline.stdout).toBe(
+      [
+        `Added 'dead': fake-model`,
+        `  weights: the model name only — UNVERIFIED: added without asking the servers (--no-probe): not known to be reachable, to serve this model, or which weights it serves`,
+        `  timeout: 45 s per request`,
+        `  capabilities: not probed`,
+        `  ${dead}  up to 4 at once`,
+        '',
+      ].join('\n'),
+    );
+    expect(await remote(['set', 'dead', '--timeout', '9'])).toMatchObject({ code: 0, stdout: `'dead': timeout 9 s per request\n` });
+    expect((await remote(['list'])).stdout).toContain('  timeout: 9 s per request\n');
+    expect((await remote(['remove', 'dead'])).code).toBe(0);
+  });
+
   it('names the problem: a missing key variable, both --url and --endpoint, an unknown server', async () => {
     expect(await remote(['add', 'x', '--model', 'm', '--url', a.baseUrl, '--api-key-env', 'NOPE'])).toMatchObject({ code: 2, stderr: expect.stringContaining('NOPE is empty or not set') });
     expect(await remote(['add', 'x', '--model', 'm', '--url', a.baseUrl, '--endpoint', b.baseUrl])).toMatchObject({ code: 2, stderr: expect.stringContaining('--url URL or one or more --endpoint') });
