@@ -230,6 +230,8 @@ export class ExperimentService {
     const calls = options.calls ?? new RunCalls();
     const deps: ExperimentDeps = { ...this.deps, engineFor: (ref) => this.models.engineFor(ref).withPolicy(policy, calls) };
     this.executing.add(runId);
+    // Remote endpoints prove their weights again before this run's first call on them (issue 24 item 4).
+    this.models.recheckRemoteWeights();
     this.repo.setRunStarted(runId, ctx.jobId ?? null, currentOwner());
     try {
       let stats: Record<string, unknown>;

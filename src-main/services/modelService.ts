@@ -346,6 +346,11 @@ export class ModelService {
     throw new ApiFailure('engine', `'${row.name}' cannot be reached (${why})`);
   }
 
+  /** Every started remote engine checks its endpoints' weights again before their next call (when a run starts). */
+  recheckRemoteWeights(): void {
+    for (const engine of this.engines.values()) if (engine.inner instanceof RemoteEngine) engine.inner.recheckWeights();
+  }
+
   /** Per-endpoint load, health, throughput and errors of a served model since its engine started. */
   remoteStats(id: number) {
     this.requireRemote(id);

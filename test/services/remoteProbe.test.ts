@@ -151,6 +151,22 @@ describe('weights identity', () => {
     }
   });
 
+  it('checks the weights again when a run starts: a server restarted with other weights between runs is caught', async () => {
+    const solo = await add({ name: 'solo', baseUrl: noRootTwin.baseUrl, model: 'm', serverKind: 'vllm' });
+    const id = (solo as { data: { id: number } }).data.id;
+    const engine = s.models.engineFor({ kind: 'remote', endpointId: id });
+    const request = (prompt: string) => ({ prompt, maxTokens: 16, sampling: { temperature: 0 as const } });
+    expect((await engine.generate(request('first run'))).text).toBe('You said: first run');
+    noRootTwin.options.replyPrefix = 'Other weights. ';
+    try {
+      // Without a new check the checked endpoint would answer with the other weights.
+      s.models.recheckRemoteWeights();
+      await expect(engine.generate(request('second run'))).rejects.toThrow(/serves other weights/);
+    } finally {
+      noRootTwin.options.replyPrefix = '';
+    }
+  });
+
   it('keeps the cache key of a model added before weight checks, and says it is unverified', () => {
     const settings = { serverKind: 'llama.cpp', maxConcurrency: 4, revision: 'gguf:n_params=1000,size=2000', checkRevision: true };
     s.workspace.db

@@ -85,6 +85,15 @@ export class RemoteEngine implements Engine {
     return this.http.pool.capacity();
   }
 
+  /**
+   * Before its next call, each endpoint in the pool proves its weights again (servedRevision.ts,
+   * weightsFingerprint.ts): called when a run starts, so a server restarted with other weights
+   * between runs is caught. Endpoints already left out stay out.
+   */
+  recheckWeights(): void {
+    for (const endpoint of this.http.pool.endpoints) if (endpoint.excluded === undefined) endpoint.checked = false;
+  }
+
   /** Per-endpoint load, health, throughput and errors since the engine started. */
   endpointStats(): EndpointStats[] {
     return this.http.pool.stats();
