@@ -464,7 +464,12 @@ export function checkEvidence(request: BatchRequestLine, body: unknown): string 
     const choice = Array.isArray(b.choices) ? b.choices[0] : undefined;
     const text = choice?.text;
     if (typeof text !== 'string') return 'an echoed completion without text';
-    if (!text.startsWith(prompt)) return `the echoed prompt is not the request's (it begins ${JSON.stringify(text.slice(0, 60))}, the request's prompt begins ${JSON.stringify(prompt.slice(0, 60))})`;
+    if (!text.startsWith(prompt)) {
+      let at = 0;
+      while (at < prompt.length && text[at] === prompt[at]) at++;
+      const from = Math.max(0, at - 20);
+      return `the echoed prompt is not the request's (from character ${at}: the response has ${JSON.stringify(text.slice(from, at + 40))}, the request ${JSON.stringify(prompt.slice(from, at + 40))})`;
+    }
     const tokens = choice?.logprobs?.tokens;
     const promptTokens = usage?.prompt_tokens;
     if (Array.isArray(tokens) && typeof promptTokens === 'number' && completion !== undefined && tokens.length !== promptTokens + completion) {
