@@ -4,9 +4,9 @@
  * (test/fixtures/vllm/runBatchModels.ts) — and what it cannot express is refused by name.
  */
 import { describe, expect, it } from 'vitest';
-import { BatchRouteError, batchRequestLines, type BatchSettings } from '../../../src-main/engine/remote/batchCodec';
+import { BatchRouteError, batchRequestLines, resultFromBatch, type BatchSettings } from '../../../src-main/engine/remote/batchCodec';
 import type { GenerateRequest } from '../../../src-main/engine/types';
-import { batchRequestInput, VLLM_PINNED_COMMIT } from '../../fixtures/vllm/runBatchModels';
+import { batchRequestInput, batchRequestOutput, chatCompletionResponse, VLLM_PINNED_COMMIT } from '../../fixtures/vllm/runBatchModels';
 
 const KEY = 'a'.repeat(64);
 const settings = (over: Partial<BatchSettings> = {}): BatchSettings => ({ model: 'lab-model', serverKind: 'vllm', jsonSchemaTransport: 'response_format', embedBatchSize: 2, ...over });
@@ -80,5 +80,35 @@ describe(`vLLM run-batch lines (mirror of vllm-project/vllm@${VLLM_PINNED_COMMIT
     const old = batchRequestLines(KEY, 'score', { prompt: 'Q: ', continuations: ['a'] }, settings(), 'completions');
     expect(old).toEqual([{ custom_id: `${KEY}#0`, method: 'POST', url: '/v1/completions', body: { model: 'lab-model', prompt: 'Q: a', echo: true, logprobs: 1, max_tokens: 1, temperature: 0 } }]);
     expect(issues(old[0])).toEqual([expect.stringContaining('not /v1/completions')]);
+  });
+
+  it("reads a chat answer in the shape run-batch writes it (every field of vLLM's ChatCompletionResponse, nulls included)", () => {
+    const request = chat({ stop: ['\n'] });
+    const [line] = batchRequestLines(KEY, 'generate', request, settings(), 'vllm-run-batch');
+    // BatchRequestOutput.model_dump_json() of a ChatCompletionResponse at the pinned commit.
+    const output = {
+      id: 'vllm-5c1e',
+      custom_id: KEY,
+      response: {
+        status_code: 200,
+        request_id: 'vllm-batch-77a0',
+        body: {
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 1764270000,
+          model: 'lab-model',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'The red lamp', refusal: null, annotations: null, audio: null, function_call: null, tool_calls: [], reasoning_content: null }, logprobs: null, finish_reason: 'stop', stop_reason: '\n' }],
+          service_tier: null,
+          system_fingerprint: null,
+          usage: { prompt_tokens: 12, total_tokens: 15, completion_tokens: 3, prompt_tokens_details: null },
+          prompt_logprobs: null,
+          kv_transfer_params: null,
+        },
+      },
+      error: null,
+    };
+    expect(batchRequestOutput.safeParse(output).success).toBe(true);
+    expect(chatCompletionResponse.safeParse(output.response.body).success).toBe(true);
+    expect(resultFromBatch('generate', request, [line!], [output.response.body])).toEqual({ text: 'The red lamp', promptTokens: 12, completionTokens: 3, finishReason: 'stopString' });
   });
 });
