@@ -161,6 +161,9 @@ export function renderPromptWithin(template: string | PromptTemplate, ctx: Promp
   const counter = budget?.counter;
   const suffix = budget?.suffix ?? '';
   const measure = budget?.measure ?? ((p: string) => counter!.count(p));
+  // A counter that answers provisionally until it fetched (ModelTokenCounter): decide nothing on a
+  // provisional answer; the caller renders again once the answers are in (settle).
+  const provisional = () => counter?.pending === true;
   const query = budget?.queryMax !== undefined ? counter!.truncate(ctx.query, budget.queryMax) : ctx.query;
   const total = budget?.total;
   const n = ctx.documents.length;
@@ -196,7 +199,7 @@ export function renderPromptWithin(template: string | PromptTemplate, ctx: Promp
       const kept = counter!.truncate(out, limit);
       const prompt = kept + suffix;
       const size = measure(prompt);
-      if (size <= total || limit <= 0 || pass > 16) {
+      if (size <= total || limit <= 0 || pass > 64 || provisional()) {
         const endCut = kept !== out;
         return { prompt, cuts: cuts(n, { endCut, size, queryCut: query !== ctx.query || (endCut && !kept.includes(query)) }) };
       }
@@ -209,8 +212,8 @@ export function renderPromptWithin(template: string | PromptTemplate, ctx: Promp
     items = [];
     const prompt = renderNodes(t.nodes, { query, answer: ctx.answer, documents: ctx.documents.slice(0, keep), cut }, undefined) + suffix;
     const size = measure(prompt);
-    if (size <= total) return { prompt, cuts: cuts(keep, { size }) };
-    if (keep === 0 || pass > 8 * (n + 2)) {
+    if (size <= total || provisional()) return { prompt, cuts: cuts(keep, { size }) };
+    if (keep === 0 || pass > 64 * (n + 1)) {
       const unit = counter!.unit;
       throw new PromptBudgetError(
         `the prompt without its documents takes ${size} ${unit}${suffix ? ' (instructions included)' : ''}, more than the budget of ${total} ${unit}${budget.origin ? ` (${budget.origin})` : ''}: ` +

@@ -25,6 +25,8 @@ export interface TokenCounter {
   count(text: string): number;
   /** The longest prefix of `text` with at most `max` units (`text` itself when it fits). */
   truncate(text: string, max: number): string;
+  /** True while some answer given was provisional (a counter that fetches, then renders again: ModelTokenCounter). */
+  readonly pending?: boolean;
 }
 
 /** How much of a prompt to keep; every limit is optional (no limit when absent). */
@@ -241,7 +243,7 @@ export class ModelTokenCounter implements TokenCounter {
   }
 
   /** Run `compute` until it used only fetched counts and cuts (at most `maxPasses` times). */
-  async settle<T>(compute: () => T, maxPasses = 24): Promise<T> {
+  async settle<T>(compute: () => T, maxPasses = 64): Promise<T> {
     for (let pass = 1; ; pass++) {
       const out = compute();
       if (!this.pending) return out;

@@ -65,7 +65,7 @@ export interface PromptBudgetReport {
 }
 
 export type PromptRenderer = ((query: PromptQuery, ranking: readonly string[]) => string) & {
-  /** What this renderer cut, in the prompts it rendered last for each (query, ranking). */
+  /** What this renderer cut, over the distinct prompts it rendered last for each (query, ranking). */
   report(): PromptBudgetReport | null;
   /** What the budget cut in a prompt this renderer returned (undefined when nothing was cut). */
   cutsOf(prompt: string): PromptCuts | undefined;
@@ -110,10 +110,9 @@ export function promptRenderer(spec: PromptSpec & Partial<Pick<FairRagSpec, 'dec
           ...(unit === 'tokens' && model ? { measure: (p: string) => model.countPrompt(p) } : {}),
           origin,
         };
-  /** Cuts of the last rendering of each (query, ranking), and of each prompt returned. */
-  const cutsByRanking = new Map<string, PromptCuts>();
+  /** The prompt of the last rendering of each (query, ranking) (earlier, provisional renderings are replaced), and what each prompt had cut. */
+  const promptByRanking = new Map<string, string>();
   const cutsByPrompt = new Map<string, PromptCuts>();
-  const rendered = new Set<string>();
   const render = (query: PromptQuery, ranking: readonly string[]): string => {
     const source = templateFor(spec, query.task);
     let template = parsed.get(source);
@@ -126,20 +125,17 @@ export function promptRenderer(spec: PromptSpec & Partial<Pick<FairRagSpec, 'dec
     const ctx = { query: query.text, documents };
     if (!budget) return renderPrompt(template, ctx) + suffix;
     const { prompt, cuts } = renderPromptWithin(template, ctx, budget);
-    const key = `${query.text}\u0000${ranking.join('\u0000')}`;
-    rendered.add(key);
-    const cut = cuts.queryCut || cuts.endCut || cuts.documentsCut > 0 || cuts.documentsDropped > 0;
-    if (cut) {
-      cutsByRanking.set(key, cuts);
-      cutsByPrompt.set(prompt, cuts);
-    } else cutsByRanking.delete(key);
+    promptByRanking.set(`${query.text}\u0000${ranking.join('\u0000')}`, prompt);
+    if (cuts.queryCut || cuts.endCut || cuts.documentsCut > 0 || cuts.documentsDropped > 0) cutsByPrompt.set(prompt, cuts);
     return prompt;
   };
   return Object.assign(render, {
     report(): PromptBudgetReport | null {
       if (!budget && unit === undefined) return null;
       const estimated = model?.sources.has('estimate') === true && unit === 'tokens';
-      const all = [...cutsByRanking.values()];
+      // Distinct prompts (rankings that differ only in what was left out render to one prompt).
+      const prompts = new Set(promptByRanking.values());
+      const all = [...prompts].flatMap((p) => cutsByPrompt.get(p) ?? []);
       return {
         unit: estimated ? 'estimated tokens' : (unit as PromptBudgetReport['unit']),
         total: total ?? null,
@@ -150,7 +146,7 @@ export function promptRenderer(spec: PromptSpec & Partial<Pick<FairRagSpec, 'dec
             ? `every token the engine evaluates for the prompt: ${model.promptMode === 'chat' ? 'the chat template around one user message' : 'the beginning-of-sequence token'}${suffix ? ', the citation instruction' : ''} (maxTokens are left free)`
             : `the rendered prompt in ${unit}${suffix ? ', the citation instruction included' : ''} (not checked against the context size)`,
         ...(estimated && model?.estimate ? { estimate: model.estimate } : {}),
-        prompts: rendered.size,
+        prompts: prompts.size,
         promptsCut: all.length,
         documentsCut: all.reduce((a, c) => a + c.documentsCut, 0),
         documentsDropped: all.reduce((a, c) => a + c.documentsDropped, 0),
