@@ -8,6 +8,10 @@
  * A `promptBudget` in 'tokens' counts in the generator's own tokens, as the Fair-RAG code truncates
  * (fair-rag.md §6): the caller passes a `ModelTokenCounter` over the generator engine's `tokenize`
  * and renders (or plans) inside `counter.settle(...)` so every count and cut comes from the model.
+ * The total covers the whole prompt as the engine evaluates it (beginning-of-sequence token or chat
+ * template, the citation instruction); without a spec total it is what the context leaves
+ * (context − maxTokens). Documents are cut first, from the end of the ranking; the question never
+ * (`truncate: 'paper-end'` is the released code's cut of the prompt's end, by name).
  */
 import type { FairRagSpec } from '../../api/contract/experiments';
 import { DataError } from '../../core/errors';
