@@ -1,12 +1,12 @@
 import { EngineError, type CallReport } from '../types';
 import { abortable } from './abortable';
+import { BodyTooLarge, exchange, type Exchange } from './httpExchange';
 import type { Endpoint, EndpointLease, EndpointPool } from './endpointPool';
 import { LinkedSignal } from './linkedSignal';
 import { modelsResponse } from './openAiResponses';
 import { parseRetryAfter } from './retryDelay';
 import type { RemoteServerKind } from './remoteEngineConfig';
 import { servedRevision } from './servedRevision';
-import { outboundFetch } from '../outbound';
 
 export interface HttpClientSettings {
   apiKey: string | undefined;
@@ -77,12 +77,6 @@ interface Judged {
 const checkTimeoutMs = 10_000;
 /** Successful attempts the pool must have seen before it hedges (a median of fewer says little). */
 const hedgeMinSamples = 4;
-
-class BodyTooLarge extends Error {
-  constructor(readonly bytes: number) {
-    super(`response larger than ${bytes} bytes`);
-  }
-}
 
 /**
  * JSON over HTTP to a pool of OpenAI-compatible replicas (endpointPool.ts): each attempt takes a
@@ -341,13 +335,10 @@ export class OpenAiHttpClient {
       timedOut = true;
       attemptSignal.abort();
     }, timeoutMs);
-    let response: Response;
-    let text: string;
+    let response: Exchange;
     try {
-      // Redirects are followed only to public addresses or the host typed (issue 15).
-      response = await outboundFetch(url, { method, headers, body: payload, signal: attemptSignal.signal });
       // Reading the body is part of the attempt: a server can stall or trickle mid-response too.
-      text = await readCapped(response, this.settings.maxResponseBytes);
+      response = await exchange(url, { method, headers, body: payload, signal: attemptSignal.signal }, this.settings.maxResponseBytes);
     } catch (error) {
       if (signal?.aborted) throw new EngineError('aborted', `${method} ${url}: cancelled`);
       if (timedOut) return { kind: 'timeout' };
@@ -355,10 +346,10 @@ export class OpenAiHttpClient {
       return { kind: 'network', detail: describeNetworkError(error) };
     } finally {
       clearTimeout(timer);
-      attemptSignal.abort(); // stops whatever is left of the body
       attemptSignal.dispose();
     }
-    if (response.ok) {
+    const text = response.text;
+    if (response.status >= 200 && response.status < 300) {
       try {
         return { kind: 'ok', json: JSON.parse(text) as unknown, value: undefined };
       } catch {
@@ -428,30 +419,6 @@ interface CallContext {
 export function sameModel(asked: string, named: string, serverKind: RemoteServerKind): boolean {
   if (named === asked) return true;
   return serverKind === 'openai' && named.startsWith(`${asked}-`) && /^\d{4}-\d{2}-\d{2}$/.test(named.slice(asked.length + 1));
-}
-
-/** The body as text, read as it streams in; more than `maxBytes` throws BodyTooLarge (the rest is not read). */
-async function readCapped(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new BodyTooLarge(maxBytes);
-  }
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw new BodyTooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks, total).toString('utf8');
 }
 
 /** Token counts from an OpenAI `usage` object, when the response has one (per-endpoint throughput). */

@@ -8,6 +8,8 @@
  * whatever the endpoint does; a call stuck on a slow endpoint is hedged on an idle one.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -325,5 +327,40 @@ describe('hedging: a call far slower than the pool’s median is sent again to a
     // Without hedging the stuck calls wait for their timeout, then go to the other endpoint.
     expect(Date.now() - started).toBeGreaterThanOrEqual(750);
     expect(off.endpointStats().map((s) => s.hedged)).toEqual([0, 0]);
+  });
+});
+
+describe('the transport (node:http) keeps the outbound policy of issue 15', () => {
+  it('follows a redirect on the typed host, refuses one to an address the user did not type', async () => {
+    const hits: string[] = [];
+    const server = createServer((req, res) => {
+      hits.push(`${req.method} ${req.url}`);
+      const port = (server.address() as AddressInfo).port;
+      if (req.url === '/ok/v1/completions') {
+        res.writeHead(307, { location: '/final/v1/completions' });
+        res.end();
+      } else if (req.url === '/away/v1/completions') {
+        res.writeHead(307, { location: `http://127.0.0.2:${port}/final/v1/completions` });
+        res.end();
+      } else {
+        const body = JSON.stringify({ model: 'fake-model', choices: [{ text: 'redirected', finish_reason: 'stop' }], usage: { prompt_tokens: 2, completion_tokens: 1 } });
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const ok = new RemoteEngine({ baseUrl: `${base}/ok/v1`, model: 'fake-model', retries: 0 });
+      const away = new RemoteEngine({ baseUrl: `${base}/away/v1`, model: 'fake-model', retries: 0 });
+      engines.push(ok, away);
+      expect((await ok.generate(ask(0))).text).toBe('redirected');
+      const error = await rejection(away.generate(ask(0)));
+      expect(error.message).toContain('a local or private address that was not typed; refused');
+      expect(hits.filter((h) => h.includes('/final/'))).toEqual(['POST /final/v1/completions']);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
