@@ -160,7 +160,7 @@ export class OpenAiHttpClient {
       const start = (lease: EndpointLease): void => {
         const entry = { endpoint: lease.endpoint, cancel: new LinkedSignal(call.signal) };
         running.add(entry);
-        this.attemptOn(lease.endpoint, call, entry.cancel.signal)
+        this.attemptOn(lease.endpoint, call, entry.cancel)
           .finally(() => {
             running.delete(entry);
             lease.release();
@@ -232,9 +232,9 @@ export class OpenAiHttpClient {
    * One attempt on one endpoint: its weights check when due, the request, and the answer checked
    * as it arrives. Throws only when `signal` aborts it (the caller's, or a hedge that lost).
    */
-  private async attemptOn(endpoint: Endpoint, call: CallContext, signal: AbortSignal): Promise<{ outcome: Outcome; latencyMs: number }> {
+  private async attemptOn(endpoint: Endpoint, call: CallContext, cancel: LinkedSignal): Promise<{ outcome: Outcome; latencyMs: number }> {
     if (this.settings.checkRevision !== undefined && this.needsCheck(endpoint)) {
-      await this.checkRevision(endpoint, signal);
+      await this.checkRevision(endpoint, cancel.signal);
       if (endpoint.excluded !== undefined) return { outcome: { kind: 'excluded' }, latencyMs: 0 };
       if (endpoint.checkedAt === undefined) {
         call.attempts++;
@@ -244,7 +244,7 @@ export class OpenAiHttpClient {
     call.attempts++;
     if (call.report) call.report.attempts++;
     const started = performance.now();
-    const outcome = await this.once(endpoint, call.method, call.path, call.payload, call.timeoutMs, signal);
+    const outcome = await this.once(endpoint, call.method, call.path, call.payload, call.timeoutMs, cancel);
     const latencyMs = performance.now() - started;
     if (outcome.kind !== 'ok') return { outcome, latencyMs };
     const bad = this.checkAnswer(outcome.json, call);
@@ -323,30 +323,31 @@ export class OpenAiHttpClient {
     if (this.pool.hasAlternative(failedOn)) endpoint.retriedElsewhere++;
   }
 
-  /** One attempt on one endpoint. Throws only when `signal` aborts it. */
-  private async once(endpoint: Endpoint, method: string, path: string, payload: string | undefined, timeoutMs: number, signal: AbortSignal | undefined): Promise<Outcome> {
+  /**
+   * One attempt on one endpoint. `cancel`: the attempt's own signal (the timeout aborts it too).
+   * Throws only when something other than the timeout aborts it (the caller, a hedge that won).
+   */
+  private async once(endpoint: Endpoint, method: string, path: string, payload: string | undefined, timeoutMs: number, cancel: LinkedSignal): Promise<Outcome> {
     const url = `${endpoint.baseUrl}${path}`;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (payload !== undefined) headers['content-type'] = 'application/json';
     if (this.settings.apiKey) headers.authorization = `Bearer ${this.settings.apiKey}`;
-    const attemptSignal = new LinkedSignal(signal);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      attemptSignal.abort();
+      cancel.abort();
     }, timeoutMs);
     let response: Exchange;
     try {
       // Reading the body is part of the attempt: a server can stall or trickle mid-response too.
-      response = await exchange(url, { method, headers, body: payload, signal: attemptSignal.signal }, this.settings.maxResponseBytes);
+      response = await exchange(url, { method, headers, body: payload, signal: cancel.signal }, this.settings.maxResponseBytes);
     } catch (error) {
-      if (signal?.aborted) throw new EngineError('aborted', `${method} ${url}: cancelled`);
       if (timedOut) return { kind: 'timeout' };
+      if (cancel.signal.aborted) throw new EngineError('aborted', `${method} ${url}: cancelled`);
       if (error instanceof BodyTooLarge) return { kind: 'too-large', bytes: error.bytes };
       return { kind: 'network', detail: describeNetworkError(error) };
     } finally {
       clearTimeout(timer);
-      attemptSignal.dispose();
     }
     const text = response.text;
     if (response.status >= 200 && response.status < 300) {
@@ -368,7 +369,7 @@ export class OpenAiHttpClient {
   private async checkRevision(endpoint: Endpoint, signal: AbortSignal | undefined): Promise<void> {
     endpoint.checking ??= (async () => {
       const where = `GET ${endpoint.baseUrl}/models`;
-      const outcome = await this.once(endpoint, 'GET', '/models', undefined, Math.min(this.settings.timeoutMs, checkTimeoutMs), undefined);
+      const outcome = await this.once(endpoint, 'GET', '/models', undefined, Math.min(this.settings.timeoutMs, checkTimeoutMs), new LinkedSignal());
       if (outcome.kind !== 'ok') {
         const why = outcome.kind === 'http' ? `HTTP ${outcome.status}: ${this.redact(outcome.detail)}` : outcome.kind === 'network' ? this.redact(outcome.detail) : outcome.kind;
         this.pool.markFailure(endpoint, `${where} (weights check): ${why}`);
