@@ -170,7 +170,13 @@ export class OpenAiHttpClient {
             (done) => {
               if (settled) return; // the other attempt answered first
               if (done.outcome.kind === 'ok') {
+                // A hedge answered while the first attempt still ran: that endpoint is far slower than
+                // its peers (or hung): it backs off like a failure, so new calls go elsewhere meanwhile.
+                const outrun = lease !== first ? [...running].filter((r) => r.endpoint === first.endpoint) : [];
                 finish();
+                for (const r of outrun) {
+                  this.pool.markFailure(r.endpoint, `far slower than the pool: a hedge on ${lease.endpoint.baseUrl} answered after ${Math.round(performance.now() - roundStarted)} ms, while this endpoint had not`);
+                }
                 if (!call.metadata) this.pool.markSuccess(lease.endpoint, done.latencyMs, usageOf(done.outcome.json));
                 if (call.report && !call.report.servedBy.includes(lease.endpoint.baseUrl)) call.report.servedBy.push(lease.endpoint.baseUrl);
                 resolve({ value: done.outcome.value });

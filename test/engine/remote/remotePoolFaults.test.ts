@@ -306,6 +306,14 @@ describe('hedging: a call far slower than the pool’s median is sent again to a
       for (let i = 0; i < 8; i++) expect(repo.get(callCacheKey(identity, 'generate', ask(i)))).toMatchObject({ servedBy: fast!.baseUrl });
       await new Promise((r) => setTimeout(r, 100));
       expect(hanging!.inFlight).toBe(0); // the hedged-over attempts were aborted
+      // The outrun endpoint backs off like a failed one: the next calls do not wait on it.
+      expect(statsOf(remote, hanging!)).toMatchObject({ succeeded: 0, lastError: expect.stringContaining('far slower than the pool') });
+      expect(statsOf(remote, hanging!).failed).toBeGreaterThanOrEqual(1);
+      const sentBefore = completions(hanging!);
+      const t1 = Date.now();
+      await Promise.all(Array.from({ length: 8 }, (_, i) => engine.generate(ask(100 + i))));
+      expect(completions(hanging!) - sentBefore).toBeLessThanOrEqual(1); // at most one probe after its back-off
+      expect(Date.now() - t1).toBeLessThan(3000);
     } finally {
       ws.close();
       rmSync(dir, { recursive: true, force: true });
