@@ -320,6 +320,18 @@ describe('hedging: a call far slower than the pool’s median is sent again to a
     }
   });
 
+  it('with the defaults (300 s timeout, hedging after max(1 s, 3 × median)), 24 calls beside a hanging replica take seconds, not 300 s', async () => {
+    const [fast, hanging] = await replicas(2, { delayMs: 20 });
+    hanging!.options.failAll = { hang: true };
+    const remote = new RemoteEngine({ model: 'fake-model', endpoints: [{ baseUrl: fast!.baseUrl }, { baseUrl: hanging!.baseUrl }] });
+    engines.push(remote);
+    const engine = new CachedEngine(remote, { get: () => undefined, put: () => true, clearModel: () => 0 }, { capacity: () => remote.capacity() });
+    const started = Date.now();
+    const results = await Promise.all(Array.from({ length: 24 }, (_, i) => engine.generate(ask(i))));
+    expect(results.map((r) => r.text)).toEqual(Array.from({ length: 24 }, (_, i) => answer(i)));
+    expect(Date.now() - started).toBeLessThan(8000);
+  });
+
   it('does not hedge calls that take about the median, nor when hedging is off', async () => {
     const [a, b] = await replicas(2, { delayMs: 60 });
     const engine = pool([a!, b!], [2, 2], { hedgeFactor: 3, hedgeMinMs: 100 });
