@@ -5,7 +5,7 @@
  * 0.5 and EU̅ 0.6 and 1.0.
  */
 import { describe, expect, it } from 'vitest';
-import { queryArmMetrics } from '../../src-main/experiments/fair-rag/queryMetrics';
+import { queryArmMetrics, type MetricsSpec } from '../../src-main/experiments/fair-rag/queryMetrics';
 import { generationKey, type FairRagRunData, type GenerationPayload, type Policy, type QueryPayload, type SampleRecord } from '../../src-main/experiments/fair-rag/items';
 
 const query: QueryPayload = {
@@ -44,6 +44,7 @@ function data(): FairRagRunData {
           finishReason: 'stop',
           utilityRaw: utility,
           utility,
+          fromCache: false,
         });
         return { type: 'sample', queryId: 'q1', condition, sample: i, retriever, alpha, policy, ranking, promptHash };
       }),
@@ -58,9 +59,11 @@ function data(): FairRagRunData {
   return { queries: new Map([['q1', query]]), samples: new Map([['q1', samples]]), generations, judgments: new Map() };
 }
 
+const SPEC: MetricsSpec = { k: 2, target: 'paper', attribution: { judge: 'none', format: 'json', maxTokens: 8 } };
+
 describe('u_max includes the oracle arm (Eq. 29)', () => {
   it('the oracle alone reaches the maximum: u_max = 1.0 and EU̅ = EU / 1.0 for every arm of the retriever', () => {
-    const r = queryArmMetrics({ k: 2, target: 'paper', attribution: { judge: 'none' } } as never, data(), ['bm25/alpha=1', 'bm25/deterministic', 'oracle']);
+    const r = queryArmMetrics(SPEC, data(), ['bm25/alpha=1', 'bm25/deterministic', 'oracle']);
     expect(r.incomplete).toBe(false);
     const by = new Map(r.arms.map((a) => [a.metrics.condition, a.metrics]));
     expect(by.get('bm25/alpha=1')!.eu).toBeCloseTo(0.3, 12);
