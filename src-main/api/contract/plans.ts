@@ -45,6 +45,8 @@ export const CostEstimate = z.object({
   /** False when later stages depend on outputs not computed yet (priced once those exist). */
   complete: z.boolean(),
   note: z.string(),
+  /** The spec's design warnings (issue 23 item 5): what cannot show an effect, with the fix; [] when none. */
+  warnings: z.array(DesignWarning),
 });
 export type CostEstimate = z.infer<typeof CostEstimate>;
 

@@ -9,6 +9,7 @@ import { deterministicTopK } from '../../core/sampling/deterministicTopK';
 import type { ModelRecord } from '../../io/manifest/manifest';
 import type { ExperimentDeps, ExperimentKind, ManifestParts } from '../registry';
 import { DEFAULT_NLI_TEMPLATE } from './attribution';
+import { fairRagDesignWarnings } from './designWarnings';
 import { loadFairRagData } from './data';
 import { executeFairRag, generationRequest, generatorTokens } from './execute';
 import { exportFairRag, utilityQrels } from './exports';
@@ -31,6 +32,7 @@ export const fairRagKind: ExperimentKind<FairRagSpec, FairRagMetrics, RunItemRow
   items: fairRagItems,
   exportFile: (input) => exportFairRag(input, () => fairRagMetrics(input)),
   manifest: fairRagManifest,
+  designWarnings: fairRagDesignWarnings,
   previewPrompt,
 };
 
