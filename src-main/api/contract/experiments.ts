@@ -127,12 +127,12 @@ export const FairRagSpec = z
       .strict()
       .prefault({}),
     /**
-     * Table 2's test (absent: paired-t, Holm, α = 0.05). kim-diaz-unpaired-t is the paper's unpaired
+     * Table 2's test (absent: paired-randomization (sign-flip over queries), Holm, α = 0.05). kim-diaz-unpaired-t is the paper's unpaired
      * Student t-test (with correction 'none' it reproduces the paper; it is anti-conservative on designs like the demo's).
      */
     significance: z
       .object({
-        test: z.enum(['paired-t', 'paired-randomization', 'kim-diaz-unpaired-t']).default('paired-t'),
+        test: z.enum(['paired-randomization', 'paired-t', 'kim-diaz-unpaired-t']).default('paired-randomization'),
         correction: z.enum(['holm', 'bonferroni', 'bh', 'none']).default('holm'),
         alpha: z.number().gt(0).lt(1).default(0.05),
       })
@@ -338,7 +338,7 @@ export const FairRagMetrics = z.object({
     intervals: z.array(z.tuple([Num, Num])),
     /** The test that produced the stars, in words (captions, CSV). */
     test: z.string(),
-    /** Its id: paired-t (default), paired-randomization, kim-diaz-unpaired-t (the paper's). */
+    /** Its id: paired-randomization (default), paired-t, kim-diaz-unpaired-t (the paper's). */
     testId: z.string().optional(),
     /** Correction over a row's intervals (several comparisons against one baseline). */
     correction: z.string().optional(),
