@@ -22,14 +22,6 @@ import { loadFairRagData, type QueryData } from './data';
 import { scoreRetrievers } from './retrievers';
 import { TABLE2_ALPHA, TABLE2_INTERVALS } from './table2';
 
-/** The analysis settings a spec may carry (forward-compatible: absent fields take Table 2's paper test). */
-interface AnalysisLike {
-  test?: string;
-  correction?: string;
-  alpha?: number;
-  permutations?: number | null;
-}
-
 const fmt = (x: number) => (Math.abs(x) >= 0.01 ? x.toFixed(3) : x.toPrecision(2));
 
 /** Expected share of useful candidates in the top k of each α arm, per query (exact PL marginals). */
@@ -70,21 +62,23 @@ export async function fairRagDesignWarnings(spec: FairRagSpec, deps: ExperimentD
     });
   }
 
-  // 2. Too few queries for the tests to ever reject.
-  const analysis = ((spec as unknown as { analysis?: AnalysisLike }).analysis ?? {}) as AnalysisLike;
-  const alpha = analysis.alpha ?? TABLE2_ALPHA;
-  const test = analysis.test ?? 't';
-  const correction = analysis.correction ?? 'none';
-  const comparisons = correction === 'none' ? 1 : TABLE2_INTERVALS.length;
-  const threshold = smallestRejectableP(alpha, correction, comparisons);
-  const best = smallestAttainableP({ test, paired: true, nA: n, permutations: analysis.permutations });
+  // 2. Too few queries for Table 2's test and correction to ever reject (spec.significance; paired over queries by default).
+  const sig = spec.significance ?? { test: 'paired-randomization' as const, correction: 'holm' as const, alpha: TABLE2_ALPHA };
+  const alpha = sig.alpha;
+  // Holm/Bonferroni over the row's intervals: each α arm of a query falls in one, so up to min(5, #α) cells hold runs.
+  const comparisons = sig.correction === 'none' ? 1 : Math.min(TABLE2_INTERVALS.length, new Set(spec.alphas).size);
+  const threshold = smallestRejectableP(alpha, sig.correction, comparisons);
+  const testKind = sig.test === 'paired-randomization' ? 'randomization' : 't';
+  const paired = sig.test !== 'kim-diaz-unpaired-t';
+  const best = smallestAttainableP({ test: testKind, paired, nA: n, nB: paired ? undefined : n * spec.alphas.length });
   if (best > threshold) {
-    const need = fewestPairsToReject(test, threshold, analysis.permutations);
+    const need = paired ? fewestPairsToReject(testKind, threshold) : 2;
+    const against = sig.correction === 'none' || comparisons === 1 ? `α = ${alpha}` : `α/${comparisons} = ${fmt(threshold)} (${sig.correction} correction over the ${comparisons} intervals ${spec.alphas.length} α values can fill)`;
     warnings.push({
       code: 'too-few-queries',
       field: 'queries',
-      message: `${n} ${n === 1 ? 'query' : 'queries'} cannot give a significant result: the smallest p-value the ${test} test can reach on ${n} queries is ${fmt(best)}, above ${correction === 'none' ? `α = ${alpha}` : `α/${comparisons} = ${fmt(threshold)} (${correction} correction over ${comparisons} comparisons)`}.`,
-      fix: need !== null ? `use at least ${need} queries, or a t-test` : 'use more queries or a t-test',
+      message: `${n} ${n === 1 ? 'query' : 'queries'} cannot give a significant result in Table 2: the smallest p-value the ${sig.test} test can reach on ${n} ${n === 1 ? 'query' : 'queries'} is ${fmt(best)}, above ${against}.`,
+      fix: need !== null ? `use at least ${need} queries${testKind === 'randomization' ? ' (or the paired t-test, significance.test = paired-t)' : ''}` : 'use more queries',
     });
   }
 
