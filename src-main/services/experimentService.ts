@@ -15,6 +15,7 @@ import type { Database } from 'better-sqlite3';
 import type { ApiOutput } from '../api/contract/index';
 import type { GeneratorSelector } from '../api/contract/experiments';
 import type { Job } from '../api/contract/jobs';
+import type { DesignWarning } from '../api/contract/plans';
 import type { GeneratorRef } from '../api/contract/models';
 import { ApiFailure } from '../api/router';
 import { DataError } from '../core/errors';
@@ -166,6 +167,15 @@ export class ExperimentService {
     const { kind, spec } = this.parse(raw);
     if (!kind.previewPrompt) throw new ApiFailure('validation', `experiments of kind '${kind.kind}' have no prompt preview`, 'spec.kind');
     return kind.previewPrompt(spec, this.deps, queryId, retriever);
+  }
+
+  /**
+   * The spec's design warnings (issue 23 item 5): what in it, on this workspace's data, cannot show an
+   * effect, naming the cause and the fix (ExperimentKind.designWarnings; [] for a kind without checks).
+   */
+  async designWarnings(raw: unknown): Promise<DesignWarning[]> {
+    const { kind, spec } = this.parse(raw);
+    return kind.designWarnings ? kind.designWarnings(spec, this.deps) : [];
   }
 
   // ---- runs ----------------------------------------------------------------------------------
