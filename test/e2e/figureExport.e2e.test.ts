@@ -81,7 +81,7 @@ describe('Results → intervals of bounded measures', () => {
     expect(lines.find((l) => l.startsWith('A.run,P@2,'))).toMatch(/^A\.run,P@2,0\.333333333333,0,1,.*,"t, clipped to \[0, 1\] \(clipped\)",,$/);
     const b = lines.find((l) => l.startsWith('B.run,P@2,'))!;
     expect(b.split(',').slice(3, 5).map(Number).map((v) => v.toFixed(4))).toEqual(['0.0000', '1.0000']);
-    expect(b).toMatch(/,"t, clipped to \[0, 1\] \(clipped\)",two-sided paired (t|randomization) test,(holm|bonferroni|bh|none)$/);
+    expect(b).toMatch(/,"t, clipped to \[0, 1\] \(clipped\)",two-sided paired (t-test|randomization test),(holm|bonferroni|bh|none)$/);
   });
 });
 
