@@ -55,14 +55,15 @@ async function download(testId: string): Promise<{ name: string; body: Buffer }>
 }
 
 describe('Results → intervals of bounded measures', () => {
-  it('shows each mean with its 95% interval, Wilson for 0/1 values and t clipped to [0, 1] otherwise, and says which', async () => {
+  it('shows each mean with its 95% interval by the measure’s declared scale (P@2 and RR are continuous: t clipped to [0, 1]), and says which', async () => {
     const table = page.getByTestId('eval-ci-table');
     const rows = (await table.locator('tbody tr').allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim());
     // A: P@2 = .5, .5, 0 → 1/3 ± 4.3027·√(1/12)/√3 = [−0.384, 1.050] → [0, 1]; RR = .5, 1, 0 → [−0.742, 1.742] → [0, 1].
-    // B: P@2 = RR = 1, 0, 1 (0/1 values) → Wilson for 2 of 3 = [0.2077, 0.9385].
-    expect(rows).toEqual(['A.run 0.3333 [0.0000, 1.0000]* 0.5000 [0.0000, 1.0000]*', 'B.run 0.6667 [0.2077, 0.9385] 0.6667 [0.2077, 0.9385]']);
+    // B: P@2 = RR = 1, 0, 1: continuous measures whose values happen to be 0/1 (issue 23 item 4: no longer Wilson)
+    // → 2/3 ± 4.3027·√(1/3)/√3 = [−0.768, 2.101] → [0, 1].
+    expect(rows).toEqual(['A.run 0.3333 [0.0000, 1.0000]* 0.5000 [0.0000, 1.0000]*', 'B.run 0.6667 [0.0000, 1.0000]* 0.6667 [0.0000, 1.0000]*']);
     expect((await table.locator('caption').innerText()).replace(/\s+/g, ' ')).toBe(
-      "Means with 95% confidence intervals. 95% CIs: Student t clipped to the measure's range [0, 1]; Wilson score for 0/1 values (2 of 4 clipped). * clipped to the measure's range [0, 1].",
+      "Means with 95% confidence intervals. 95% CIs: Student t clipped to the measure's range [0, 1] (4 of 4 clipped). * clipped to the measure's range [0, 1].",
     );
   });
 
@@ -76,11 +77,11 @@ describe('Results → intervals of bounded measures', () => {
     page.off('download', onDownload);
     const csv = got.find((d) => d.suggestedFilename() === 'evaluation-summary.csv')!;
     const lines = readFileSync((await csv.path())!, 'utf8').trim().split('\n');
-    expect(lines[0]!.endsWith(',ci_method')).toBe(true);
-    expect(lines.find((l) => l.startsWith('A.run,P@2,'))).toMatch(/^A\.run,P@2,0\.333333333333,0,1,.*,"t, clipped to \[0, 1\] \(clipped\)"$/);
+    expect(lines[0]!.endsWith(',ci_method,test,correction')).toBe(true);
+    expect(lines.find((l) => l.startsWith('A.run,P@2,'))).toMatch(/^A\.run,P@2,0\.333333333333,0,1,.*,"t, clipped to \[0, 1\] \(clipped\)",,$/);
     const b = lines.find((l) => l.startsWith('B.run,P@2,'))!;
-    expect(b.split(',').slice(3, 5).map(Number).map((v) => v.toFixed(4))).toEqual(['0.2077', '0.9385']);
-    expect(b.endsWith(',Wilson score (0/1 values)')).toBe(true);
+    expect(b.split(',').slice(3, 5).map(Number).map((v) => v.toFixed(4))).toEqual(['0.0000', '1.0000']);
+    expect(b).toMatch(/,"t, clipped to \[0, 1\] \(clipped\)",two-sided paired (t-test|randomization test),(holm|bonferroni|bh|none)$/);
   });
 });
 

@@ -119,7 +119,8 @@ describe('Fair RAG metrics on hand-built items', () => {
     expect(agg.measures.eu!.lower).toBeCloseTo(0.3 - 1.270620, 5);
     expect(agg.measures.eu!.upper).toBeCloseTo(0.3 + 1.270620, 5);
     expect(agg.measures.eu!.method).toBe('t'); // EU is on the utility metric's own scale: no known bounds
-    expect(agg.measures.eeDNorm).toEqual({ mean: 0.75, lower: 0.75, upper: 0.75, n: 2, method: 't, clipped to [0, 1]', clipped: false });
+    // Both queries .75: no variance, so no interval (issue 23 item 4; before: a zero-width [.75, .75]).
+    expect(agg.measures.eeDNorm).toEqual({ mean: 0.75, lower: null, upper: null, n: 2, method: 'no variance (n = 2)', clipped: false });
     const prov = metrics.providerExposure.find((p) => p.condition === 'r1/alpha=1')!;
     // Per query P gets 1 + ½, Q gets ½ (of min(n,k) = 2); attributed: P 1 + ½, Q 0. Two queries.
     expect(prov.providers).toEqual([

@@ -12,6 +12,12 @@
  * same differences measures 0.064 [0.055, 0.073] over 3,000 runs (seed 2): slightly liberal, which
  * is why it is an option and not the default.
  *
+ * Limit (open): this null has per-query utility distributions that differ and half-continuous utilities. Under the
+ * simulated reader's "no document helps" null (every answer right with one probability 0.2, all 0/1), H-power measured
+ * the same default test at 0.175 [0.141, 0.215] over 400 runs (README): the one-generation deterministic EU makes the
+ * per-query differences skewed (all 8 wrong: p = 2/2⁸). A conditional permutation test that exchanges the
+ * deterministic generation with the query's sampled generations (exact under "no ranking effect") would hold there.
+ *
  * The seed is printed; FG_SEED=<n> reruns another planted draw, FG_RUNS=<n> changes R (default 1,000).
  */
 import { describe, expect, it } from 'vitest';

@@ -31,7 +31,7 @@ export const SystemResult = z.object({
   means: z.record(z.string(), z.number()),
   /** measure → 95% interval of the mean (bounded measures: Wilson or t clipped to [0, 1]; see ciMethod). */
   ci: z.record(z.string(), z.tuple([z.number(), z.number()])),
-  /** measure → how `ci` was computed ('t', 't, clipped to [0, 1]', 'Wilson score (0/1 values)'); absent in evaluations made before it existed. */
+  /** measure → how `ci` was computed ('t', 't, clipped to [0, 1]', 'Wilson score (binary measure)', 'no variance (n = …)' with ci = [mean, mean]); absent in evaluations made before it existed. */
   ciMethod: z.record(z.string(), z.string()).optional(),
   /** measure → whether the clip to the measure's range changed the t-interval. */
   ciClipped: z.record(z.string(), z.boolean()).optional(),

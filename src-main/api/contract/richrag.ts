@@ -187,6 +187,12 @@ export const RichRagSpec = z
         /** Relevance for MAP/nDCG: derived from the sub-answers (see metrics), or the collection's relevance qrels. */
         relevance: z.enum(['sub-answers', 'qrels']).default('sub-answers'),
         relevanceThreshold: z.number().min(0).max(1).default(0.5),
+        /**
+         * NCOM's normalising pool (absent: common): 'common' = every document the run saw for the query (each
+         * setting's pool and the plain query's list), the same COM* for every row of Table 3; 'own' = each row's
+         * own pool (the plain list for 'retriever'), as before issue 23 — its rows are not comparable.
+         */
+        ncomPool: z.enum(['common', 'own']).optional(),
       })
       .strict()
       .prefault({}),
@@ -267,6 +273,8 @@ export const RichRagTable = z.object({
   test: z.string(),
   correction: Correction,
   alpha: Num,
+  /** How a measure of this table departs from the paper (stated in captions and the manifest). */
+  departure: z.string().optional(),
   /** A measured null rejection rate of `test` with `correction` (filled by a simulation), shown beside the table. */
   calibration: TestCalibration.optional(),
   rows: z.array(RichRagConditionInfo.extend({ queries: z.number().int(), cells: z.record(z.string(), RichRagCell) })),

@@ -1,13 +1,22 @@
 /**
  * Confidence intervals of the mean of a bounded measure (issue 17 item 7): accuracy, EU, EU̅,
  * normalised exposure, coverage, nDCG, AP, P@k … lie in [0, 1], and a t-interval of their mean can
- * pass the bounds (a mean of 0.2 over four queries, one of them 0.8: [−0.437, 0.837]). Two ways,
- * and every interval says which it used (`method`):
- *   - values that are all at the bounds (0/1 outcomes: accuracy, success, P@1): the Wilson score
- *     interval of the proportion (Wilson 1927; Brown, Cai & DasGupta 2001), inside the bounds by
- *     construction — "Wilson score (0/1 values)";
- *   - otherwise the Student-t interval clipped to the bounds — "t, clipped to [0, 1]" — with
- *     `clipped` telling whether the clip changed it and `unclipped` the t-interval itself.
+ * pass the bounds (a mean of 0.2 over four queries, one of them 0.8: [−0.437, 0.837]).
+ *
+ * The method follows the measure's declared scale, never the values that happen to occur
+ * (issue 23 item 4: "Wilson whenever every value is exactly 0 or 1" gave the same mean 1.0 the
+ * interval [1, 1] for values 0.9999999999999999 and [0.68, 1] for values 1, and Wilson intervals to
+ * continuous measures such as EE-R̄, RR, AP and EU). Every interval says which it used (`method`):
+ *   - a binary measure (per-query 0/1 outcomes: accuracy, exact match, Success@k, P@1, hit rate;
+ *     `measureScale`): the Wilson score interval of the proportion (Wilson 1927; Brown, Cai &
+ *     DasGupta 2001), inside the bounds by construction — "Wilson score (binary measure)"; values
+ *     within 1e-9 of a bound count as at it; a value strictly between the bounds is a DataError
+ *     (the measure is not binary as declared);
+ *   - a continuous measure: the Student-t interval clipped to the bounds — "t, clipped to [0, 1]" —
+ *     with `clipped` telling whether the clip changed it and `unclipped` the t-interval itself;
+ *   - a column without variance (all values equal, n ≥ 2), whatever its scale: no interval is
+ *     claimed — method "no variance (n = …)", `noVariance: true`, lower = upper = the mean — and
+ *     displays write that text instead of an interval.
  * An unbounded measure gets the plain t-interval ("t"). Values outside a measure's bounds are a
  * DataError (they say the measure is not what its name claims); within 1e-9 of a bound counts as inside.
  */
@@ -34,12 +43,27 @@ export interface MeasureInterval {
   clipped: boolean;
   /** The t-interval before clipping, when it was clipped. */
   unclipped?: { lower: number; upper: number };
+  /** Every value equal: no interval (lower = upper = mean); show `method` ("no variance (n = …)") instead. */
+  noVariance?: true;
+}
+
+/** A measure's declared scale: per-query 0/1 outcomes, or anything else. */
+export type MeasureScale = 'binary' | 'continuous';
+
+/** "no variance (n = 8)": what a display shows for a column of equal values. */
+export function noVarianceMethod(n: number): string {
+  return `no variance (n = ${n})`;
+}
+
+/** The interval as text for tables and CSV: "[lo, hi]" or "no variance (n = …)". */
+export function formatInterval(ci: Pick<MeasureInterval, 'lower' | 'upper' | 'noVariance' | 'method'>, digits = 3): string {
+  return ci.noVariance ? ci.method : `[${ci.lower.toFixed(digits)}, ${ci.upper.toFixed(digits)}]`;
 }
 
 export function clippedMethod(bounds: Bounds = UNIT): string {
   return `t, clipped to [${bounds.lower}, ${bounds.upper}]`;
 }
-export const WILSON_METHOD = 'Wilson score (0/1 values)';
+export const WILSON_METHOD = 'Wilson score (binary measure)';
 export const T_METHOD = 't';
 
 /** Wilson score interval of k successes in n trials at `level`, on [0, 1]. */
@@ -57,8 +81,8 @@ export function wilsonInterval(successes: number, n: number, level = 0.95): { lo
   return { lower: successes === 0 ? 0 : Math.max(0, center - half), upper: successes === n ? 1 : Math.min(1, center + half), center };
 }
 
-/** The interval of the mean of values of a measure bounded to `bounds` (see the file comment). */
-export function boundedMeanInterval(values: readonly number[], bounds: Bounds = UNIT, level = 0.95, what = 'value'): MeasureInterval {
+/** The interval of the mean of values of a measure bounded to `bounds` on its declared `scale` (see the file comment). */
+export function boundedMeanInterval(values: readonly number[], bounds: Bounds = UNIT, level = 0.95, what = 'value', scale: MeasureScale = 'continuous'): MeasureInterval {
   checkSample(values);
   requireSize(values, 2, 'sample', 'a confidence interval');
   if (!(bounds.lower < bounds.upper)) throw new RangeError(`bounds must have lower < upper, got [${bounds.lower}, ${bounds.upper}]`);
@@ -68,8 +92,12 @@ export function boundedMeanInterval(values: readonly number[], bounds: Bounds = 
   if (outside >= 0) throw new DataError(`${what} ${outside + 1} is ${values[outside]}, outside the measure's range [${bounds.lower}, ${bounds.upper}]`);
   const n = values.length;
   const width = bounds.upper - bounds.lower;
-  if (values.every((v) => v === bounds.lower || v === bounds.upper)) {
-    const k = values.filter((v) => v === bounds.upper).length;
+  const noVar = noVarianceInterval(values, level);
+  if (noVar) return noVar;
+  if (scale === 'binary') {
+    const between = values.findIndex((v) => Math.abs(v - bounds.lower) > tol && Math.abs(v - bounds.upper) > tol);
+    if (between >= 0) throw new DataError(`${what} ${between + 1} is ${values[between]}, but the measure is declared binary (${bounds.lower} or ${bounds.upper} per query)`);
+    const k = values.filter((v) => Math.abs(v - bounds.upper) <= tol).length;
     const w = wilsonInterval(k, n, level);
     return { mean: bounds.lower + (width * k) / n, lower: bounds.lower + width * w.lower, upper: bounds.lower + width * w.upper, level, method: WILSON_METHOD, clipped: false };
   }
@@ -80,10 +108,21 @@ export function boundedMeanInterval(values: readonly number[], bounds: Bounds = 
   return { mean: t.mean, lower, upper, level, method: clippedMethod(bounds), clipped, ...(clipped ? { unclipped: { lower: t.lower, upper: t.upper } } : {}) };
 }
 
-/** The interval of the mean of a named measure: bounded ones as above, others the plain t-interval. */
+/** Equal values: the "no variance (n = …)" record, else null. */
+function noVarianceInterval(values: readonly number[], level: number): MeasureInterval | null {
+  const first = values[0]!;
+  if (!values.every((v) => v === first)) return null;
+  return { mean: first, lower: first, upper: first, level, method: noVarianceMethod(values.length), clipped: false, noVariance: true };
+}
+
+/** The interval of the mean of a named measure: bounded ones as above (by their declared scale), others the plain t-interval. */
 export function measureMeanInterval(measure: string, values: readonly number[], level = 0.95): MeasureInterval {
   const bounds = measureBounds(measure);
-  if (bounds) return boundedMeanInterval(values, bounds, level, `${measure} value`);
+  if (bounds) return boundedMeanInterval(values, bounds, level, `${measure} value`, measureScale(measure));
+  checkSample(values);
+  requireSize(values, 2, 'sample', 'a confidence interval');
+  const noVar = noVarianceInterval(values, level);
+  if (noVar) return noVar;
   const t = meanConfidenceInterval(values, level);
   return { mean: t.mean, lower: t.lower, upper: t.upper, level, method: T_METHOD, clipped: false };
 }
@@ -102,12 +141,34 @@ export function measureBounds(measure: string): Bounds | undefined {
   return undefined;
 }
 
+/**
+ * The declared scale of a measure known by name: binary for per-query 0/1 outcomes (accuracy, exact
+ * match, Success@k, P@1, hit rate, success), continuous for everything else (EE-R̄, EE-L̄, RR, AP,
+ * nDCG, EU, EU̅, ROUGE, F1 …).
+ */
+export function measureScale(measure: string): MeasureScale {
+  const m = measure.trim();
+  if (/^(Success(@\d+)?|P@1|Accuracy)$/i.test(m)) return 'binary';
+  if (/^(accuracy|acc|exact[-_ ]?match|em|hit[-_ ]?rate|success)$/i.test(m)) return 'binary';
+  return 'continuous';
+}
+
 /** One line for a legend, caption or export note naming the methods used. */
 export function describeCiMethods(intervals: readonly Pick<MeasureInterval, 'method' | 'clipped' | 'level'>[]): string {
   if (!intervals.length) return '';
   const level = `${Math.round(intervals[0]!.level * 1000) / 10}%`;
-  const methods = [...new Set(intervals.map((i) => i.method))];
+  const methods = [...new Set(intervals.map((i) => (i.method.startsWith('no variance') ? 'no variance' : i.method)))];
   const clipped = intervals.filter((i) => i.clipped).length;
-  const parts = methods.map((m) => (m === T_METHOD ? 'Student t' : m === WILSON_METHOD ? 'Wilson score for 0/1 values' : `Student t clipped to the measure's range ${m.slice(m.indexOf('['))}`));
+  const parts = methods.map((m) =>
+    m === T_METHOD
+      ? 'Student t'
+      : m === WILSON_METHOD
+        ? 'Wilson score for binary measures'
+        : m === 'no variance'
+          ? 'none where a column has no variance'
+          : m.startsWith('t, clipped')
+            ? `Student t clipped to the measure's range ${m.slice(m.indexOf('['))}`
+            : m,
+  );
   return `${level} CIs: ${parts.join('; ')}${clipped ? ` (${clipped} of ${intervals.length} clipped)` : ''}.`;
 }

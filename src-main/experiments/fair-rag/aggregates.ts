@@ -1,11 +1,11 @@
 /**
  * Aggregates of the per-query metrics of each arm (mean over queries with a 95% interval,
- * core/stats: t, or for measures bounded to [0, 1] Wilson / t clipped to [0, 1], each naming its method) and per-provider exposure: for each arm, Σ over queries of the retrieved exposure ε_d
+ * core/stats: t, or for measures bounded to [0, 1] t clipped to [0, 1], each naming its method) and per-provider exposure: for each arm, Σ over queries of the retrieved exposure ε_d
  * (Eq. 5) and of the attributed exposure ε^a_d (Eq. 10) of each provider's documents, with shares of
  * the arm's total. Providers come from the candidate snapshot (document attrs, spec.providerAttribute,
  * falling back to `group`); documents without one are grouped as "(none)".
  */
-import { boundedMeanInterval, measureBounds, T_METHOD } from '../../core/stats/boundedInterval';
+import { boundedMeanInterval, clippedMethod, measureBounds, noVarianceMethod, T_METHOD } from '../../core/stats/boundedInterval';
 import { meanConfidenceInterval } from '../../core/stats/confidenceInterval';
 import type { FairRagRunData } from './items';
 import type { ArmDetail, QueryArmMetrics } from './queryMetrics';
@@ -17,7 +17,7 @@ export interface MeanWithCi {
   lower: number | null;
   upper: number | null;
   n: number;
-  /** How the interval was computed (core/stats/boundedInterval): 't', 't, clipped to [0, 1]', 'Wilson score (0/1 values)'; null without one. */
+  /** How the interval was computed (core/stats/boundedInterval): 't', 't, clipped to [0, 1]', 'no variance (n = …)' (lower/upper null); null for one value. */
   method: string | null;
   /** The clip to the measure's range changed the t-interval. */
   clipped: boolean;
@@ -32,17 +32,37 @@ export interface ArmAggregate {
   measures: Record<string, MeanWithCi>;
 }
 
-/** Mean and 95% interval; a measure bounded to [0, 1] (measureBounds: EE-D̄, EE-R̄, EE-L̄, EU̅, EAR, EAE-D̄) gets Wilson or a clipped t-interval. */
+/**
+ * Mean and 95% interval by the measure's declared scale (issue 23 item 4): every Fair RAG measure is
+ * continuous, so a measure bounded to [0, 1] (measureBounds: EE-D̄, EE-R̄, EE-L̄, EU̅, EAR, EAE-D̄)
+ * gets the t-interval clipped to [0, 1] (never Wilson), others the plain t-interval. Equal values:
+ * no interval (lower/upper null), method "no variance (n = …)". Values outside the measure's range
+ * (an EU̅ from utilities stored before LaMP-3 clamping) keep the t-interval, clipped to the range, and
+ * the method says how many values left it.
+ */
 export function meanWithCi(values: readonly number[], measure?: string): MeanWithCi | null {
   if (values.length === 0) return null;
   if (values.length === 1) return { mean: values[0]!, lower: null, upper: null, n: 1, method: null, clipped: false };
+  if (values.every((v) => v === values[0])) return { mean: values[0]!, lower: null, upper: null, n: values.length, method: noVarianceMethod(values.length), clipped: false };
   const bounds = measure ? measureBounds(measure) : undefined;
-  // A value outside the range (a normalisation whose target variant lets it pass 1) keeps the plain t-interval.
   if (bounds && values.every((v) => v >= bounds.lower && v <= bounds.upper)) {
-    const ci = boundedMeanInterval(values, bounds, 0.95, `${measure} value`);
+    const ci = boundedMeanInterval(values, bounds, 0.95, `${measure} value`, 'continuous');
     return { mean: ci.mean, lower: ci.lower, upper: ci.upper, n: values.length, method: ci.method, clipped: ci.clipped };
   }
   const ci = meanConfidenceInterval(values, 0.95);
+  if (bounds) {
+    const outside = values.filter((v) => v < bounds.lower || v > bounds.upper).length;
+    const lower = Math.max(bounds.lower, ci.lower);
+    const upper = Math.min(bounds.upper, ci.upper);
+    return {
+      mean: ci.mean,
+      lower,
+      upper,
+      n: values.length,
+      method: `${clippedMethod(bounds)}; ${outside} of ${values.length} values outside the measure's range (see the run's warnings)`,
+      clipped: lower !== ci.lower || upper !== ci.upper,
+    };
+  }
   return { mean: ci.mean, lower: ci.lower, upper: ci.upper, n: values.length, method: T_METHOD, clipped: false };
 }
 

@@ -175,7 +175,19 @@ function normalizeUtility(details: ArmDetail[], warnings: string[], qid: string)
     const pool = details.filter((d) => d.metrics.retriever === r && d.metrics.policy !== 'oracle');
     if (pool.length === 0) continue;
     let uMax = -Infinity;
-    for (const d of [...pool, ...(oracle ? [oracle] : [])]) for (const u of d.utilities) if (u > uMax) uMax = u;
+    let negative = 0;
+    for (const d of [...pool, ...(oracle ? [oracle] : [])]) {
+      for (const u of d.utilities) {
+        if (u > uMax) uMax = u;
+        if (u < 0) negative++;
+      }
+    }
+    // Utilities are ≥ 0 on every Fair RAG scale (accuracy, ROUGE, worst − error with the prediction clamped); a negative one
+    // was stored before clamping (LaMP-3 ratings outside 1–5): EU̅ then leaves [0, 1] and the run says so.
+    if (negative > 0)
+      warnings.push(
+        `query '${qid}', retriever '${r}': ${negative} sample utilit${negative === 1 ? 'y is' : 'ies are'} below 0 (stored before LaMP-3 predictions outside the label range 1–5 were clamped; re-run to clamp): EU and EU̅ leave their range${uMax < 0 ? `, and u_max = ${uMax} < 0 makes EU̅ > 1` : ''}`,
+      );
     if (uMax === 0) warnings.push(`query '${qid}', retriever '${r}': u_max = 0, so EU̅ = 1 for every arm (Fair-RAG's convention)`);
     for (const d of details) {
       if (d.metrics.retriever !== r) continue;

@@ -96,7 +96,7 @@ export function exportRichRag(input: RichRagExportInput, metrics: () => RichRagM
     }
     case 'latex-table3': {
       const m = metrics();
-      const caption = `Ranking quality of the top ${m.k} over ${plural(m.queries.length, 'query', 'queries')} (RichRAG Table 3). Relevance: ${m.relevance}.`;
+      const caption = `Ranking quality of the top ${m.k} over ${plural(m.queries.length, 'query', 'queries')} (RichRAG Table 3). Relevance: ${m.relevance}.${m.table3.departure ? ` ${m.table3.departure}` : ''}`;
       return { name: `${base}.table3.tex`, mediaType: 'application/x-tex', text: tableLatex(m.table3, caption, 'tab:richrag-table3') };
     }
     case 'preferences-jsonl':

@@ -21,7 +21,7 @@ import { rankerPrompt } from './listwiseRanker';
 import { ANSWER_MEASURES, richRagMetrics } from './metrics';
 import { preferenceSetting, rankerCandidates } from './preferences';
 import { poolOf, staticRanking } from './rankers';
-import { rankingMeasureNames, relevanceDefinition } from './rankingMetrics';
+import { rankingMeasureNames, relevanceDefinition, ncomDeparture } from './rankingMetrics';
 import { buildDocuments, candidateDocuments, candidateSearcher, collectionSearcher, usesCandidates } from './retrieval';
 import { HIGHLIGHT_RULE } from './highlight';
 import { KEY_PREFIX } from './items';
@@ -150,7 +150,7 @@ async function richRagManifest(runId: number, spec: RichRagSpec, deps: Experimen
     evaluation: {
       measures: [...ANSWER_MEASURES, ...rankingMeasureNames(spec.k)],
       measureParameters: { k: spec.k, relevance: relevanceDefinition(spec), rouge: 'pltrdy rouge 1.0.1 (F for R2/RL, recall for CR)', f1: 'SQuAD F1, max over answers and their join' },
-      significance: { test: spec.analysis.test === 't' ? 'paired-t' : 'paired-randomization', correction: spec.analysis.correction, alpha: spec.analysis.alpha, alternative: 'two-sided', ...(spec.analysis.test === 'randomization' ? { seed: spec.seeds.sampling } : {}) },
+      significance: { test: spec.analysis.test === 't' ? 'paired-t' : 'paired-randomization', correction: spec.analysis.correction, alpha: spec.analysis.alpha, alternative: 'two-sided', ...(spec.analysis.test === 'randomization' ? { seed: spec.seeds.sampling } : {}), ...(ncomDeparture(spec) ? { departure: ncomDeparture(spec)! } : {}) },
       baselines: [analysisBaseline(spec)],
     },
     extra: { runId, models: described, runtimeVersions: versions, stats },

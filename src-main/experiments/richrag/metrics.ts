@@ -20,7 +20,7 @@ import { analysisBaseline, judgeBaseline, judgedSystems } from './conditions';
 import { indexRunItems, type RichRagRunData } from './items';
 import { JUDGE_OPTIONS, TIE_RULE } from './judge';
 import { preferenceRecords } from './preferences';
-import { rankingMeasureNames, rankingValues, relevanceDefinition, relevanceLabels } from './rankingMetrics';
+import { ncomDeparture, rankingMeasureNames, rankingValues, relevanceDefinition, relevanceLabels } from './rankingMetrics';
 
 export const ANSWER_MEASURES = ['F1', 'R2', 'RL', 'CR2', 'CRL'] as const;
 
@@ -58,7 +58,7 @@ export function richRagMetrics(input: RichRagMetricsInput): RichRagMetrics {
     relevance: relevanceDefinition(spec),
     perQuery: rows,
     table1: significanceTable(spec, conditions, [...ANSWER_MEASURES], perQuery, queries, baseline),
-    table3: significanceTable(spec, ranked, rankingMeasureNames(spec.k), perQuery, queries, ranked.some((c) => c.condition === baseline) ? baseline : null),
+    table3: { ...significanceTable(spec, ranked, rankingMeasureNames(spec.k), perQuery, queries, ranked.some((c) => c.condition === baseline) ? baseline : null), departure: ncomDeparture(spec) ?? undefined },
     judge: judgeSummary(spec, data, queries),
     explorer,
     preferences: preferenceSummary(spec, data),

@@ -10,14 +10,34 @@
  *                  every setting's per-aspect lists and pool and the plain query's list;
  *                'qrels': the collection's relevance judgments (a document without one is not relevant).
  *   NCOM         COM(L)/COM* at k (core/richrag/silverList, the spec's weights) against the silver list of
- *                the pool the condition ranked: its setting's pool, or for 'retriever' the plain query's
- *                top N.
+ *                one pool for every row (analysis.ncomPool 'common', the default): every document the
+ *                run saw for the query (each setting's multi-faceted pool and the plain query's top N),
+ *                so every row of Table 3 has the same COM* and the rows are comparable (issue 23: the
+ *                retriever row normalised by its own plain list read 0.99968 while the same ranking
+ *                against the multi-faceted pool read 0.361). 'own' keeps the former normalisation: the
+ *                pool the condition ranked (its setting's pool, or for 'retriever' the plain list).
  */
 import type { RichRagSpec } from '../../api/contract/richrag';
 import { averagePrecision, ndcg, type QueryInput } from '../../core/ir/queryMeasures';
 import { ncom } from '../../core/richrag/silverList';
 import type { DocumentsPayload, QueryPayload } from './items';
 import { phiMatrix, poolOf } from './rankers';
+
+/** The document ids NCOM normalises against (see the file comment). */
+export function ncomPoolIds(spec: Pick<RichRagSpec, 'analysis'>, docs: DocumentsPayload, framework: string, setting: RichRagSpec['settings'][number] | null): string[] {
+  if ((spec.analysis.ncomPool ?? 'common') === 'common') return Object.keys(docs.docs);
+  return framework === 'retriever' ? docs.plain.ids : poolOf(docs, setting!).pool.map((e) => e.id);
+}
+
+/** The departure from RichRAG's NCOM, for Table 3's caption and the manifest (null with ncomPool 'own'). */
+export function ncomDeparture(spec: Pick<RichRagSpec, 'analysis'>): string | null {
+  if ((spec.analysis.ncomPool ?? 'common') === 'own')
+    return "NCOM: each row normalised by the silver list of its own pool (the retriever row by the plain query's list), so rows are not comparable.";
+  return (
+    'NCOM: every row is normalised by the silver list of one common pool per query (every document the run saw: each setting\'s multi-faceted pool and the plain query\'s list), so rows are comparable; ' +
+    "departure from RichRAG's code, where each ranker is scored against the pool it ranked (analysis.ncomPool = own keeps that)."
+  );
+}
 
 export function ndcgCutoffs(k: number): number[] {
   return [...new Set([1, 3, 5, k])].filter((c) => c <= k).sort((a, b) => a - b);
@@ -55,7 +75,7 @@ export function rankingValues(
   const input: QueryInput = { ranked: ranking.slice(0, k).map((id) => labels.get(id)), judged: [...labels.values()] };
   const out: Record<string, number | null> = { MAP: averagePrecision(input, k, 1) };
   for (const c of ndcgCutoffs(k)) out[`nDCG@${c}`] = ndcg(input, c, false);
-  const poolIds = framework === 'retriever' ? docs.plain.ids : poolOf(docs, setting!).pool.map((e) => e.id);
+  const poolIds = ncomPoolIds(spec, docs, framework, setting);
   const position = new Map(poolIds.map((id, i) => [id, i]));
   const indices = ranking.map((id) => position.get(id)).filter((i): i is number => i !== undefined);
   const matrix = phiMatrix(docs, poolIds);

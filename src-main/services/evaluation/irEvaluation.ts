@@ -1,7 +1,8 @@
 /**
  * Evaluate several TREC runs against one qrels file: trec_eval-semantics measures per query,
- * means with 95% intervals (bounded measures: Wilson for 0/1 values, else t clipped to [0, 1], each
- * naming its method), and paired significance tests of every run against a baseline with
+ * means with 95% intervals by the measure's declared scale (binary measures such as Success@k and
+ * P@1: Wilson; continuous bounded ones: t clipped to [0, 1]; a column of equal values: "no variance
+ * (n = …)" and no interval; each naming its method), and paired significance tests of every run against a baseline with
  * a multiple-comparison correction over all run × measure tests (PyTerrier's defaults: paired
  * t-test, Holm). Everything numeric comes from core; this file only orchestrates.
  */
@@ -47,7 +48,7 @@ export function evaluateIrRuns(req: IrEvaluationRequest): IrEvaluation {
       const values = qids.map((q) => ev.perQuery.get(m)?.get(q) ?? 0);
       perQuery[m] = Object.fromEntries(qids.map((q, i) => [q, values[i]!]));
       if (values.length >= 2) {
-        // Bounded measures (nDCG, AP, P@k …, all in [0, 1]): Wilson for 0/1 values, else t clipped (core/stats/boundedInterval).
+        // By the declared scale (core/stats/boundedInterval): binary → Wilson, continuous bounded → t clipped, equal values → no variance.
         const interval = measureMeanInterval(m, values);
         ci[m] = [interval.lower, interval.upper];
         ciMethod[m] = interval.method;

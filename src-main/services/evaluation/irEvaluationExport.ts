@@ -63,18 +63,21 @@ function num(x: number): string {
 }
 
 function summaryCsv(ev: IrEvaluation): string {
-  const header = ['run', 'measure', 'mean', 'ci_low', 'ci_high', 'delta_vs_baseline', 'p_value', 'p_adjusted', 'significant', 'wins', 'ties', 'losses', 'ci_method'];
+  // test and correction (added after the existing columns) name what produced `significant` on each compared row.
+  const header = ['run', 'measure', 'mean', 'ci_low', 'ci_high', 'delta_vs_baseline', 'p_value', 'p_adjusted', 'significant', 'wins', 'ties', 'losses', 'ci_method', 'test', 'correction'];
   const lines = [header.join(',')];
   for (const s of ev.systems) {
     for (const m of ev.measures) {
       const c = ev.comparisons.find((x) => x.system === s.name && x.measure === m);
+      // A column of equal values has no interval: empty bounds, ci_method "no variance (n = …)".
+      const noVariance = (s.ciMethod?.[m] ?? '').startsWith('no variance');
       lines.push(
         [
           csvField(s.name),
           csvField(m),
           num(s.means[m]!),
-          num(s.ci[m]![0]),
-          num(s.ci[m]![1]),
+          noVariance ? '' : num(s.ci[m]![0]),
+          noVariance ? '' : num(s.ci[m]![1]),
           c ? num(c.delta) : '',
           c ? num(c.pValue) : '',
           c ? num(c.pAdjusted) : '',
@@ -83,6 +86,8 @@ function summaryCsv(ev: IrEvaluation): string {
           c ? String(c.ties) : '',
           c ? String(c.losses) : '',
           csvField(ciMethodText(s, m)),
+          c ? csvField(ev.settings.test) : '',
+          c ? csvField(ev.settings.correction) : '',
         ].join(','),
       );
     }

@@ -59,7 +59,8 @@ describe('fairground eval compare (#16.5)', () => {
 
   it('writes CSV and a booktabs LaTeX table, and reads a run from stdin', async () => {
     const csv = await cli(['--qrels', 'qrels', '--baseline', BASE, '--run', SYS1, '-m', 'NumRet', '--format', 'csv']);
-    expect(csv.stdout.split('\n')[0]).toBe('run,measure,mean,ci_low,ci_high,delta_vs_baseline,p_value,p_adjusted,significant,wins,ties,losses,ci_method');
+    expect(csv.stdout.split('\n')[0]).toBe('run,measure,mean,ci_low,ci_high,delta_vs_baseline,p_value,p_adjusted,significant,wins,ties,losses,ci_method,test,correction');
+    expect(csv.stdout.split('\n')[2]).toMatch(/,two-sided paired t-test,holm$/);
     expect(csv.stdout.split('\n')[2]).toMatch(/^sys1\.run,NumRet,22,.*,1\.4,/);
     const tex = await cli(['--qrels', 'qrels', '--baseline', BASE, '--run', SYS1, '-m', 'NumRet', '--format', 'latex', '--correction', 'bh']);
     expect(tex.stdout).toContain('\\toprule');

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DataError } from '../../../src-main/core/errors';
-import { boundedMeanInterval, describeCiMethods, measureBounds, measureMeanInterval, wilsonInterval } from '../../../src-main/core/stats/boundedInterval';
+import { boundedMeanInterval, describeCiMethods, formatInterval, measureBounds, measureMeanInterval, measureScale, wilsonInterval } from '../../../src-main/core/stats/boundedInterval';
 import { normalCdf, normalQuantile } from '../../../src-main/core/stats/normal';
 
 describe('normal distribution', () => {
@@ -65,16 +65,16 @@ describe('bounded means', () => {
     expect(ci.unclipped).toBeUndefined();
   });
 
-  it('uses Wilson for 0/1 values (9 correct of 10), where the t-interval would be [0.674, 1.126]', () => {
-    const ci = boundedMeanInterval([1, 1, 1, 1, 1, 1, 1, 1, 1, 0]);
-    expect(ci).toMatchObject({ method: 'Wilson score (0/1 values)', clipped: false });
+  it('uses Wilson for a binary measure (9 correct of 10), where the t-interval would be [0.674, 1.126]', () => {
+    const ci = boundedMeanInterval([1, 1, 1, 1, 1, 1, 1, 1, 1, 0], undefined, 0.95, 'value', 'binary');
+    expect(ci).toMatchObject({ method: 'Wilson score (binary measure)', clipped: false });
     expect(ci.mean).toBeCloseTo(0.9, 15);
     expect(ci.lower).toBeCloseTo(0.5958499732047615, 13);
     expect(ci.upper).toBeCloseTo(0.9821237869049271, 13);
   });
 
   it('maps Wilson onto other bounds: values in {−1, 1} with 9 at 1 → −1 + 2·[0.59585, 0.98212]', () => {
-    const ci = boundedMeanInterval([1, 1, 1, 1, 1, 1, 1, 1, 1, -1], { lower: -1, upper: 1 });
+    const ci = boundedMeanInterval([1, 1, 1, 1, 1, 1, 1, 1, 1, -1], { lower: -1, upper: 1 }, 0.95, 'value', 'binary');
     expect(ci.lower).toBeCloseTo(-1 + 2 * 0.5958499732047615, 13);
     expect(ci.upper).toBeCloseTo(-1 + 2 * 0.9821237869049271, 13);
     expect(ci.mean).toBeCloseTo(0.8, 15);
@@ -94,8 +94,8 @@ describe('measures by name', () => {
     for (const m of ['NumRet', 'NumRel', 'eeD', 'eeL', 'euRaw', 'latency']) expect(measureBounds(m), m).toBeUndefined();
   });
 
-  it('bounded measures are clipped or Wilson, others plain t', () => {
-    expect(measureMeanInterval('P@1', [1, 0, 1, 1]).method).toBe('Wilson score (0/1 values)');
+  it('bounded measures are clipped or Wilson by their declared scale, others plain t', () => {
+    expect(measureMeanInterval('P@1', [1, 0, 1, 1]).method).toBe('Wilson score (binary measure)');
     expect(measureMeanInterval('nDCG@10', [0, 0, 0, 0.8])).toMatchObject({ lower: 0, clipped: true, method: 't, clipped to [0, 1]' });
     const t = measureMeanInterval('NumRet', [0, 0, 0, 0.8]);
     expect(t).toMatchObject({ method: 't', clipped: false });
@@ -106,7 +106,44 @@ describe('measures by name', () => {
     const a = measureMeanInterval('nDCG@10', [0, 0, 0, 0.8]);
     const b = measureMeanInterval('AP', [0.4, 0.5, 0.6]);
     const c = measureMeanInterval('P@1', [1, 0, 1, 1]);
-    expect(describeCiMethods([a, b, c])).toBe("95% CIs: Student t clipped to the measure's range [0, 1]; Wilson score for 0/1 values (1 of 3 clipped).");
+    expect(describeCiMethods([a, b, c])).toBe("95% CIs: Student t clipped to the measure's range [0, 1]; Wilson score for binary measures (1 of 3 clipped).");
     expect(describeCiMethods([measureMeanInterval('NumRet', [1, 2])])).toBe('95% CIs: Student t.');
+  });
+});
+
+describe('intervals by the declared scale, never by the values that occur (issue 23 item 4)', () => {
+  it('a continuous measure whose values happen to be 0/1 gets the clipped t-interval, not Wilson', () => {
+    // AP (continuous) with values 1, 0, 1, 1: mean .75, s = .5, se = .25, t_{.975,3}·.25 = .79561 → [−.0456, 1.5456] → [0, 1].
+    const ap = measureMeanInterval('AP', [1, 0, 1, 1]);
+    expect(ap).toMatchObject({ method: 't, clipped to [0, 1]', clipped: true, lower: 0, upper: 1 });
+    expect(ap.unclipped!.lower).toBeCloseTo(0.75 - 3.182446305284263 * 0.25, 12);
+    // The same values as Success@1 (binary): Wilson 3 of 4.
+    const s = measureMeanInterval('Success@1', [1, 0, 1, 1]);
+    expect(s.method).toBe('Wilson score (binary measure)');
+    expect(s.lower).toBeCloseTo(wilsonInterval(3, 4).lower, 15);
+    for (const m of ['eeRNorm', 'eeLNorm', 'RR', 'AP', 'euNorm', 'nDCG@10', 'rougeL']) expect(measureScale(m), m).toBe('continuous');
+    for (const m of ['accuracy', 'EM', 'exact_match', 'Success@10', 'P@1', 'hit-rate']) expect(measureScale(m), m).toBe('binary');
+  });
+
+  it('mean 1.0 from 0.9999999999999999 or from exact 1 gives the same answer: no variance (n = …)', () => {
+    for (const v of [1, 0.9999999999999999]) {
+      const ci = measureMeanInterval('eeRNorm', [v, v, v, v, v]);
+      expect(ci).toMatchObject({ noVariance: true, method: 'no variance (n = 5)', lower: v, upper: v });
+      expect(formatInterval(ci)).toBe('no variance (n = 5)');
+    }
+    // A binary column of all 1s and an all-0 AP column: no variance as well, not a Wilson interval.
+    expect(measureMeanInterval('accuracy', [1, 1, 1, 1, 1, 1, 1, 1]).method).toBe('no variance (n = 8)');
+    expect(measureMeanInterval('AP', [0, 0, 0]).method).toBe('no variance (n = 3)');
+    expect(measureMeanInterval('NumRet', [5, 5]).method).toBe('no variance (n = 2)');
+    expect(formatInterval(measureMeanInterval('AP', [0.4, 0.5, 0.6]))).toBe('[0.252, 0.748]');
+    expect(describeCiMethods([measureMeanInterval('AP', [0, 0, 0]), measureMeanInterval('AP', [0.4, 0.5, 0.6])])).toBe(
+      "95% CIs: none where a column has no variance; Student t clipped to the measure's range [0, 1].",
+    );
+  });
+
+  it('a binary measure with a value between 0 and 1 is a DataError naming it', () => {
+    expect(() => measureMeanInterval('accuracy', [1, 0.5, 0])).toThrow(/accuracy value 2 is 0.5, but the measure is declared binary/);
+    // Rounding hairs count as at the bound.
+    expect(measureMeanInterval('accuracy', [0.9999999999999999, 0, 1]).method).toBe('Wilson score (binary measure)');
   });
 });

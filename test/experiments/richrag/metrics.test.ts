@@ -137,7 +137,14 @@ describe('RichRAG metrics', () => {
     // [c, a]: both relevant, R = 2 → AP 1, nDCG 1; NCOM 1 for the silver list [c, a]
     expect(cov.MAP!.mean).toBe(1);
     expect(cov['nDCG@2']!.mean).toBe(1);
-    expect(cov.NCOM!.mean).toBeCloseTo(1, 12);
+    // NCOM against each row's own pool (analysis.ncomPool = own, before issue 23): 1 for the silver list [c, a].
+    const own = richRagMetrics({ runId: 1, spec: spec({ analysis: { ncomPool: 'own' } }), items: items(), finished: true, generatorName: 'gen' });
+    expect(own.table3.rows.find((r) => r.condition === 'golden/coverage')!.cells.NCOM!.mean).toBeCloseTo(1, 12);
+    expect(own.table3.departure).toContain('not comparable');
+    // Default: one common pool per query (every document seen) normalises every row; no row can beat the common silver list.
+    expect(cov.NCOM!.mean).toBeGreaterThan(0);
+    expect(cov.NCOM!.mean).toBeLessThanOrEqual(1 + 1e-12);
+    expect(m.table3.departure).toContain('one common pool per query');
     const fusion = m.table3.rows.find((r) => r.condition === 'golden/rag-fusion')!.cells;
     expect(fusion.MAP!.mean).toBeCloseTo(0.5, 12); // [a, b]: a relevant at 1 of R = 2
     expect(m.table3.measures).toEqual(['MAP', 'nDCG@1', 'nDCG@2', 'NCOM']);

@@ -106,9 +106,19 @@ describe('documents, coverage ranker and ranking metrics', () => {
     expect(v.MAP).toBeCloseTo(0.25, 12);
     expect(v['nDCG@1']).toBe(0);
     expect(v['nDCG@3']).toBeCloseTo(1 / Math.log2(3) / (1 + 1 / Math.log2(3)), 12);
-    // 'retriever' is scored against the silver list of its own list [d2, d0, d3]
+    // Issue 23: 'retriever' is scored against the silver list of the common pool (every document seen, d0..d3),
+    // the same COM* as every other row; with analysis.ncomPool = own, against its own list [d2, d0, d3] as before.
+    const ids = Object.keys(docs.docs);
+    expect([...ids].sort()).toEqual(['d0', 'd1', 'd2', 'd3']);
+    const common = coverageMatrix(SUB_ANSWERS, ids.map((id) => DOCS[Number(id.slice(1))]!), 'code');
+    const expected = ncom(common, ['d2', 'd0', 'd3'].map((id) => ids.indexOf(id)), 4, 'code');
+    expect(v.NCOM).toBeCloseTo(expected.ncom!, 12);
+    // The coverage row's COM* is the same silver list: its [d1, d2, d0, d3] reaches it (NCOM 1 above), the retriever's does not.
+    expect(expected.silver.comStar).toBeCloseTo(ncom(common, [1, 2, 0, 3].map((d) => ids.indexOf(`d${d}`)), 4, 'code').silver.comStar, 15);
     const own = coverageMatrix(SUB_ANSWERS, [DOCS[2]!, DOCS[0]!, DOCS[3]!], 'code');
-    expect(v.NCOM).toBeCloseTo(ncom(own, [0, 1, 2], 4, 'code').ncom!, 12);
+    const ownValue = rankingValues(spec({ k: 4, settings: ['golden'], analysis: { relevanceThreshold: 0.7, ncomPool: 'own' } }), labels, docs, 'retriever', null, ['d2', 'd0', 'd3']).NCOM;
+    expect(ownValue).toBeCloseTo(ncom(own, [0, 1, 2], 4, 'code').ncom!, 12);
+    expect(v.NCOM!).toBeLessThan(ownValue!);
     const fromQrels = relevanceLabels(spec({ analysis: { relevance: 'qrels' } }), { qrels: { d3: 2 } } as unknown as QueryPayload, docs);
     expect(Object.fromEntries(fromQrels)).toEqual({ d3: 2 });
   });
