@@ -153,18 +153,26 @@ describe('Fair RAG metrics on hand-built items', () => {
     // Pooled variance (.125 + .02)/2 = .0725, se = √(.0725·(½ + ½)) = .26926, t = −.45/.26926 = −1.6713, df 2.
     const t = studentTTest([1, 0.5], [0.4, 0.2]);
     expect(t.statistic).toBeCloseTo(-1.67126, 4);
-    // The paper's unpaired test is kept beside the cell; the stars come from the paired sign-flip test over
-    // queries (issue 23 item 2): per-query differences .4 − 1 = −.6 and .2 − .5 = −.3, observed mean −.45;
-    // the 4 sign vectors give means ±.45, ±.15, so p = 2/4 = .5. Holm over the one tested interval leaves it.
+    // The paper's unpaired test is kept beside the cell; the stars come from the within-query exchange test (issue 23
+    // item 2): per query the deterministic utility is exchanged at random with the query's sampled ones in the interval.
+    // q1 pools [1 | .2, .6] (sum 1.8): stat(b) = (1.8 − b)/2 − b ∈ {−.6, .6, 0}; q2 pools [.5 | 0, .4]: {−.3, .45, −.15}.
+    // Observed (−.6 − .3)/2 = −.45. Of the 9 equally likely exchanges, one is above |.45| ((.6 + .45)/2 = .525) and one
+    // ties it (the observed), so the mid-p is 1/9 + ½·1/9 = 1/6 (Monte Carlo, 9,999 exchanges, seeded).
     expect(cell.paperPValue).toBe(t.pValue);
     expect(cell).toMatchObject({ queries: 2 });
     expect(cell.pairedDifference).toBeCloseTo(-0.45, 12);
-    expect(cell.pValue).toBe(0.5);
-    expect(cell.pAdjusted).toBe(0.5);
+    expect(cell.pValue!).toBeGreaterThan(1 / 6 - 0.01);
+    expect(cell.pValue!).toBeLessThan(1 / 6 + 0.01);
+    expect(cell.pAdjusted).toBe(cell.pValue);
     expect(cell.significant).toBe(false);
-    expect(metrics.table2).toMatchObject({ testId: 'paired-randomization', correction: 'holm', alpha: 0.05 });
-    expect(metrics.table2.test).toContain('paired sign-flip (randomization) test over queries');
+    expect(metrics.table2).toMatchObject({ testId: 'within-query-exchange', correction: 'holm', alpha: 0.05 });
+    expect(metrics.table2.test).toContain('within-query randomization test over queries');
     expect(metrics.table2.departure).toContain('Departure from Kim & Diaz');
+    // significance.test = paired-randomization (sign-flip): differences .4 − 1 = −.6 and .2 − .5 = −.3, observed mean −.45;
+    // the 4 sign vectors give means ±.45, ±.15, so p = 2/4 = .5.
+    const signFlip = fairRagMetrics({ runId: 1, spec: { ...spec, significance: { test: 'paired-randomization', correction: 'holm', alpha: 0.05 } }, items: items(), finished: true, generatorName: 'gen' });
+    expect(signFlip.table2.rows[0]!.cells[3]!.pValue).toBe(0.5);
+    expect(signFlip.table2.test).toContain('paired sign-flip (randomization) test over queries');
     // significance.test = paired-t: mean −.45, sd .21213, se .15, t = −3, df 1, p = 1 − 2·atan(3)/π = .204833.
     const pairedT = fairRagMetrics({ runId: 1, spec: { ...spec, significance: { test: 'paired-t', correction: 'holm', alpha: 0.05 } }, items: items(), finished: true, generatorName: 'gen' });
     expect(pairedT.table2.rows[0]!.cells[3]!.pValue).toBeCloseTo(1 - (2 * Math.atan(3)) / Math.PI, 12);

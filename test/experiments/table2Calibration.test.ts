@@ -80,27 +80,39 @@ function eeDNorm(rng: Rng, alpha: number): number {
   }
 }
 
-/** One planted-null run: per-query arms whose utilities do not depend on the ranking. */
-export function plantedNullRun(rng: Rng): QueryArmMetrics[] {
+interface NullRun {
+  perQuery: QueryArmMetrics[];
+  sampleUtilities: Map<QueryArmMetrics, number[]>;
+}
+
+/**
+ * One planted-null run: per-query arms whose utilities do not depend on the ranking. `world` 'mixed': queries differ, half
+ * 0/1 and half continuous utilities; 'demo': the simulated reader's "no document helps" null of the bundled demo — every
+ * answer right with one probability 0.2, all 0/1 (the null under which H-power measured the sign-flip test at 0.175).
+ */
+export function plantedNullRun(rng: Rng, world: 'mixed' | 'demo' = 'mixed'): NullRun {
   const out: QueryArmMetrics[] = [];
+  const sampleUtilities = new Map<QueryArmMetrics, number[]>();
   for (let q = 0; q < QUERIES; q++) {
-    const binary = q % 2 === 0;
+    const binary = world === 'demo' || q % 2 === 0;
     // The query's utility distribution: accuracy p ~ U(.3, .7), or ROUGE-L ~ Beta(a, 3), a ∈ {2, 3} (mean .4 or .5):
     // queries differ less than one generation's utility varies, so the two groups' variances are far apart (the issue: ~10×).
-    const p = 0.3 + 0.4 * rng.nextFloat();
+    const p = world === 'demo' ? 0.2 : 0.3 + 0.4 * rng.nextFloat();
     const a = 2 + rng.nextInt(2);
     const b = 3;
     const draw = () => (binary ? (rng.nextFloat() < p ? 1 : 0) : beta(rng, a, b));
     const arm = (policy: 'pl' | 'deterministic', alpha: number | null, samples: number): QueryArmMetrics => {
-      let s = 0;
-      for (let i = 0; i < samples; i++) s += draw();
-      const eu = s / samples;
-      return { queryId: `q${q}`, retriever: 'bm25', condition: `${policy}${alpha ?? ''}`, policy, alpha, eeDNorm: policy === 'pl' ? eeDNorm(rng, alpha!) : 1, eu, euNorm: eu } as QueryArmMetrics;
+      const us: number[] = [];
+      for (let i = 0; i < samples; i++) us.push(draw());
+      const eu = us.reduce((x, y) => x + y, 0) / samples;
+      const m = { queryId: `q${q}`, retriever: 'bm25', condition: `${policy}${alpha ?? ''}`, policy, alpha, eeDNorm: policy === 'pl' ? eeDNorm(rng, alpha!) : 1, eu, euNorm: eu, uMax: 1 } as QueryArmMetrics;
+      sampleUtilities.set(m, us);
+      return m;
     };
     out.push(arm('deterministic', null, 1));
     for (const al of ALPHAS) out.push(arm('pl', al, SAMPLES));
   }
-  return out;
+  return { perQuery: out, sampleUtilities };
 }
 
 interface Rates {
@@ -112,13 +124,14 @@ interface Rates {
   meanRunsInCell: number;
 }
 
-function simulate(seed: number, runs: number, opts: Table2Options): Rates {
+function simulate(seed: number, runs: number, opts: Table2Options, world: 'mixed' | 'demo' = 'mixed'): Rates {
   const rng = createRng(seed);
   let rejected = 0;
   let familyRejected = 0;
   let cellRuns = 0;
   for (let r = 0; r < runs; r++) {
-    const row = table2(plantedNullRun(rng), ['bm25'], 'sim', 'raw', { ...opts, seed: seed + r })[0]!;
+    const run = plantedNullRun(rng, world);
+    const row = table2(run.perQuery, ['bm25'], 'sim', 'raw', { ...opts, seed: seed + r, sampleUtilities: run.sampleUtilities, permutations: 999 })[0]!;
     const cell = [...row.cells].sort((x, y) => y.runs - x.runs)[0]!;
     cellRuns += cell.runs;
     if (cell.pValue !== null && cell.pValue <= ALPHA) rejected++;
@@ -135,18 +148,36 @@ const show = (name: string, r: Rates) => {
 
 describe(`Table 2 under a planted null of the demo design (seed ${SEED}, ${RUNS} runs)`, () => {
   const band = binomialBand(RUNS, ALPHA);
-  it("the default paired sign-flip test over queries rejects at its level; the paper's unpaired t-test does not", () => {
+  it("the default within-query exchange test rejects at its level; the paper's unpaired t-test does not", () => {
+    const exchange = simulate(SEED, RUNS, { test: 'within-query-exchange', correction: 'holm' });
     const paired = simulate(SEED, RUNS, { test: 'paired-randomization', correction: 'holm' });
     const paper = simulate(SEED, RUNS, { test: 'kim-diaz-unpaired-t', correction: 'none' });
     console.log(`seed ${SEED}, ${RUNS} runs, α = ${ALPHA}, binomial 95% band [${band.lo.toFixed(3)}, ${band.hi.toFixed(3)}]`);
-    console.log(show('paired-randomization (default, Holm)', paired));
+    console.log(show('within-query-exchange (default, Holm; 999 exchanges)', exchange));
+    console.log(show('paired-randomization (sign-flip, Holm)', paired));
     console.log(show('kim-diaz-unpaired-t (paper, no correction)', paper));
-    expect(paired.meanRunsInCell).toBeGreaterThan(15);
-    const rate = paired.rejected / RUNS;
+    expect(exchange.meanRunsInCell).toBeGreaterThan(15);
+    for (const r of [exchange, paired]) {
+      const rate = r.rejected / RUNS;
+      expect(rate).toBeGreaterThanOrEqual(band.lo);
+      expect(rate).toBeLessThanOrEqual(band.hi);
+      // Holm keeps the family-wise rate at or below α (within the band's upper edge).
+      expect(r.familyRejected / RUNS).toBeLessThanOrEqual(band.hi);
+    }
+    expect(paper.rejected / RUNS).toBeGreaterThan(band.hi);
+  });
+
+  it('under the simulated reader\'s "no document helps" null (all answers 0/1, right with p = 0.2), the exchange test holds its level and the sign-flip test does not', () => {
+    const exchange = simulate(SEED + 1, RUNS, { test: 'within-query-exchange', correction: 'holm' }, 'demo');
+    const paired = simulate(SEED + 1, RUNS, { test: 'paired-randomization', correction: 'holm' }, 'demo');
+    console.log(`"no document helps" null, seed ${SEED + 1}, ${RUNS} runs`);
+    console.log(show('within-query-exchange (default, Holm; 999 exchanges)', exchange));
+    console.log(show('paired-randomization (sign-flip, Holm)', paired));
+    const rate = exchange.rejected / RUNS;
     expect(rate).toBeGreaterThanOrEqual(band.lo);
     expect(rate).toBeLessThanOrEqual(band.hi);
-    // Holm keeps the family-wise rate at or below α (within the band's upper edge).
-    expect(paired.familyRejected / RUNS).toBeLessThanOrEqual(band.hi);
-    expect(paper.rejected / RUNS).toBeGreaterThan(band.hi);
+    expect(exchange.familyRejected / RUNS).toBeLessThanOrEqual(band.hi);
+    // All 8 deterministic answers wrong (0.8⁸ ≈ 17%) already gives the sign-flip test p = 2/2⁸.
+    expect(paired.rejected / RUNS).toBeGreaterThan(band.hi);
   });
 });

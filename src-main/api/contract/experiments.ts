@@ -134,12 +134,14 @@ export const FairRagSpec = z
       .strict()
       .prefault({}),
     /**
-     * Table 2's test (absent: paired-randomization (sign-flip over queries), Holm, α = 0.05). kim-diaz-unpaired-t is the paper's unpaired
+     * Table 2's test (absent: within-query-exchange (the deterministic generation exchanged with the query's sampled
+     * generations; exact under "no ranking effect"), Holm, α = 0.05). paired-randomization is the sign-flip test over queries
+     * (assumes symmetric per-query differences: liberal when the deterministic EU is one 0/1 answer). kim-diaz-unpaired-t is the paper's unpaired
      * Student t-test (with correction 'none' it reproduces the paper; it is anti-conservative on designs like the demo's).
      */
     significance: z
       .object({
-        test: z.enum(['paired-randomization', 'paired-t', 'kim-diaz-unpaired-t']).default('paired-randomization'),
+        test: z.enum(['within-query-exchange', 'paired-randomization', 'paired-t', 'kim-diaz-unpaired-t']).default('within-query-exchange'),
         correction: z.enum(['holm', 'bonferroni', 'bh', 'none']).default('holm'),
         alpha: z.number().gt(0).lt(1).default(0.05),
       })

@@ -12,6 +12,7 @@
  *   of the simulated reader) in its top k; the closest adjacent pair of α arms needs
  *   N ≥ 2·¼·(z₀.₉₇₅ + z₀.₈)² / (queries·gap²) samples (a [0, 1] utility has variance ≤ ¼).
  */
+import { DEFAULT_EXCHANGE_PERMUTATIONS } from '../../core/stats/exchangeTest';
 import type { FairRagSpec } from '../../api/contract/experiments';
 import type { DesignWarning } from '../../api/contract/plans';
 import { plackettLuceLogits } from '../../core/sampling/plackettLuce';
@@ -63,16 +64,29 @@ export async function fairRagDesignWarnings(spec: FairRagSpec, deps: ExperimentD
   }
 
   // 2. Too few queries for Table 2's test and correction to ever reject (spec.significance; paired over queries by default).
-  const sig = spec.significance ?? { test: 'paired-randomization' as const, correction: 'holm' as const, alpha: TABLE2_ALPHA };
+  const sig = spec.significance ?? { test: 'within-query-exchange' as const, correction: 'holm' as const, alpha: TABLE2_ALPHA };
   const alpha = sig.alpha;
   // Holm/Bonferroni over the row's intervals: each α arm of a query falls in one, so up to min(5, #α) cells hold runs.
   const comparisons = sig.correction === 'none' ? 1 : Math.min(TABLE2_INTERVALS.length, new Set(spec.alphas).size);
   const threshold = smallestRejectableP(alpha, sig.correction, comparisons);
-  const testKind = sig.test === 'paired-randomization' ? 'randomization' : 't';
+  const testKind = sig.test === 'paired-randomization' || sig.test === 'within-query-exchange' ? 'randomization' : 't';
   const paired = sig.test !== 'kim-diaz-unpaired-t';
-  const best = smallestAttainableP({ test: testKind, paired, nA: n, nB: paired ? undefined : n * spec.alphas.length });
+  // The within-query exchange test: each query's deterministic answer is one of its (at least N + 1) pooled answers, so the
+  // smallest p it can reach is about (1/(N + 1))ⁿ, and never below its Monte Carlo floor 1/(R + 1).
+  const exchangeFloor = 1 / (DEFAULT_EXCHANGE_PERMUTATIONS + 1);
+  const best =
+    sig.test === 'within-query-exchange'
+      ? Math.max(exchangeFloor, Math.pow(1 / (spec.samples + 1), n))
+      : smallestAttainableP({ test: testKind, paired, nA: n, nB: paired ? undefined : n * spec.alphas.length });
   if (best > threshold) {
-    const need = paired ? fewestPairsToReject(testKind, threshold) : 2;
+    const need =
+      sig.test === 'within-query-exchange'
+        ? exchangeFloor > threshold
+          ? null
+          : Math.ceil(Math.log(threshold) / Math.log(1 / (spec.samples + 1)))
+        : paired
+          ? fewestPairsToReject(testKind, threshold)
+          : 2;
     const against = sig.correction === 'none' || comparisons === 1 ? `α = ${alpha}` : `α/${comparisons} = ${fmt(threshold)} (${sig.correction} correction over the ${comparisons} intervals ${spec.alphas.length} α values can fill)`;
     warnings.push({
       code: 'too-few-queries',

@@ -31,6 +31,7 @@ export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
   const { arms, incomplete, warnings } = queryArmMetrics(spec, data, order);
   warnings.push(...promptBudgetWarnings(data));
   const perQuery = arms.map((a) => a.metrics);
+  const sampleUtilities = new Map(arms.map((a) => [a.metrics, a.utilities] as const));
   const retrievers = spec.retrievers.map((r) => r.name);
   return {
     kind: 'fair-rag',
@@ -47,8 +48,8 @@ export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
       intervals: TABLE2_INTERVALS.map(([a, b]) => [a, b] as [number, number]),
       ...table2Settings(spec),
       utility: "rows: raw EU per query × α arm on the metric's scale (higher is better; LaMP-3: 4 − MAE, as the paper's Table 2) minus the mean EU of the deterministic arm; normalizedRows: the same with EU̅ = EU / u_max (Eq. 30, in [0, 1])",
-      rows: table2(perQuery, retrievers, input.generatorName, 'raw', table2Options(spec)),
-      normalizedRows: table2(perQuery, retrievers, input.generatorName, 'normalized', table2Options(spec)),
+      rows: table2(perQuery, retrievers, input.generatorName, 'raw', { ...table2Options(spec), sampleUtilities }),
+      normalizedRows: table2(perQuery, retrievers, input.generatorName, 'normalized', { ...table2Options(spec), sampleUtilities }),
     },
     fig3: fig3(perQuery, retrievers, spec.alphas),
     warnings,

@@ -28,6 +28,8 @@
  * row are several comparisons against one baseline: their p-values are adjusted together (Holm by
  * default; `none` reproduces the paper), and `significant` is p_adj ≤ α.
  */
+import { normalizedExpectedUtility } from '../../core/exposure/expectedUtility';
+import { withinUnitExchangeTest } from '../../core/stats/exchangeTest';
 import { exactPairedRandomizationTest, MAX_EXACT_PAIRED_N, pairedRandomizationTest } from '../../core/stats/randomization';
 import { adjustPValues, type Correction } from '../../core/stats/multipleComparisons';
 import { pairedTTest, studentTTest } from '../../core/stats/tTest';
@@ -46,11 +48,13 @@ export const TABLE2_INTERVALS: readonly (readonly [number, number])[] = [
 export const TABLE2_ALPHA = 0.05;
 
 /** The tests Table 2 can mark significance with; the first is the default. */
-export const TABLE2_TESTS = ['paired-randomization', 'paired-t', 'kim-diaz-unpaired-t'] as const;
+export const TABLE2_TESTS = ['within-query-exchange', 'paired-randomization', 'paired-t', 'kim-diaz-unpaired-t'] as const;
 export type Table2Test = (typeof TABLE2_TESTS)[number];
 
 /** How each test is named where a star is shown (captions, CSV, manifest). */
 export const TABLE2_TEST_NAMES: Record<Table2Test, string> = {
+  'within-query-exchange':
+    "two-sided within-query randomization test over queries (per query: the deterministic generation's utility exchanged at random with the query's sampled generations in the interval; statistic: mean over queries of sampled mean − deterministic EU)",
   'paired-t': 'two-sided paired t-test over queries (per query: mean EU of its α arms in the interval − its deterministic EU)',
   'paired-randomization':
     'two-sided paired sign-flip (randomization) test over queries, exact up to 24 queries (per query: mean EU of its α arms in the interval − its deterministic EU)',
@@ -61,7 +65,7 @@ export const TABLE2_TEST_NAMES: Record<Table2Test, string> = {
 export const TABLE2_DEPARTURE =
   "Departure from Kim & Diaz: the paper marks significance with an unpaired Student's t-test of the deterministic per-query EUs against the per-(query, α) EUs; " +
   'under a planted null that test rejects in about 0.20 of runs at α = 0.05 on this design (groups of different units and variances). ' +
-  "Stars here come from a paired test with the query as the unit, corrected over the row's intervals; the paper's p-value is kept beside each cell (paperPValue) and its test can be chosen (significance.test = kim-diaz-unpaired-t).";
+  "Stars here come from a test with the query as the unit (the deterministic generation exchanged with the query's sampled generations, exact under \"no ranking effect\"), corrected over the row's intervals; the paper's p-value is kept beside each cell (paperPValue) and its test can be chosen (significance.test = kim-diaz-unpaired-t).";
 
 export interface Table2Options {
   test?: Table2Test;
@@ -69,6 +73,13 @@ export interface Table2Options {
   alpha?: number;
   /** Seed of the randomization test's permutation stream (exact enumeration up to 24 queries). */
   seed?: number;
+  /**
+   * Per-sample utilities of each arm (raw scale, as stored), which the within-query exchange test needs; keyed by the arm's
+   * metrics object. Without them that test cannot run and table2 throws.
+   */
+  sampleUtilities?: ReadonlyMap<QueryArmMetrics, readonly number[]>;
+  /** Random exchanges of the within-query test (default 9,999; p = (c + 1)/(R + 1) is exact in level for any R). */
+  permutations?: number;
 }
 
 export interface Table2Cell {
@@ -108,16 +119,27 @@ const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.lengt
 export type Table2Scale = 'raw' | 'normalized';
 
 export function table2(perQuery: readonly QueryArmMetrics[], retrievers: readonly string[], generator: string, scale: Table2Scale = 'raw', opts: Table2Options = {}): Table2Row[] {
-  const test = opts.test ?? 'paired-randomization';
+  const test = opts.test ?? 'within-query-exchange';
   const correction = opts.correction ?? 'holm';
   const alpha = opts.alpha ?? TABLE2_ALPHA;
   const utility = (m: QueryArmMetrics): number | null => (scale === 'raw' ? m.eu : m.euNorm);
+  /** An arm's per-sample utilities on the table's scale (EU̅'s normalisation applied to each sample). */
+  const sampleUtilities = (m: QueryArmMetrics): readonly number[] => {
+    const raw = opts.sampleUtilities?.get(m);
+    if (!raw) throw new Error(`table2: the ${test} test needs the per-sample utilities of query '${m.queryId}', arm '${m.condition}'`);
+    if (scale === 'raw') return raw;
+    return m.uMax === null ? [] : raw.map((u) => normalizedExpectedUtility(u, m.uMax!));
+  };
   return retrievers.map((r) => {
     const baselineByQuery = new Map<string, number>();
+    const baselineArmByQuery = new Map<string, QueryArmMetrics>();
     for (const m of perQuery) {
       if (m.retriever !== r || m.policy !== 'deterministic') continue;
       const u = utility(m);
-      if (u !== null) baselineByQuery.set(m.queryId, u);
+      if (u !== null) {
+        baselineByQuery.set(m.queryId, u);
+        baselineArmByQuery.set(m.queryId, m);
+      }
     }
     const baselineValues = [...baselineByQuery.values()];
     const runs = perQuery.filter((m) => m.retriever === r && m.policy === 'pl');
@@ -126,20 +148,27 @@ export function table2(perQuery: readonly QueryArmMetrics[], retrievers: readonl
       const inInterval = runs.filter((m) => m.eeDNorm >= lower && m.eeDNorm < upper);
       const values: number[] = [];
       const byQuery = new Map<string, number[]>();
+      const samplesByQuery = new Map<string, number[]>();
       for (const m of inInterval) {
         const u = utility(m);
         if (u === null) continue;
         values.push(u);
         if (!byQuery.has(m.queryId)) byQuery.set(m.queryId, []);
         byQuery.get(m.queryId)!.push(u);
+        if (test === 'within-query-exchange') {
+          if (!samplesByQuery.has(m.queryId)) samplesByQuery.set(m.queryId, []);
+          samplesByQuery.get(m.queryId)!.push(...sampleUtilities(m));
+        }
       }
       const a: number[] = [];
       const b: number[] = [];
+      const units: { baseline: readonly number[]; samples: readonly number[] }[] = [];
       for (const [qid, us] of [...byQuery].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) {
         const base = baselineByQuery.get(qid);
         if (base === undefined) continue;
         a.push(base);
         b.push(mean(us));
+        if (test === 'within-query-exchange') units.push({ baseline: sampleUtilities(baselineArmByQuery.get(qid)!), samples: samplesByQuery.get(qid)! });
       }
       const meanUtility = values.length > 0 ? mean(values) : null;
       const paperPValue = baseline !== null && values.length > 0 && baselineValues.length + values.length >= 3 ? studentTTest(baselineValues, values).pValue : null;
@@ -151,6 +180,8 @@ export function table2(perQuery: readonly QueryArmMetrics[], retrievers: readonl
           const t = pairedTTest(a, b);
           pValue = Number.isFinite(t.pValue) ? t.pValue : null;
           if (t.degenerate) degenerate = t.degenerate === 'no-difference' ? 'every paired difference is 0' : 'every paired difference is equal (zero variance): t is infinite';
+        } else if (test === 'within-query-exchange') {
+          pValue = withinUnitExchangeTest(units, { seed: opts.seed ?? 0, ...(opts.permutations ? { permutations: opts.permutations } : {}) }).pValue;
         } else {
           pValue = a.length <= MAX_EXACT_PAIRED_N ? exactPairedRandomizationTest(a, b).pValue : pairedRandomizationTest(a, b, { seed: opts.seed ?? 0 }).pValue;
         }
@@ -183,10 +214,10 @@ export function table2(perQuery: readonly QueryArmMetrics[], retrievers: readonl
   });
 }
 
-/** The table's test options from a spec (absent `significance`: paired sign-flip test, Holm, α = 0.05). */
-export function table2Options(spec: Pick<FairRagSpec, 'significance' | 'seeds'>): Required<Table2Options> {
+/** The table's test options from a spec (absent `significance`: the within-query exchange test, Holm, α = 0.05). */
+export function table2Options(spec: Pick<FairRagSpec, 'significance' | 'seeds'>): Required<Omit<Table2Options, 'sampleUtilities' | 'permutations'>> {
   const s = spec.significance;
-  return { test: s?.test ?? 'paired-randomization', correction: s?.correction ?? 'holm', alpha: s?.alpha ?? TABLE2_ALPHA, seed: spec.seeds.sampling };
+  return { test: s?.test ?? 'within-query-exchange', correction: s?.correction ?? 'holm', alpha: s?.alpha ?? TABLE2_ALPHA, seed: spec.seeds.sampling };
 }
 
 const CORRECTION_NAMES: Record<Correction, string> = { holm: 'Holm', bonferroni: 'Bonferroni', bh: 'Benjamini–Hochberg (FDR)', none: 'none' };
@@ -218,7 +249,7 @@ export function table2ManifestSignificance(spec: Pick<FairRagSpec, 'significance
     correction: s.correction,
     correctionScope: "Table 2: over each row's disparity intervals (several comparisons against one deterministic baseline)",
     alpha: s.alpha,
-    ...(s.testId === 'paired-randomization' ? { seed: spec.seeds.sampling } : {}),
+    ...(s.testId === 'paired-randomization' || s.testId === 'within-query-exchange' ? { seed: spec.seeds.sampling } : {}),
     ...(s.departure ? { departure: s.departure } : {}),
   };
 }
