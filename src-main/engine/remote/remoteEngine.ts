@@ -90,8 +90,8 @@ export class RemoteEngine implements Engine {
   async generate(request: GenerateRequest, signal?: AbortSignal, report?: CallReport): Promise<GenerateResult> {
     checkGenerateRequest(request);
     const call = buildGenerateCall(request, this.config);
-    const json = await this.guarded(signal, (s) => this.http.postJson(call.path, call.body, { signal: s, report }));
-    return readGenerateResponse(call.path, json, request);
+    // Read as each answer arrives: one of the wrong shape is that endpoint's failure, retried elsewhere.
+    return this.guarded(signal, (s) => this.http.postJson(call.path, call.body, { signal: s, report, read: (json) => readGenerateResponse(call.path, json, request) }));
   }
 
   /** One request per continuation, all within the engine's concurrency bound. */
@@ -137,8 +137,7 @@ export class RemoteEngine implements Engine {
   }
 
   private async embedBatch(texts: string[], signal: AbortSignal, report: CallReport | undefined): Promise<number[][]> {
-    const json = await this.http.postJson('/embeddings', { model: this.config.model, input: texts }, { signal, report });
-    return readEmbeddingsResponse(json, texts.length);
+    return this.http.postJson('/embeddings', { model: this.config.model, input: texts }, { signal, report, read: (json) => readEmbeddingsResponse(json, texts.length) });
   }
 
   /** Versions from GET /models of one endpoint; undefined when the server has no such endpoint or it failed. */
