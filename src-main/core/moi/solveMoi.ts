@@ -301,7 +301,9 @@ function oneStart(problem: MoiProblem, a0: readonly number[], opts: ResolvedOpti
   const joint = jointLevenbergMarquardt(problem, a0, uStep(problem, a0, opts.ridge), { ridge: opts.ridge, maxIterations: opts.maxIterations, tolerance: opts.tolerance, exactFit: opts.exactFit });
   if (full) {
     const g = gaugeIntoSimplex(joint.a, joint.u);
-    return { a: g.a, u: g.u, f: moiObjective(problem, g.a, g.u), iterations: joint.iterations, converged: joint.converged, polishSteps: 0, method: 'joint' };
+    // LM stops at f ≤ exactFit·‖s‖²; the Gauss–Newton polish takes an exact fit on to rounding.
+    const polished = opts.polish ? gaussNewtonPolish(problem, g.a, g.u, opts.ridge) : { a: g.a, u: g.u, steps: 0 };
+    return { a: polished.a, u: polished.u, f: moiObjective(problem, polished.a, polished.u), iterations: joint.iterations, converged: joint.converged, polishSteps: polished.steps, method: 'joint' };
   }
   if (Math.min(...joint.a) >= -1e-12) {
     const a = joint.a.map((v) => Math.max(0, v));
