@@ -251,6 +251,8 @@ export const MoiFig6 = z.array(
     positions: z.array(z.object({ position: z.number().int(), mean: Num, sd: NumOrNull, min: Num, max: Num })),
     /** 1/L: no position bias. */
     uniform: Num,
+    /** What the curve does not show or cannot vouch for: fits left out (no position effect), uncertified fits, orientation set by rule. */
+    notes: z.array(z.string()).optional(),
   }),
 );
 
@@ -274,6 +276,9 @@ export const MoiQuerySummary = z.object({
   gold: z.number().int().nullable(),
   orientation: z.string().nullable(),
   underdetermined: z.boolean().nullable(),
+  /** The fit is certified (null: no fit); `caveats` says why not, and flags orientation set by the rule and no position effect. */
+  converged: z.boolean().nullable().optional(),
+  caveats: z.array(z.string()).optional(),
   /** Kendall tau of u against the retriever order. */
   retrieverTau: NumOrNull,
   /** Primary metric per method. */
@@ -366,5 +371,5 @@ export const MoiQueryDetail = z.object({
 });
 export type MoiQueryDetail = z.infer<typeof MoiQueryDetail>;
 
-export const MoiExportFormat = z.enum(['table1-csv', 'table1-latex', 'table7-csv', 'table7-latex', 'table8-csv', 'table8-latex', 'fig6-csv', 'costs-csv', 'per-query-csv', 'permutations-csv', 'metrics-json', 'manifest']);
+export const MoiExportFormat = z.enum(['table1-csv', 'table1-latex', 'table7-csv', 'table7-latex', 'table8-csv', 'table8-latex', 'fig6-csv', 'costs-csv', 'per-query-csv', 'permutations-csv', 'fits-csv', 'fits-json', 'metrics-json', 'manifest']);
 export type MoiExportFormat = z.infer<typeof MoiExportFormat>;

@@ -43,11 +43,17 @@ Options:
 
 Prints one JSON line:
   {"u": [...], "a": [...], "ranking": [...], "objective": x, "orientation": "...", "underdetermined": bool,
-   "orientationRule", "biasSlope", "retrieverTau", "iterations", "converged", "bestStart", "starts",
-   "identifiability", "predictions"}
+   "orientationRule", "orientationByRule", "biasSlope", "retrieverTau", "iterations", "converged",
+   "certificate", "positionEffect", "bestStart", "starts", "identifiability", "predictions"}
+converged: the fit is certified — an exact fit, or an optimum reached by at least two random starts
+(after 12), by a start that met its stopping rule, and (with noiseSd) within the noise bound; otherwise
+false, with certificate.reasons (iteration cap, restarts disagree, residual above noise) and
+certificate.distinctOptima, also on stderr. positionEffect.detected false: "no position effect
+detected" (a indistinguishable from uniform; F-test screen, bootstrap in between), on stderr.
 orientation: kept | mirrored (full-length prompts, the rule decided) | identified (pruned prompts:
-no mirror exists) | fixed (fixedA given) | degenerate (a uniform). Why a result is underdetermined
-is also noted on stderr.
+no mirror exists) | fixed (fixedA given) | degenerate (a uniform). With kept/mirrored,
+orientationByRule is true: the data fit the curve and its mirror equally, the rule chose
+(prefix-pruned prompts identify it). Why a result is underdetermined is also noted on stderr.
 
 Example:
   fairground moi solve --input query-17.json
@@ -71,17 +77,21 @@ export const moiSolveCommand: CliCommand = {
       orientation: result.orientation,
       underdetermined: result.underdetermined,
       orientationRule: result.orientationRule,
+      orientationByRule: result.orientation === 'kept' || result.orientation === 'mirrored',
       biasSlope: result.biasSlope,
       retrieverTau: result.retrieverTau,
       iterations: result.iterations,
       converged: result.converged,
+      certificate: result.certificate,
+      positionEffect: result.positionEffect,
       bestStart: result.bestStart,
       starts: result.starts,
       identifiability: result.identifiability,
       predictions: result.predictions,
     };
     for (const reason of result.identifiability.reasons) io.stderr.write(`note: underdetermined: ${reason}\n`);
-    if (!result.converged) io.stderr.write(`warning: ALS stopped at maxIterations without meeting the tolerance\n`);
+    for (const reason of result.certificate.reasons) io.stderr.write(`warning: fit not certified: ${reason}\n`);
+    if (!result.positionEffect.detected) io.stderr.write(`note: no position effect detected (a indistinguishable from uniform${result.positionEffect.pValue === null ? '' : `, p = ${result.positionEffect.pValue.toPrecision(3)}`}): the curve is not a finding\n`);
     io.stdout.write(`${jsonWithPlaces(out, placesOption(values.places))}\n`);
     return 0;
   },

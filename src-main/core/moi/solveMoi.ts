@@ -33,14 +33,27 @@ import { numericalRank, pivotedLeastSquares } from './pivotedQr';
 import { gaussNewtonPolish } from './gaussNewtonPolish';
 import { simplexLeastSquares } from './simplexLeastSquares';
 import { initialBiases, type StartKind } from './starts';
+import { gaugeIntoSimplex, jointLevenbergMarquardt } from './jointLeastSquares';
+import { regularizedIncompleteBeta } from '../stats/incompleteBeta';
+import { createRng } from '../random/rng';
 
 export interface MoiSolveOptions {
   /** Mirror rule for full-length prompts; default `bias-non-increasing`. */
   orientation?: OrientationRule;
   /** Seed of the random starts beyond the four deterministic ones; default 0. */
   seed?: number | string;
-  /** Number of ALS starts; default 4 (the deterministic ones). */
+  /** Minimum number of starts; default 4 (the deterministic ones). */
   starts?: number;
+  /**
+   * Maximum number of starts (default 32): beyond `starts`, seeded random starts are added until the
+   * best objective has been reached by two starts (or is an exact fit) or this many were tried.
+   */
+  maxStarts?: number;
+  /**
+   * Standard deviation of the noise on s, when known (e.g. a simulated reader): the fit is then
+   * certified only if its objective is within the 99.9% χ² bound σ²·χ²(M − params) of an exact fit.
+   */
+  noiseSd?: number;
   /** ALS sweeps per start; default 500. */
   maxIterations?: number;
   /** Relative change of the objective that stops ALS; default 1e-12. */
@@ -63,6 +76,7 @@ export const MOI_SOLVE_DEFAULTS = {
   orientation: 'bias-non-increasing' as OrientationRule,
   seed: 0,
   starts: 4,
+  maxStarts: 32,
   maxIterations: 500,
   tolerance: 1e-12,
   exactFit: 1e-13,
@@ -78,6 +92,44 @@ export interface MoiStartReport {
   converged: boolean;
   /** Gauss–Newton steps taken after ALS (0 when polish is off or no step lowered the objective). */
   polishSteps: number;
+  /** Which fit produced this start's result: the joint Levenberg–Marquardt fit (`joint`) or constrained ALS (`als`). */
+  method: 'joint' | 'als';
+}
+
+/** Why a fit is not certified as the global optimum (empty when `converged`). */
+export type MoiUncertainty = 'iteration-cap' | 'restarts-disagree' | 'residual-above-noise';
+
+export interface MoiCertificate {
+  /** Every reason the fit is not certified, as words for the reader (empty ⇔ converged). */
+  reasons: string[];
+  codes: MoiUncertainty[];
+  /** Distinct local optima (objective values, relative 1e-6) that the starts ended at. */
+  distinctOptima: number;
+  /** Starts that reached the best objective. */
+  bestCount: number;
+  startsTried: number;
+  /** The objective is an exact fit up to rounding (≤ 1e-10·‖s‖²): the global optimum by itself. */
+  exactFit: boolean;
+}
+
+/**
+ * Is there a position effect at all? F-test of the fitted model against the same model with a
+ * uniform (f0 = min_u ‖X(1/L)u − s‖², the u-design's rank r0 parameters) versus the fit (f1,
+ * N + L − 1 parameters, one fewer with full-length prompts: the gauge). Without residual degrees of
+ * freedom or without noise, an exact uniform fit (f0 ≤ 1e-10·‖s‖²) means no effect.
+ */
+export interface MoiPositionEffect {
+  detected: boolean;
+  /** F statistic (null when it cannot be formed: no residual degrees of freedom, or f1 = 0). */
+  f: number | null;
+  /** P-value of the test (null when none was needed: exact data, or no residual degrees of freedom). */
+  pValue: number | null;
+  /** How it was decided: exact (noise-free data), F (clear either way), bootstrap (19 refits under the null). */
+  method: 'exact' | 'F' | 'bootstrap';
+  /** Objective of the best uniform-bias fit. */
+  uniformObjective: number;
+  /** Level of the test (0.05). */
+  alpha: number;
 }
 
 export interface MoiIdentifiability {
@@ -116,7 +168,10 @@ export interface MoiSolution {
   predictions: number[];
   /** ALS sweeps of the chosen start (0 with a fixed a). */
   iterations: number;
+  /** Certified: the global optimum up to the stated checks (see `certificate`); false names why. */
   converged: boolean;
+  certificate: MoiCertificate;
+  positionEffect: MoiPositionEffect;
   /** Index into `starts` of the chosen start (null with a fixed a). */
   bestStart: number | null;
   /** Every start tried, in order (empty with a fixed a). */
@@ -137,22 +192,19 @@ export function solveMoi(problem: MoiProblem, options: MoiSolveOptions = {}): Mo
   let bestStart: number | null = null;
   const starts: MoiStartReport[] = [];
 
+  let certificate: MoiCertificate;
   if (opts.fixedA) {
     a = opts.fixedA;
     u = uStep(problem, a, opts.ridge);
+    certificate = { reasons: [], codes: [], distinctOptima: 1, bestCount: 1, startsTried: 0, exactFit: moiObjective(problem, a, u) <= EXACT_FIT * sNorm2 };
   } else {
-    let best: { a: number[]; u: number[]; f: number } | null = null;
-    for (const [k, start] of initialBiases(L, opts.starts, opts.seed).entries()) {
-      const run = alternatingLeastSquares(problem, start.a0, opts, sNorm2);
-      starts.push({ kind: start.kind, a0: start.a0, objective: run.f, iterations: run.iterations, converged: run.converged, polishSteps: run.polishSteps });
-      if (!best || run.f < best.f - (1e-9 * best.f + 1e-15 * sNorm2)) {
-        best = { a: run.a, u: run.u, f: run.f };
-        bestStart = k;
-        iterations = run.iterations;
-        converged = run.converged;
-      }
-    }
-    ({ a, u } = best as { a: number[]; u: number[] });
+    const multi = multiStart(problem, opts, sNorm2);
+    ({ a, u } = multi.best);
+    iterations = multi.best.iterations;
+    bestStart = multi.bestStart;
+    starts.push(...multi.reports);
+    certificate = certify(problem, multi, opts, sNorm2);
+    converged = certificate.reasons.length === 0;
   }
 
   let orientation: OrientationTaken;
@@ -164,7 +216,8 @@ export function solveMoi(problem: MoiProblem, options: MoiSolveOptions = {}): Mo
     orientation = 'mirrored';
   } else orientation = 'kept';
 
-  const identifiability = identify(problem, a, !!opts.fixedA);
+  const positionEffect = testPositionEffect(problem, moiObjective(problem, a, u), opts, sNorm2, !!opts.fixedA);
+  const identifiability = identify(problem, a, !!opts.fixedA, positionEffect);
   const tau = retrieverTau(u);
   return {
     u,
@@ -180,9 +233,204 @@ export function solveMoi(problem: MoiProblem, options: MoiSolveOptions = {}): Mo
     predictions: predictScores(permutations, a, u),
     iterations,
     converged,
+    certificate,
+    positionEffect,
     bestStart,
     starts,
   };
+}
+
+/** Objective ≤ EXACT_FIT·‖s‖²: an exact fit up to rounding (and the ridge's 1e-8 pull, ~1e-16 relative). */
+export const EXACT_FIT = 1e-10;
+
+/** Random starts tried before agreement may end the search short of an exact fit. */
+export const RANDOM_STARTS_TO_AGREE = 12;
+
+interface StartOutcome extends AlsRun {
+  method: 'joint' | 'als';
+}
+
+interface MultiStart {
+  best: StartOutcome;
+  bestStart: number;
+  reports: MoiStartReport[];
+  outcomes: StartOutcome[];
+}
+
+/**
+ * Each start: the joint Levenberg–Marquardt fit without a ≥ 0 (jointLeastSquares.ts), mapped into the
+ * simplex — through the gauge for full-length prompts (exact: same predictions), by constrained ALS
+ * (and polish) from its projection when a pruned fit leaves the simplex. Starts continue beyond
+ * `starts` (seeded random a0) until the best objective was reached twice or is an exact fit, up to
+ * `maxStarts`. Keep the best objective, ties (relative 1e-9) → earlier start.
+ */
+function multiStart(problem: MoiProblem, opts: ResolvedOptions, sNorm2: number): MultiStart {
+  const L = promptLength(problem);
+  const full = L === problem.n;
+  const all = initialBiases(L, opts.maxStarts, opts.seed);
+  const outcomes: StartOutcome[] = [];
+  const reports: MoiStartReport[] = [];
+  let best: StartOutcome | null = null;
+  let bestStart = 0;
+  for (const [k, start] of all.entries()) {
+    if (k >= opts.starts && best) {
+      const tol = optimumTolerance(best.f, sNorm2);
+      // The deterministic starts are all primacy-shaped and share basins: only independent (random) starts corroborate.
+      // A dominant wrong basin can catch several starts (one planted N = 7 case: 23 of 32), so agreement
+      // counts only after RANDOM_STARTS_TO_AGREE random starts.
+      if (best.f <= EXACT_FIT * sNorm2) break;
+      const randoms = outcomes.filter((_, i) => all[i]?.kind === 'random').length;
+      const hits = outcomes.filter((o, i) => all[i]?.kind === 'random' && Math.abs(o.f - (best as StartOutcome).f) <= tol).length;
+      if (hits >= 2 && randoms >= Math.min(RANDOM_STARTS_TO_AGREE, opts.maxStarts - opts.starts)) break;
+    }
+    const run = oneStart(problem, start.a0, opts, sNorm2, full);
+    outcomes.push(run);
+    reports.push({ kind: start.kind, a0: start.a0, objective: run.f, iterations: run.iterations, converged: run.converged, polishSteps: run.polishSteps, method: run.method });
+    if (!best || run.f < best.f - (1e-9 * best.f + 1e-15 * sNorm2)) {
+      best = run;
+      bestStart = k;
+    }
+  }
+  return { best: best as StartOutcome, bestStart, reports, outcomes };
+}
+
+function oneStart(problem: MoiProblem, a0: readonly number[], opts: ResolvedOptions, sNorm2: number, full: boolean): StartOutcome {
+  const equations = new Set(problem.permutations.map((p) => p.join(','))).size;
+  // Where (a, u) is not determined (an exact-fit manifold), ALS's point nearest the start is the documented answer.
+  if (equations < problem.n + promptLength(problem) - 1) return { ...alternatingLeastSquares(problem, a0, opts, sNorm2), method: 'als' };
+  const joint = jointLevenbergMarquardt(problem, a0, uStep(problem, a0, opts.ridge), { ridge: opts.ridge, maxIterations: opts.maxIterations, tolerance: opts.tolerance, exactFit: opts.exactFit });
+  if (full) {
+    const g = gaugeIntoSimplex(joint.a, joint.u);
+    // LM stops at f ≤ exactFit·‖s‖²; the Gauss–Newton polish takes an exact fit on to rounding.
+    const polished = opts.polish ? gaussNewtonPolish(problem, g.a, g.u, opts.ridge) : { a: g.a, u: g.u, steps: 0 };
+    return { a: polished.a, u: polished.u, f: moiObjective(problem, polished.a, polished.u), iterations: joint.iterations, converged: joint.converged, polishSteps: polished.steps, method: 'joint' };
+  }
+  if (Math.min(...joint.a) >= -1e-12) {
+    const a = joint.a.map((v) => Math.max(0, v));
+    const total = a.reduce((x, y) => x + y, 0);
+    const na = a.map((v) => v / total);
+    return { a: na, u: joint.u, f: moiObjective(problem, na, joint.u), iterations: joint.iterations, converged: joint.converged, polishSteps: 0, method: 'joint' };
+  }
+  const projected = projectOntoSimplex(joint.a);
+  const als = alternatingLeastSquares(problem, projected, opts, sNorm2);
+  return { ...als, iterations: joint.iterations + als.iterations, method: 'als' };
+}
+
+/** Euclidean projection onto the probability simplex (Duchi et al. 2008), nudged off the uniform a. */
+function projectOntoSimplex(v: readonly number[]): number[] {
+  const sorted = v.slice().sort((x, y) => y - x);
+  let cum = 0;
+  let theta = 0;
+  sorted.forEach((x, k) => {
+    cum += x;
+    const t = (cum - 1) / (k + 1);
+    if (x - t > 0) theta = t;
+  });
+  const out = v.map((x) => Math.max(0, x - theta));
+  const L = out.length;
+  if (L > 1 && L * Math.max(...out) - 1 < 1e-6) return out.map((x, j) => (j === 0 ? x + 0.1 : x) / 1.1);
+  return out;
+}
+
+function optimumTolerance(f: number, sNorm2: number): number {
+  return 1e-6 * f + EXACT_FIT * sNorm2;
+}
+
+function certify(problem: MoiProblem, multi: MultiStart, opts: ResolvedOptions, sNorm2: number): MoiCertificate {
+  const f = multi.best.f;
+  const exactFit = f <= EXACT_FIT * sNorm2;
+  const sorted = multi.outcomes.map((o) => o.f).sort((x, y) => x - y);
+  let distinctOptima = 0;
+  let last = -Infinity;
+  for (const v of sorted) {
+    if (v - last > optimumTolerance(Math.max(last, 0), sNorm2)) {
+      distinctOptima++;
+      last = v;
+    }
+  }
+  const bestCount = multi.outcomes.filter((o) => Math.abs(o.f - f) <= optimumTolerance(f, sNorm2)).length;
+  const randomHits = multi.outcomes.filter((o, i) => multi.reports[i]?.kind === 'random' && Math.abs(o.f - f) <= optimumTolerance(f, sNorm2)).length;
+  const codes: MoiUncertainty[] = [];
+  const reasons: string[] = [];
+  // Slow convergence to the same optimum that another start reached with its stopping rule is not a doubt.
+  const clusterConverged = multi.outcomes.some((o) => o.converged && Math.abs(o.f - f) <= optimumTolerance(f, sNorm2));
+  if (!clusterConverged && !exactFit) {
+    codes.push('iteration-cap');
+    reasons.push(`the chosen start hit the iteration cap (${opts.maxIterations}) before its stopping rule held`);
+  }
+  if (!exactFit && randomHits < 2) {
+    codes.push('restarts-disagree');
+    reasons.push(
+      `the best objective ${f.toExponential(3)} was reached by ${bestCount} of ${multi.outcomes.length} starts, ${randomHits} of them random (${distinctOptima} distinct optima): another start could find a lower one`,
+    );
+  }
+  if (opts.noiseSd !== undefined && !exactFit) {
+    const L = promptLength(problem);
+    const equations = problem.permutations.length;
+    const params = problem.n + L - 1 - (L === problem.n ? 1 : 0);
+    const dof = equations - params;
+    if (dof > 0) {
+      const bound = opts.noiseSd ** 2 * chiSquareQuantile999(dof);
+      if (f > bound) {
+        codes.push('residual-above-noise');
+        reasons.push(`objective ${f.toExponential(3)} exceeds σ²·χ²₀.₉₉₉(${dof}) = ${bound.toExponential(3)}, what a fit of the true model reaches at noise sd ${opts.noiseSd}`);
+      }
+    }
+  }
+  return { reasons, codes, distinctOptima, bestCount, startsTried: multi.outcomes.length, exactFit };
+}
+
+/** Upper 0.1% point of χ²(k) by Wilson–Hilferty (relative error < 1% for k ≥ 1 at this level; used as a bound). */
+function chiSquareQuantile999(k: number): number {
+  const z = 3.090232306167813;
+  const h = 2 / (9 * k);
+  return k * (1 - h + z * Math.sqrt(h)) ** 3;
+}
+
+/**
+ * Test of "a uniform" against the fitted model (see MoiPositionEffect). The F reference distribution
+ * is anti-conservative here (the null sits where the bilinear model is singular: on planted uniform
+ * biases at N = 6 it rejected 13 of 40 at 0.05), so it only screens: p_F ≥ α ⇒ not detected,
+ * p_F < 1e-6 ⇒ detected; in between a parametric bootstrap under the null (s_i = fitted uniform
+ * prediction + N(0, σ̂²), σ̂² = f0/(M − r0); the ratio f0/f1 does not depend on σ) with B = 19 refits
+ * decides: p = (1 + #{R_b ≥ R})/(B + 1).
+ */
+function testPositionEffect(problem: MoiProblem, f1: number, opts: ResolvedOptions, sNorm2: number, fixedA: boolean): MoiPositionEffect {
+  const alpha = 0.05;
+  const ridge = opts.ridge;
+  const L = promptLength(problem);
+  const uniform = new Array<number>(L).fill(1 / L);
+  const u0 = uStep(problem, uniform, ridge);
+  const f0 = moiObjective(problem, uniform, u0);
+  const exact = EXACT_FIT * sNorm2;
+  const base = { uniformObjective: f0, alpha, method: 'exact' as MoiPositionEffect['method'] };
+  if (fixedA || L === 1) return { ...base, detected: L > 1 && !fixedA ? f0 > exact : true, f: null, pValue: null };
+  if (f0 <= exact) return { ...base, detected: false, f: null, pValue: null };
+  const r0 = numericalRank(uDesign(problem.permutations, uniform, problem.n), 1e-9);
+  const p1 = problem.n + L - 1 - (L === problem.n ? 1 : 0);
+  const equations = problem.permutations.length;
+  const df1 = equations - p1;
+  const dfNum = p1 - r0;
+  if (df1 <= 0 || dfNum <= 0 || f1 <= exact) return { ...base, detected: true, f: null, pValue: null };
+  const F = (Math.max(0, f0 - f1) / dfNum) / (f1 / df1);
+  const pF = regularizedIncompleteBeta(df1 / (df1 + dfNum * F), df1 / 2, dfNum / 2);
+  if (pF >= alpha || pF < 1e-6) return { ...base, method: 'F', detected: pF < alpha, f: F, pValue: pF };
+  const ratio = f0 / f1;
+  const sigma = Math.sqrt(f0 / Math.max(1, equations - r0));
+  const mean = predictScores(problem.permutations, uniform, u0);
+  const rng = createRng(opts.seed).fork('moi-position-effect');
+  const B = 19;
+  let atLeast = 0;
+  for (let b = 0; b < B; b++) {
+    const scores = mean.map((m) => m + sigma * rng.nextNormal());
+    const sim = { ...problem, scores };
+    const simNorm2 = scores.reduce((acc, v) => acc + v * v, 0);
+    const g0 = moiObjective(sim, uniform, uStep(sim, uniform, ridge));
+    const g1 = multiStart(sim, { ...opts, starts: 4, maxStarts: 6, maxIterations: Math.min(opts.maxIterations, 100) }, simNorm2).best.f;
+    if (g0 / Math.max(g1, Number.MIN_VALUE) >= ratio) atLeast++;
+  }
+  const pValue = (1 + atLeast) / (B + 1);
+  return { ...base, method: 'bootstrap', detected: pValue <= alpha, f: F, pValue };
 }
 
 /** Passage indices by u descending, ties by index. */
@@ -261,7 +509,7 @@ function alsSweeps(problem: MoiProblem, a0: readonly number[], opts: ResolvedOpt
   return { a, u, f, iterations: opts.maxIterations, converged: false };
 }
 
-function identify(problem: MoiProblem, a: readonly number[], fixedA: boolean): MoiIdentifiability {
+function identify(problem: MoiProblem, a: readonly number[], fixedA: boolean, effect: MoiPositionEffect): MoiIdentifiability {
   const { n, permutations } = problem;
   const L = promptLength(problem);
   const equations = new Set(permutations.map((p) => p.join(','))).size;
@@ -270,6 +518,14 @@ function identify(problem: MoiProblem, a: readonly number[], fixedA: boolean): M
   const structure = cyclicStructure(permutations, n);
   const reasons: string[] = [];
   if (uDesignRank < n) reasons.push(`the u-design X(a) has rank ${uDesignRank} < N = ${n}: u is not identified given a`);
+  if (!effect.detected && !fixedA) {
+    const r0 = numericalRank(uDesign(permutations, new Array<number>(L).fill(1 / L), n), 1e-9);
+    if (r0 < n) {
+      reasons.push(
+        `no position effect detected (a indistinguishable from uniform${effect.pValue === null ? '' : `, F-test p = ${effect.pValue.toPrecision(3)}`}): utility is observed only through position bias, so u is identified only up to ${r0 === 1 ? 'its mean' : `a rank-${r0} design`}`,
+      );
+    }
+  }
   if (!fixedA && equations < unknowns) {
     reasons.push(
       `${equations} distinct prompts < ${unknowns} unknowns (N + L − 1): the joint problem has an exact-fit manifold and the returned a is the member nearest the start${
@@ -295,6 +551,8 @@ interface ResolvedOptions {
   orientation: OrientationRule;
   seed: number | string;
   starts: number;
+  maxStarts: number;
+  noiseSd: number | undefined;
   maxIterations: number;
   tolerance: number;
   exactFit: number;
@@ -313,6 +571,10 @@ function resolveOptions(options: MoiSolveOptions, L: number): ResolvedOptions {
   if (typeof seed === 'number' && !Number.isFinite(seed)) fail(['seed'], `expected a finite number or a string, got ${seed}`);
   const starts = options.starts ?? MOI_SOLVE_DEFAULTS.starts;
   if (!Number.isInteger(starts) || starts < 1) fail(['starts'], `expected a positive integer, got ${starts}`);
+  const maxStarts = Math.max(starts, options.maxStarts ?? MOI_SOLVE_DEFAULTS.maxStarts);
+  if (!Number.isInteger(maxStarts)) fail(['maxStarts'], `expected a positive integer, got ${options.maxStarts}`);
+  const noiseSd = options.noiseSd;
+  if (noiseSd !== undefined && !(Number.isFinite(noiseSd) && noiseSd >= 0)) fail(['noiseSd'], `expected a non-negative number, got ${noiseSd}`);
   const maxIterations = options.maxIterations ?? MOI_SOLVE_DEFAULTS.maxIterations;
   if (!Number.isInteger(maxIterations) || maxIterations < 1) fail(['maxIterations'], `expected a positive integer, got ${maxIterations}`);
   const tolerance = options.tolerance ?? MOI_SOLVE_DEFAULTS.tolerance;
@@ -334,5 +596,5 @@ function resolveOptions(options: MoiSolveOptions, L: number): ResolvedOptions {
   }
   const polish = options.polish ?? MOI_SOLVE_DEFAULTS.polish;
   if (typeof polish !== 'boolean') fail(['polish'], `expected true or false, got ${String(polish)}`);
-  return { orientation, seed, starts, maxIterations, tolerance, exactFit, ridge, polish, fixedA };
+  return { orientation, seed, starts, maxStarts, noiseSd, maxIterations, tolerance, exactFit, ridge, polish, fixedA };
 }

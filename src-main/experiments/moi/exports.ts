@@ -9,6 +9,10 @@
  *   costs-csv                                planned and executed calls and tokens per method
  *   per-query-csv                            query × method × measure: value, order (doc ids), answer
  *   permutations-csv                         every scored ordering: s_i, its terms, ŝ_i, tokens
+ *   fits-csv / fits-json                     per query: fitted a (per position) and u (per passage, doc ids),
+ *                                            ranking, objective, certification (converged, reasons, starts,
+ *                                            distinct optima), orientation and whether the rule chose it,
+ *                                            position effect detected and its p-value
  *   metrics-json                             everything `moi.metrics` returns
  */
 import type { MoiMetrics, MoiSpec, MoiTable } from '../../api/contract/moi';
@@ -16,7 +20,7 @@ import { DataError } from '../../core/errors';
 import { formatBooktabsTable } from '../../io/latex/booktabs';
 import type { RunItem } from '../../store/experimentsRepo';
 import type { ExportedFile } from '../registry';
-import { generationKey, indexRunItems } from './items';
+import { fitCaveats, generationKey, indexRunItems, orientationByRule } from './items';
 import { methodsOf } from './metrics';
 import { methodValue } from './tables';
 
@@ -62,6 +66,8 @@ export function tableLatex(table: MoiTable, caption: string, label: string): str
 }
 
 export function fig6Csv(metrics: MoiMetrics): string {
+  // Columns unchanged; what the curve cannot vouch for (fits left out, uncertified, orientation set by the
+  // rule) is in metrics-json (fig6[].notes) and per query in fits-csv / fits-json.
   let out = csvLine(['length', 'position', 'mean_a', 'sd', 'min', 'max', 'queries', 'uniform']);
   for (const g of metrics.fig6) for (const p of g.positions) out += csvLine([g.length, p.position, p.mean, p.sd, p.min, p.max, g.queries, g.uniform]);
   return out;
@@ -140,6 +146,81 @@ export function permutationsCsv(items: readonly RunItem[]): string {
         p?.continuationTokens ?? null,
       ]);
     });
+  }
+  return out;
+}
+
+/** Per-query fits (issue 23 item 5): a and u with the certification and orientation fields. */
+export function fitsJson(items: readonly RunItem[]) {
+  const data = indexRunItems(items);
+  return [...data.queries.keys()].sort().flatMap((qid) => {
+    const fit = data.fits.get(qid);
+    if (!fit) return [];
+    const q = data.queries.get(qid)!;
+    return [
+      {
+        queryId: qid,
+        a: fit.a,
+        u: Object.fromEntries(fit.u.map((v, p) => [q.passages[p]!.docId, v])),
+        ranking: fit.ranking.map((p) => q.passages[p]!.docId),
+        objective: fit.objective,
+        converged: fit.converged,
+        uncertainReasons: fit.certificate?.reasons ?? (fit.converged ? [] : ['iteration cap reached']),
+        startsTried: fit.certificate?.startsTried ?? null,
+        distinctOptima: fit.certificate?.distinctOptima ?? null,
+        exactFit: fit.certificate?.exactFit ?? null,
+        orientation: fit.orientation,
+        orientationRule: fit.orientationRule,
+        orientationByRule: orientationByRule(fit),
+        positionEffectDetected: fit.positionEffect?.detected ?? null,
+        positionEffectP: fit.positionEffect?.pValue ?? null,
+        underdetermined: fit.underdetermined,
+        underdeterminedReasons: fit.reasons,
+        fixedA: fit.fixedA !== null,
+        caveats: fitCaveats(fit),
+      },
+    ];
+  });
+}
+
+export function fitsCsv(items: readonly RunItem[]): string {
+  let out = csvLine([
+    'query_id',
+    'a',
+    'u',
+    'ranking',
+    'objective',
+    'converged',
+    'uncertain_reasons',
+    'starts_tried',
+    'distinct_optima',
+    'orientation',
+    'orientation_by_rule',
+    'position_effect_detected',
+    'position_effect_p',
+    'underdetermined',
+    'caveats',
+  ]);
+  for (const f of fitsJson(items)) {
+    out += csvLine([
+      f.queryId,
+      f.a.join(' '),
+      Object.entries(f.u)
+        .map(([d, v]) => `${d}=${v}`)
+        .join(' '),
+      f.ranking.join(' '),
+      f.objective,
+      f.converged,
+      f.uncertainReasons.join('; '),
+      f.startsTried,
+      f.distinctOptima,
+      f.orientation,
+      f.orientationByRule,
+      f.positionEffectDetected,
+      f.positionEffectP,
+      f.underdetermined,
+      f.caveats.join('; '),
+    ]);
   }
   return out;
 }

@@ -43,6 +43,15 @@ export function fitQuery(spec: Pick<MoiSpec, 'solver'>, n: number, perms: readon
     converged: solution.converged,
     iterations: solution.iterations,
     fixedA,
+    certificate: {
+      reasons: solution.certificate.reasons,
+      codes: solution.certificate.codes,
+      distinctOptima: solution.certificate.distinctOptima,
+      startsTried: solution.certificate.startsTried,
+      bestCount: solution.certificate.bestCount,
+      exactFit: solution.certificate.exactFit,
+    },
+    positionEffect: { detected: solution.positionEffect.detected, pValue: solution.positionEffect.pValue, method: solution.positionEffect.method },
   };
 }
 

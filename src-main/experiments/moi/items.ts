@@ -139,6 +139,24 @@ export interface FitPayload {
   iterations: number;
   /** The bias profile the fit was held to (null: a was estimated). */
   fixedA: number[] | null;
+  /** Why the fit is not certified (empty: certified) and how many starts / distinct optima (absent in runs before issue 23). */
+  certificate?: { reasons: string[]; codes: string[]; distinctOptima: number; startsTried: number; bestCount: number; exactFit: boolean };
+  /** Whether a position effect was detected (a distinguishable from uniform), its p-value and test. */
+  positionEffect?: { detected: boolean; pValue: number | null; method: string };
+}
+
+/** Full-length prompts: the mirror twins fit equally well, so the orientation rule, not the data, chose the curve and ranking. */
+export function orientationByRule(fit: Pick<FitPayload, 'orientation'>): boolean {
+  return fit.orientation === 'kept' || fit.orientation === 'mirrored';
+}
+
+/** The fit's uncertainty in words: '' when certified and a position effect was found (or the fit predates the checks). */
+export function fitCaveats(fit: FitPayload): string[] {
+  const out: string[] = [];
+  if (!fit.converged) out.push(`not certified: ${(fit.certificate?.reasons ?? ['iteration cap reached']).join('; ')}`);
+  if (fit.positionEffect && !fit.positionEffect.detected) out.push('no position effect detected');
+  if (orientationByRule(fit)) out.push(`orientation set by the rule '${fit.orientationRule}', not by the data (full-length prompts: mirror twins fit equally)`);
+  return out;
 }
 
 export interface GenerationPayload {

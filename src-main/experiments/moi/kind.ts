@@ -12,6 +12,7 @@ import type { ExperimentDeps, ExperimentKind, ItemsPage, ItemsQuery, ManifestPar
 import { loadMoiData } from './data';
 import { executeMoi, generationRequest } from './execute';
 import { exportMoi } from './exports';
+import type { DesignWarning } from '../../api/contract/plans';
 import { KEY_PREFIX } from './items';
 import { moiMetrics } from './metrics';
 import { PromptLayout } from './promptLayout';
@@ -29,7 +30,41 @@ export const moiKind: ExperimentKind<MoiSpec, MoiMetrics, MoiQueryDetail> = {
   exportFile: (input) => exportMoi(input, () => moiMetrics(input)),
   manifest: moiManifest,
   previewPrompt,
+  designWarnings: (spec) => Promise.resolve(moiDesignWarnings(spec)),
 };
+
+/**
+ * Designs that cannot identify what MoI reports (issue 23 item 5; notes §2.3): prompt sets with no more
+ * distinct prompts than unknowns (cyclic, pruned, random with count < N + L − 1) have an exact-fit
+ * manifold, so a is not learned; full-length prompts fit a bias curve and its mirror equally, so the
+ * orientation rule, not the data, decides primacy vs recency (and the ranking's direction).
+ */
+export function moiDesignWarnings(spec: MoiSpec): DesignWarning[] {
+  const out: DesignWarning[] = [];
+  const n = spec.n;
+  const p = spec.permutations;
+  const fixed = spec.solver.fixedA !== undefined;
+  const L = p.set === 'pruned' ? (p.length ?? Math.ceil(n / 2)) : n;
+  const prompts = p.set === 'random3n' ? (p.count ?? 3 * n) : p.set === 'all' ? Infinity : n;
+  const unknowns = n + L - 1;
+  if (!fixed && prompts < unknowns) {
+    out.push({
+      code: 'moi-unidentified',
+      message: `${p.set === 'random3n' ? `${prompts} random` : p.set} prompts (${prompts}) for ${unknowns} unknowns (N + L − 1 with N = ${n}, L = ${L}): every a fits exactly (an exact-fit manifold), so the bias profile is not learned and u follows the solver's start`,
+      fix: `use permutations.set 'random3n' (3N = ${3 * n} prompts), or hold a fixed from a random-3N calibration run (solver.fixedA.fromRun)`,
+      field: 'permutations',
+    });
+  }
+  if (!fixed && L === n && spec.solver.orientation !== 'none') {
+    out.push({
+      code: 'moi-orientation',
+      message: `full-length prompts (L = N = ${n}) fit a bias curve and its mirror equally well: the orientation rule '${spec.solver.orientation}', not the data, decides primacy vs recency and the direction of MoI's ranking (results label it so)`,
+      fix: "use prefix-pruned prompts (permutations.set 'pruned', L < N) with a bias profile from a random-3N calibration run (solver.fixedA.fromRun), or accept the rule (the paper finds decreasing a for every model)",
+      field: 'permutations',
+    });
+  }
+  return out;
+}
 
 /** Drill-down items: one per query, its detail (with `condition`, only that method's row). */
 function moiItems(runId: number, _spec: MoiSpec, repo: ExperimentsRepo, query: ItemsQuery): ItemsPage<MoiQueryDetail> {

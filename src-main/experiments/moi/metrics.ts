@@ -7,7 +7,7 @@
  */
 import type { MoiMetrics, MoiSpec } from '../../api/contract/moi';
 import type { RunItem } from '../../store/experimentsRepo';
-import { indexRunItems, type MoiRunData } from './items';
+import { fitCaveats, indexRunItems, orientationByRule, type FitPayload, type MoiRunData } from './items';
 import { methodLabel } from './plan';
 import { buildTable, methodValue } from './tables';
 
@@ -74,6 +74,9 @@ export function moiMetrics(input: MoiMetricsInput): MoiMetrics {
   if (inexact > 0) warnings.push(`${inexact} scored ordering(s) had token texts that did not spell the prompt exactly: their passage/question split was estimated`);
   const under = qids.filter((q) => data.fits.get(q)?.underdetermined).length;
   if (under > 0) warnings.push(`${under} of ${qids.length} MoI fits are underdetermined (notes §2.3 (iv): cyclic and pruned sets need a fixed a from a calibration run)`);
+  const fitNotes = fitSummary(qids.map((q) => data.fits.get(q)).filter((f): f is FitPayload => f !== undefined));
+  warnings.push(...fitNotes);
+  if (fitNotes.length > 0) table1.note = `${table1.note} MoI fits: ${fitNotes.join('; ')}.`;
   const firstQuery = data.queries.get(qids[0] ?? '');
   return {
     kind: 'moi',
@@ -100,6 +103,8 @@ export function moiMetrics(input: MoiMetricsInput): MoiMetrics {
         gold: q.passages.some((p) => p.gold !== null) ? q.passages.filter((p) => p.gold).length : null,
         orientation: fit?.orientation ?? null,
         underdetermined: fit?.underdetermined ?? null,
+        converged: fit ? fit.converged : null,
+        caveats: fit ? fitCaveats(fit) : [],
         retrieverTau: fit?.retrieverTau ?? null,
         metric,
         values: Object.fromEntries(q.methods.map((m) => [m, methodValue(data, qid, m, metric)])),
@@ -118,9 +123,31 @@ function selectorName(s: NonNullable<MoiSpec['agent']>): string {
   return s.kind === 'local' ? `model ${s.modelId}` : `server ${s.endpointId}`;
 }
 
-/** Fig. 6: mean a_j per position over the queries' estimated fits, grouped by prompt length L. */
+/**
+ * Uncertainty of the run's fits, one phrase each (issue 23): fits not certified, orientation chosen by
+ * the rule (full-length prompts), no position effect detected. Empty when every fit is certified,
+ * oriented by the data and shows a position effect.
+ */
+export function fitSummary(fits: readonly FitPayload[]): string[] {
+  const out: string[] = [];
+  const n = fits.length;
+  const uncertified = fits.filter((f) => !f.converged);
+  if (uncertified.length > 0) {
+    const optima = Math.max(...uncertified.map((f) => f.certificate?.distinctOptima ?? 1));
+    out.push(`${uncertified.length} of ${n} fits not certified (${[...new Set(uncertified.flatMap((f) => f.certificate?.codes ?? ['iteration-cap']))].join(', ')}; up to ${optima} distinct optima among the starts)`);
+  }
+  const byRule = fits.filter((f) => orientationByRule(f));
+  if (byRule.length > 0) {
+    out.push(`orientation of ${byRule.length} of ${n} fits set by the rule '${byRule[0]!.orientationRule}', not by the data (full-length prompts fit a curve and its mirror equally; prefix-pruned prompts identify it)`);
+  }
+  const noEffect = fits.filter((f) => f.positionEffect && !f.positionEffect.detected);
+  if (noEffect.length > 0) out.push(`no position effect detected in ${noEffect.length} of ${n} fits (a indistinguishable from uniform; their curves are left out of Fig. 6)`);
+  return out;
+}
+
+/** Fig. 6: mean a_j per position over the queries' estimated fits, grouped by prompt length L; fits without a detected position effect are left out (and counted in the notes). */
 export function fig6(data: MoiRunData, warnings: string[] = []): MoiMetrics['fig6'] {
-  const byLength = new Map<number, number[][]>();
+  const byLength = new Map<number, FitPayload[]>();
   let fixed = 0;
   for (const f of data.fits.values()) {
     if (f.fixedA) {
@@ -129,16 +156,18 @@ export function fig6(data: MoiRunData, warnings: string[] = []): MoiMetrics['fig
     }
     let list = byLength.get(f.a.length);
     if (!list) byLength.set(f.a.length, (list = []));
-    list.push(f.a);
+    list.push(f);
   }
   if (fixed > 0) warnings.push(`${fixed} fit(s) held a fixed; Fig. 6 averages the estimated profiles only`);
   return [...byLength.entries()]
     .sort(([a], [b]) => a - b)
-    .map(([length, as]) => ({
+    .map(([length, fits]) => [length, fits.filter((f) => !f.positionEffect || f.positionEffect.detected).map((f) => f.a), fitSummary(fits)] as const)
+    .map(([length, as, notes]) => ({
       length,
       queries: as.length,
       uniform: 1 / length,
-      positions: Array.from({ length }, (_, j) => {
+      notes: as.length === 0 ? ['no position effect detected: no curve to draw', ...notes] : notes,
+      positions: as.length === 0 ? [] : Array.from({ length }, (_, j) => {
         const v = as.map((a) => a[j]!);
         const mean = v.reduce((x, y) => x + y, 0) / v.length;
         const sd = v.length > 1 ? Math.sqrt(v.reduce((x, y) => x + (y - mean) ** 2, 0) / (v.length - 1)) : null;

@@ -118,7 +118,7 @@ describe('MoI run with every baseline (tiny model, 2 queries, N = 4, random 3N)'
     for (const f of fits) {
       expect(f.a.reduce((x, y) => x + y, 0)).toBeCloseTo(1, 9);
       expect(f.ranking).toEqual(rankByUtility(f.u));
-      expect(f.underdetermined).toBe(false); // 12 prompts > 2N − 1 = 7 unknowns
+      expect(f.underdetermined).toBe(false); // 12 prompts > 2N − 1 = …
     }
     const layout = new PromptLayout(MoiSpec.parse(spec('x')).prompt);
     const methods = s.experiments.repo.items(mainRun, { condition: 'moi', keyPrefix: KEY_PREFIX.method });
