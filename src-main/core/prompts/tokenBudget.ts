@@ -263,6 +263,24 @@ export class ModelTokenCounter implements TokenCounter {
   }
 }
 
+/**
+ * The whole-prompt limit a budget in the model's tokens keeps: what the context leaves
+ * (contextSize − maxTokens) when nothing is requested, the requested total when it fits, else the
+ * context's (the origin says the requested total was lowered). `field` names where the request came
+ * from (e.g. 'promptBudget.total'). Without a known context size the request stands as it is.
+ */
+export function contextBudget(
+  requested: number | undefined,
+  contextSize: number | undefined,
+  maxTokens: number | undefined,
+  field: string,
+): { total: number | undefined; origin: string } {
+  const limit = contextSize !== undefined && maxTokens !== undefined ? contextSize - maxTokens : undefined;
+  if (limit === undefined || (requested !== undefined && requested <= limit)) return { total: requested, origin: requested !== undefined ? field : 'none' };
+  const context = `the context size ${contextSize} − maxTokens ${maxTokens}`;
+  return { total: limit, origin: requested === undefined ? context : `${context} (${field} ${requested} lowered to fit the context)` };
+}
+
 /** Fair-RAG's budgets in units of `counter`: augmented prompts (query 256, total 512) and the bare-question baseline (total 512). */
 export function fairRagBudgets(counter: TokenCounter): { augmented: PromptBudget; baseline: PromptBudget } {
   return { augmented: { counter, queryMax: 256, total: 512 }, baseline: { counter, total: 512 } };
