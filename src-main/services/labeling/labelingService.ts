@@ -345,15 +345,11 @@ function promptCutProvenance(baseline: PromptCuts | undefined, augmented: Prompt
  */
 function budgetTally(req: UtilityLabelRequest, budgets: LabelBudgets) {
   const tokens = budgets.tokens;
-  let lock: Promise<unknown> = Promise.resolve();
   const all: PromptCuts[] = [];
   let prompts = 0;
   return {
     render<T>(compute: () => T): Promise<T> {
-      if (!tokens) return Promise.resolve(compute());
-      const next = lock.then(() => tokens.settle(compute));
-      lock = next.catch(() => undefined);
-      return next;
+      return tokens ? tokens.settleInTurn(compute) : Promise.resolve(compute());
     },
     add(c: PromptCuts | undefined): void {
       prompts++;
