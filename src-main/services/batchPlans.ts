@@ -19,9 +19,10 @@
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import type { Database } from 'better-sqlite3';
+import type { DesignWarning } from '../api/contract/plans';
 import { ApiFailure } from '../api/router';
 import { canonicalJson } from '../core/canonicalJson';
-import { DataError } from '../core/errors';
+import { DataError, quoteValue } from '../core/errors';
 import { CallsDeferredError, type CallPolicy, type DeferredCall } from '../engine/queue/callPolicy';
 import { RunCalls } from '../engine/queue/runCalls';
 import { BatchRouteError, batchRequestLines, resultFromBatch, type BatchRequestLine, type BatchRoutes, type BatchSettings } from '../engine/remote/batchCodec';
@@ -62,6 +63,8 @@ export interface CostEstimate {
   /** False when later stages depend on outputs not computed yet (they are priced once those exist). */
   complete: boolean;
   note: string;
+  /** The spec's design warnings (issue 23 item 5); [] when none. */
+  warnings: DesignWarning[];
 }
 
 interface ImportLine {
@@ -192,7 +195,7 @@ export class BatchPlanService {
       }
       if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new DataError('expected a JSON object (an OpenAI-Batch output line)', at);
       const customId = obj.custom_id;
-      if (typeof customId !== 'string' || !/^[0-9a-f]{64}(#\d+)?$/.test(customId)) throw new DataError(`custom_id must be a call key exported by fairground plan export, got ${JSON.stringify(customId)}`, { ...at, field: 'custom_id' });
+      if (typeof customId !== 'string' || !/^[0-9a-f]{64}(#\d+)?$/.test(customId)) throw new DataError(`custom_id must be a call key exported by fairground plan export, got ${quoteValue(customId)}`, { ...at, field: 'custom_id' });
       if (seen.has(customId)) throw new DataError(`custom_id ${customId} appears twice`, { ...at, field: 'custom_id' });
       seen.add(customId);
       const id = { ...at, field: `custom_id ${customId}` };
@@ -219,7 +222,7 @@ export class BatchPlanService {
         continue;
       }
       const model = (body as { model?: unknown }).model;
-      if (typeof model === 'string' && model !== request.body.model) throw new DataError(`answered by model '${model}', but the request asked for '${String(request.body.model)}'`, { ...id, field: 'response.body.model' });
+      if (typeof model === 'string' && model !== request.body.model) throw new DataError(`answered by model ${quoteValue(model)}, but the request asked for '${String(request.body.model)}'`, { ...id, field: 'response.body.model' });
       const problem = checkEvidence(request, body);
       if (problem) throw new DataError(`${customId}: the response does not answer its request: ${problem}`, { ...at, field: 'response.body' });
       const tokens = (body as { usage?: { prompt_tokens?: unknown } }).usage?.prompt_tokens;
@@ -350,7 +353,8 @@ export class BatchPlanService {
     const run = this.experiments.repo.createRun({ experimentId, spec: experiment.spec, specVersion: experiment.version });
     try {
       const outcome = await this.runWithPolicy(run.id, { mode: 'defer' }, { signal, progress: () => {} });
-      return await this.price(null, outcome);
+      const warnings = await this.experiments.designWarnings(experiment.spec);
+      return { ...(await this.price(null, outcome)), warnings };
     } finally {
       this.experiments.repo.deleteRun(run.id);
     }
@@ -376,7 +380,7 @@ export class BatchPlanService {
     }
   }
 
-  private async price(runId: number | null, outcome: PolicyRunOutcome): Promise<CostEstimate> {
+  private async price(runId: number | null, outcome: PolicyRunOutcome): Promise<Omit<CostEstimate, 'warnings'>> {
     const groups = new Map<string, { calls: DeferredCall[]; name: string; concurrency: number }>();
     for (const call of outcome.calls.deferred()) {
       const id = `${call.modelKey}\n${call.op}`;

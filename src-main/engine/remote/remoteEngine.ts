@@ -53,7 +53,10 @@ export class RemoteEngine implements Engine {
     // Every call in flight listens on the engine's lifetime: hundreds at once are expected, not a leak.
     setMaxListeners(0, this.lifetime.signal);
     const pool = new EndpointPool(this.config.endpoints, this.config);
-    this.http = new OpenAiHttpClient({ ...this.config, checkRevision: this.config.checkRevision ? this.config.revision : undefined }, pool);
+    this.http = new OpenAiHttpClient(
+      { ...this.config, checkRevision: this.config.checkRevision ? this.config.revision : undefined, fingerprint: this.config.checkRevision ? this.config.fingerprint : undefined },
+      pool,
+    );
     this.scorer = new EchoScorer(this.http, this.config.model, this.config.scoring, this.lifetime.signal);
   }
 
@@ -82,6 +85,15 @@ export class RemoteEngine implements Engine {
     return this.http.pool.capacity();
   }
 
+  /**
+   * Before its next call, each endpoint in the pool proves its weights again (servedRevision.ts,
+   * weightsFingerprint.ts): called when a run starts, so a server restarted with other weights
+   * between runs is caught. Endpoints already left out stay out.
+   */
+  recheckWeights(): void {
+    for (const endpoint of this.http.pool.endpoints) if (endpoint.excluded === undefined) endpoint.checkedAt = undefined;
+  }
+
   /** Per-endpoint load, health, throughput and errors since the engine started. */
   endpointStats(): EndpointStats[] {
     return this.http.pool.stats();
@@ -90,8 +102,8 @@ export class RemoteEngine implements Engine {
   async generate(request: GenerateRequest, signal?: AbortSignal, report?: CallReport): Promise<GenerateResult> {
     checkGenerateRequest(request);
     const call = buildGenerateCall(request, this.config);
-    const json = await this.guarded(signal, (s) => this.http.postJson(call.path, call.body, { signal: s, report }));
-    return readGenerateResponse(call.path, json, request);
+    // Read as each answer arrives: one of the wrong shape is that endpoint's failure, retried elsewhere.
+    return this.guarded(signal, (s) => this.http.postJson(call.path, call.body, { signal: s, report, read: (json) => readGenerateResponse(call.path, json, request) }));
   }
 
   /** One request per continuation, all within the engine's concurrency bound. */
@@ -137,8 +149,7 @@ export class RemoteEngine implements Engine {
   }
 
   private async embedBatch(texts: string[], signal: AbortSignal, report: CallReport | undefined): Promise<number[][]> {
-    const json = await this.http.postJson('/embeddings', { model: this.config.model, input: texts }, { signal, report });
-    return readEmbeddingsResponse(json, texts.length);
+    return this.http.postJson('/embeddings', { model: this.config.model, input: texts }, { signal, report, read: (json) => readEmbeddingsResponse(json, texts.length) });
   }
 
   /** Versions from GET /models of one endpoint; undefined when the server has no such endpoint or it failed. */

@@ -1,4 +1,5 @@
 import { DataError } from '../../core/errors';
+import type { WeightsFingerprint } from './weightsFingerprint';
 
 /**
  * Which family of OpenAI-compatible server sits behind `baseUrl`. It only decides how the
@@ -55,6 +56,12 @@ export interface RemoteEngineConfig {
    * (see servedRevision.ts). An endpoint that serves different weights is left out of the pool.
    */
   checkRevision?: boolean;
+  /**
+   * Greedy continuations of fixed prompts taken when the model was added (weightsFingerprint.ts),
+   * for servers whose reported revision does not tell weights apart; with `checkRevision`, each
+   * endpoint must give the same before it joins the pool.
+   */
+  fingerprint?: WeightsFingerprint;
   /** Sent as `Authorization: Bearer …`; never appears in any error or identity. */
   apiKey?: string;
   serverKind?: RemoteServerKind;
@@ -74,11 +81,29 @@ export interface RemoteEngineConfig {
   jsonSchemaTransport?: JsonSchemaTransport;
   /** Texts per /embeddings request. */
   embedBatchSize?: number;
+  /**
+   * When every endpoint has failed for this long with no usable answer in between, calls fail
+   * with one error naming the endpoints' last errors instead of waiting on (the run stops; its
+   * finished calls are in the cache, so running again resumes).
+   */
+  giveUpAfterMs?: number;
+  /** The largest response body read; a bigger one is that endpoint's failure (read streaming, cut at the cap). */
+  maxResponseBytes?: number;
+  /**
+   * Hedging: a call outstanding longer than `hedgeFactor` × the pool's recent median latency (and
+   * at least `hedgeMinMs`) is sent again to an idle endpoint; the first answer wins and the other
+   * is aborted. 0 turns hedging off; a pool of one endpoint never hedges.
+   */
+  hedgeFactor?: number;
+  hedgeMinMs?: number;
+  /** With `checkRevision`: check an endpoint's weights again before its next call once this long has passed since its last check. */
+  recheckAfterMs?: number;
 }
 
-export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey' | 'baseUrl' | 'endpoints' | 'revision'>> & {
+export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey' | 'baseUrl' | 'endpoints' | 'revision' | 'fingerprint'>> & {
   apiKey: string | undefined;
   revision: string | undefined;
+  fingerprint: WeightsFingerprint | undefined;
   /** At least one; URLs without trailing slashes, each with its own limit. */
   endpoints: Array<Required<RemoteEndpointConfig>>;
 };
@@ -96,7 +121,12 @@ export const remoteDefaults = {
   jsonSchemaTransport: 'response_format',
   embedBatchSize: 64,
   checkRevision: false,
-} as const satisfies Omit<ResolvedRemoteConfig, 'endpoints' | 'model' | 'apiKey' | 'revision'>;
+  giveUpAfterMs: 60_000,
+  maxResponseBytes: 64 * 1024 * 1024,
+  hedgeFactor: 3,
+  hedgeMinMs: 1_000,
+  recheckAfterMs: 60_000,
+} as const satisfies Omit<ResolvedRemoteConfig, 'endpoints' | 'model' | 'apiKey' | 'revision' | 'fingerprint'>;
 
 /**
  * The cache identity of a served model: its name and, when known, its revision — never a URL, so
@@ -110,13 +140,14 @@ export function remoteModelKey(model: string, revision?: string | null): string 
 /** Fills defaults and rejects settings that cannot work, naming the field. */
 export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteConfig {
   if (typeof config.model !== 'string' || !config.model.trim()) throw new DataError('must not be empty', { field: 'model' });
-  const { baseUrl, endpoints, apiKey, revision, ...rest } = config;
+  const { baseUrl, endpoints, apiKey, revision, fingerprint, ...rest } = config;
   const resolved = {
     ...remoteDefaults,
     ...definedOnly(rest),
     model: config.model,
     apiKey: apiKey || undefined,
     revision: revision?.trim() || undefined,
+    fingerprint,
   };
   oneOf(resolved.serverKind, ['openai', 'vllm', 'llama.cpp'], 'serverKind');
   oneOf(resolved.scoring, ['auto', 'echo-logprobs', 'none'], 'scoring');
@@ -128,6 +159,13 @@ export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteC
   nonNegativeInteger(resolved.backoffBaseMs, 'backoffBaseMs');
   nonNegativeInteger(resolved.backoffMaxMs, 'backoffMaxMs');
   nonNegativeInteger(resolved.maxRetryAfterMs, 'maxRetryAfterMs');
+  nonNegativeInteger(resolved.giveUpAfterMs, 'giveUpAfterMs');
+  positiveInteger(resolved.maxResponseBytes, 'maxResponseBytes');
+  if (typeof resolved.hedgeFactor !== 'number' || !Number.isFinite(resolved.hedgeFactor) || resolved.hedgeFactor < 0 || (resolved.hedgeFactor > 0 && resolved.hedgeFactor < 1)) {
+    throw new DataError(`must be 0 (off) or a number of at least 1, got ${String(resolved.hedgeFactor)}`, { field: 'hedgeFactor' });
+  }
+  nonNegativeInteger(resolved.hedgeMinMs, 'hedgeMinMs');
+  nonNegativeInteger(resolved.recheckAfterMs, 'recheckAfterMs');
   if (resolved.checkRevision && !resolved.revision) throw new DataError('checkRevision needs a revision to check against', { field: 'revision' });
   return { ...resolved, endpoints: resolveEndpoints(baseUrl, endpoints, resolved.maxConcurrency) };
 }
