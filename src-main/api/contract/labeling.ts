@@ -24,18 +24,47 @@ export const LabelTemplates = z
   .strict();
 
 /**
- * Length budget. Words approximate model tokens (about 1.3 tokens per English word), chars are
- * exact code points; none sends prompts whole. Defaults are Fair-RAG's 256/512.
+ * Length budget. 'tokens' counts with the generator's own tokenizer every token the engine
+ * evaluates for a prompt (beginning-of-sequence token or chat template; a remote server without a
+ * tokenizer: a marked upper-bound estimate); words approximate model tokens (about 1.3 tokens per
+ * English word), chars are exact code points; none sends prompts whole. Defaults are Fair-RAG's 256/512
+ * (words, chars); in tokens the total defaults to what the context leaves (context size − maxTokens)
+ * and a larger total is lowered to it.
  */
 export const LabelTruncation = z
   .object({
-    unit: z.enum(['words', 'chars', 'none']).default('words'),
+    unit: z.enum(['tokens', 'words', 'chars', 'none']).default('words'),
     /** The query is cut to this many units in augmented prompts. */
     queryMax: z.number().int().min(1).max(1_000_000).default(256),
-    /** Every prompt is cut to this many units; each document gets ⌊(total − |query|)/#documents⌋. */
-    total: z.number().int().min(1).max(1_000_000).default(512),
+    /** Every prompt is kept within this many units; each document gets ⌊(total − |query|)/#documents⌋. */
+    total: z.number().int().min(1).max(1_000_000).optional(),
+    /**
+     * How a prompt over the total is cut: 'documents' (default) shortens the document (the question
+     * and the template's text are kept; when they alone do not fit, the job fails naming the sizes);
+     * 'paper-end' cuts the end of the whole prompt, the question too when it comes last (Fair-RAG's code).
+     */
+    truncate: z.enum(['documents', 'paper-end']).default('documents'),
   })
   .strict();
+
+/** How a labeling job's prompts were budgeted and what the budget cut (over the prompts it rendered). */
+export const LabelPromptBudget = z.object({
+  /** 'estimated tokens' where the server had no tokenizer (an upper-bound estimate). */
+  unit: z.enum(['tokens', 'estimated tokens', 'words', 'chars']),
+  total: z.number().int().nullable(),
+  origin: z.string(),
+  queryMax: z.number().int(),
+  truncate: z.enum(['documents', 'paper-end']),
+  counts: z.string(),
+  estimate: z.object({ method: z.string(), margin: z.string(), reason: z.string() }).optional(),
+  prompts: z.number().int(),
+  promptsCut: z.number().int(),
+  documentsCut: z.number().int(),
+  /** Augmented prompts whose document was left out entirely (their labels compare the question with itself). */
+  documentsDropped: z.number().int(),
+  queriesCut: z.number().int(),
+});
+export type LabelPromptBudget = z.infer<typeof LabelPromptBudget>;
 
 export const UtilityLabelRequest = z
   .object({
@@ -83,6 +112,8 @@ export const UtilityLabelReport = z.object({
   kept: z.number().int(),
   dropped: z.number().int(),
   contentHash: z.string(),
+  /** The prompts' length budget: unit, total and where it comes from, the rule, what was cut (absent with unit 'none'). */
+  promptBudget: LabelPromptBudget.optional(),
 });
 export type UtilityLabelReport = z.infer<typeof UtilityLabelReport>;
 

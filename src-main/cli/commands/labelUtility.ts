@@ -36,9 +36,13 @@ reported as dropped (nothing is deleted; exports leave them out).
   --template FILE          prompt template with the document (default: Fair-RAG's for LaMP tasks,
                            else a generic QA prompt; syntax in src-main/core/prompts/promptTemplate.ts)
   --baseline-template FILE prompt template without documents (default: the bare question for LaMP)
-  --truncate U             words (default) | chars | none: the unit of the length budget
+  --truncate U             words (default) | tokens | chars | none: the unit of the length budget
+                           (tokens: the generator's own, every token the engine evaluates)
   --query-max N            query budget in augmented prompts (default 256)
-  --total N                whole-prompt budget (default 512; each document gets its share)
+  --total N                whole-prompt budget (default 512; in tokens: context size − max-tokens,
+                           a larger total is lowered to it; each document gets its share)
+  --cut R                  documents (default: shorten the document, never the question) |
+                           paper-end (cut the end of the prompt, as Fair-RAG's code: the question too)
   --chat                   send prompts through the model's chat template
   --stop S                 stop string (repeatable)
   --run NAME               for queries without candidates: the top documents of this retrieval run
@@ -67,6 +71,7 @@ export const labelUtilityCommand: CliCommand = {
       template: { type: 'string' },
       'baseline-template': { type: 'string' },
       truncate: { type: 'string' },
+      cut: { type: 'string' },
       'query-max': { type: 'string' },
       total: { type: 'string' },
       chat: { type: 'boolean' },
@@ -106,6 +111,7 @@ export const labelUtilityCommand: CliCommand = {
           unit: values.truncate,
           queryMax: numberOption(values['query-max'], 'query-max', { integer: true, min: 1 }),
           total: numberOption(values.total, 'total', { integer: true, min: 1 }),
+          truncate: values.cut,
         },
         ...(values.run !== undefined ? { candidateRun: { runId: runIdByName(s, collectionId, values.run), topN: numberOption(values.top, 'top', { integer: true, min: 1 }) } } : {}),
       };
@@ -154,6 +160,7 @@ const OPTION_NAMES: Record<string, string> = {
   'truncation.unit': '--truncate',
   'truncation.queryMax': '--query-max',
   'truncation.total': '--total',
+  'truncation.truncate': '--cut',
   'candidateRun.topN': '--top',
   queryIds: '--queries',
 };
@@ -178,6 +185,12 @@ function printProgress(s: LabelServices, io: CliIo): () => void {
   });
 }
 
+function budgetLine(b: NonNullable<UtilityLabelReport['promptBudget']>): string {
+  const cut = b.promptsCut === 0 ? 'nothing cut' : `${b.promptsCut} of ${b.prompts} prompts cut (${b.documentsCut} documents shortened, ${b.documentsDropped} left out, ${b.queriesCut} questions cut)`;
+  const est = b.estimate ? ` — an estimate (${b.estimate.method}; ${b.estimate.reason})` : '';
+  return `prompt budget: ${b.total ?? 'no total'} ${b.unit} (${b.origin}), cut: ${b.truncate}; ${cut}${est}`;
+}
+
 function describeReport(r: UtilityLabelReport): string {
   const lines = [
     `labelled ${r.queries} ${r.queries === 1 ? 'query' : 'queries'}${r.skipped.length ? `, skipped ${r.skipped.length}` : ''}`,
@@ -185,6 +198,7 @@ function describeReport(r: UtilityLabelReport): string {
     `judgments: ${r.judgments.written} written, ${r.judgments.unchanged} unchanged, ${r.judgments.keptManual} manual kept, ${r.judgments.replacedImport} imported replaced`,
     `kept ${r.kept} ${r.kept === 1 ? 'query' : 'queries'} with at least ${r.minUseful} useful documents, dropped ${r.dropped}`,
     ...r.skipped.map((x) => `skipped ${x.queryId}: ${x.reason}`),
+    ...(r.promptBudget ? [budgetLine(r.promptBudget)] : []),
     `content hash ${r.contentHash}`,
   ];
   return `${lines.join('\n')}\n`;

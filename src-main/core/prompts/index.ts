@@ -14,4 +14,4 @@
  */
 export { parsePromptTemplate, renderPrompt, renderPromptWithin, PromptBudgetError, PromptTemplateError, type PromptContext, type PromptDocument, type PromptTemplate } from './promptTemplate';
 export { GENERIC_QA_TEMPLATES, lampTemplates, type TaskTemplates } from './defaultTemplates';
-export { charCounter, fairRagBudgets, ModelTokenCounter, wordCounter, type PromptBudget, type PromptCuts, type TokenCounter, type TokenizeAnswer, type TokenizeTexts } from './tokenBudget';
+export { charCounter, contextBudget, fairRagBudgets, ModelTokenCounter, wordCounter, type PromptBudget, type PromptCuts, type TokenCounter, type TokenizeAnswer, type TokenizeTexts } from './tokenBudget';

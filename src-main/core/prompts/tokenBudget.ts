@@ -252,6 +252,18 @@ export class ModelTokenCounter implements TokenCounter {
     }
   }
 
+  private turn: Promise<unknown> = Promise.resolve();
+
+  /**
+   * `settle` for callers that run side by side (a work queue): one computation settles at a time,
+   * so one caller's fetch never decides another's pass.
+   */
+  settleInTurn<T>(compute: () => T, maxPasses = 64): Promise<T> {
+    const next = this.turn.then(() => this.settle(compute, maxPasses));
+    this.turn = next.catch(() => undefined);
+    return next;
+  }
+
   /** Forget everything fetched (between queries, to bound memory). */
   clear(): void {
     this.counts.clear();
@@ -261,6 +273,25 @@ export class ModelTokenCounter implements TokenCounter {
     this.wantPrompts.clear();
     this.wantCuts.clear();
   }
+}
+
+/**
+ * The whole-prompt limit a budget in the model's tokens keeps: what the context leaves
+ * (contextSize − maxTokens) when nothing is requested, the requested total when it fits, else the
+ * context's (the origin says the requested total was lowered). `field` names where the request came
+ * from (e.g. 'promptBudget.total'). Without a known context size the request stands as it is.
+ */
+export function contextBudget(
+  requested: number | undefined,
+  contextSize: number | undefined,
+  maxTokens: number | undefined,
+  field: string,
+  reserved = 'maxTokens',
+): { total: number | undefined; origin: string } {
+  const limit = contextSize !== undefined && maxTokens !== undefined ? contextSize - maxTokens : undefined;
+  if (limit === undefined || (requested !== undefined && requested <= limit)) return { total: requested, origin: requested !== undefined ? field : 'none' };
+  const context = `the context size ${contextSize} − ${reserved} ${maxTokens}`;
+  return { total: limit, origin: requested === undefined ? context : `${context} (${field} ${requested} lowered to fit the context)` };
 }
 
 /** Fair-RAG's budgets in units of `counter`: augmented prompts (query 256, total 512) and the bare-question baseline (total 512). */

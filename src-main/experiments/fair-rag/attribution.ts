@@ -15,6 +15,8 @@
  *   output with the markers removed (`stripCitations`).
  */
 import type { FairRagSpec } from '../../api/contract/experiments';
+import { DataError } from '../../core/errors';
+import { contextBudget, parsePromptTemplate, renderPromptWithin, type ModelTokenCounter, type PromptBudget, type PromptTemplate } from '../../core/prompts/index';
 import type { GenerateRequest, ScoreRequest } from '../../engine/types';
 
 export const ENTAILS_SCHEMA = { type: 'object', properties: { entails: { type: 'boolean' } }, required: ['entails'] } as const;
@@ -33,6 +35,48 @@ export function nliPrompt(attribution: AttributionSpec, premise: string, hypothe
   return template.replace(/\{\{\s*(premise|hypothesis|answer_format)\s*\}\}/g, (_m, name: string) =>
     name === 'premise' ? premise : name === 'hypothesis' ? hypothesis : FORMAT_HINT[attribution.format],
   );
+}
+
+/**
+ * The judge prompt as a core/prompts template whose one document is the premise and whose query is
+ * the hypothesis, so the prompt budget (renderPromptWithin, truncate 'documents') cuts the premise
+ * and never the hypothesis. Rendered without a budget it equals `nliPrompt`.
+ */
+export function nliTemplate(attribution: AttributionSpec): PromptTemplate {
+  const source = attribution.template ?? DEFAULT_NLI_TEMPLATE;
+  const parts = source.split(/(\{\{\s*(?:premise|hypothesis|answer_format)\s*\}\})/);
+  const converted = parts
+    .map((part, i) => {
+      if (i % 2 === 0) {
+        if (part.includes('{{')) {
+          throw new DataError(`attribution.template: '${part.slice(part.indexOf('{{'), part.indexOf('{{') + 24)}…' is not a placeholder of the judge prompt ({{premise}}, {{hypothesis}}, {{answer_format}})`, { field: 'attribution.template' });
+        }
+        return part;
+      }
+      const name = /premise|hypothesis|answer_format/.exec(part)![0];
+      return name === 'premise' ? '{{#documents}}{{text}}{{/documents}}' : name === 'hypothesis' ? '{{query}}' : FORMAT_HINT[attribution.format];
+    })
+    .join('');
+  return parsePromptTemplate(converted);
+}
+
+/** The judge prompt within `budget` (none: `nliPrompt`), and whether the premise was shortened or left out. */
+export function nliPromptWithin(template: PromptTemplate, premise: string, hypothesis: string, budget: PromptBudget | undefined): { prompt: string; premiseCut: 'shortened' | 'left out' | null } {
+  const { prompt, cuts } = renderPromptWithin(template, { query: hypothesis, documents: [{ id: 'premise', title: '', text: premise }] }, budget);
+  return { prompt, premiseCut: cuts.documentsDropped > 0 ? 'left out' : cuts.documentsCut > 0 ? 'shortened' : null };
+}
+
+/**
+ * The judge's prompt budget in its own tokens (`tokens`, context size probed): every token it
+ * evaluates for the prompt, within the context size less what the call adds — maxTokens for a
+ * generated answer, the longer continuation with a threshold. Undefined when the context size is unknown.
+ */
+export async function nliBudget(attribution: AttributionSpec, tokens: ModelTokenCounter): Promise<PromptBudget | undefined> {
+  const continuations = nliScoreRequest(attribution, '').continuations;
+  const reserve = attribution.threshold !== undefined ? await tokens.settle(() => Math.max(...continuations.map((c) => tokens.count(c)))) : attribution.maxTokens;
+  const { total, origin } = contextBudget(undefined, tokens.contextSize, reserve, 'none', attribution.threshold !== undefined ? 'the longer scored answer' : 'attribution.maxTokens');
+  if (total === undefined) return undefined;
+  return { counter: tokens, total, share: false, truncate: 'documents', origin: origin.replace(/^the /, "the judge's "), measure: (p: string) => tokens.countPrompt(p) };
 }
 
 /** The constrained generation request of a judgment (no threshold). */

@@ -15,14 +15,16 @@
  * outputs — stay reproducible) or a server pool's limits busy.
  */
 import type { FairRagSpec } from '../../api/contract/experiments';
-import { ModelTokenCounter, type PromptCuts } from '../../core/prompts/tokenBudget';
+import { ModelTokenCounter, type PromptBudget, type PromptCuts } from '../../core/prompts/tokenBudget';
+import { PromptBudgetError, type PromptTemplate } from '../../core/prompts/promptTemplate';
+import { DataError } from '../../core/errors';
 import type { CachedEngine } from '../../engine/callCache';
 import type { GenerateRequest } from '../../engine/types';
 import { documentText } from '../../retrieval/dense/embedDocuments';
 import type { RunItem } from '../../store/experimentsRepo';
 import { forEachUnit, lanesFor } from '../concurrency';
 import type { ExecuteContext, ExperimentDeps } from '../registry';
-import { entailmentProbability, nliGenerateRequest, nliPrompt, nliScoreRequest, parseCitations, parseNliAnswer, stripCitations } from './attribution';
+import { entailmentProbability, nliBudget, nliGenerateRequest, nliPromptWithin, nliScoreRequest, nliTemplate, parseCitations, parseNliAnswer, stripCitations } from './attribution';
 import { loadFairRagData, type QueryData } from './data';
 import { judgmentKey, KEY_PREFIX, type GenerationPayload, type JudgmentPayload, type SamplePayload } from './items';
 import { planQuery, promptHash, type PlanQuery, type PlannedGeneration } from './plan';
@@ -179,7 +181,7 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
 
   // Pass 3: NLI judgments of every (top-k document, output) pair whose output is stored (a stage
   // that depends on pass 2: with generations deferred, only the ready part is judged).
-  let judgments = { naive: 0, distinct: 0 };
+  let judgments: { naive: number; distinct: number; budget?: Record<string, unknown> } = { naive: 0, distinct: 0 };
   if (judgeRef) judgments = await judge(ctx, deps.engineFor(judgeRef), queries.map((x) => x.data), distinctGenerations, deferredGenerations > 0);
 
   const counts = cacheCounts(repo, runId);
@@ -193,6 +195,7 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
     resumedGenerations,
     generationsFromCache: counts.generations.cached,
     generationsComputed: counts.generations.computed,
+    ...(judgments.budget ? { judgeBudget: judgments.budget } : {}),
     naiveJudgments: judgments.naive,
     distinctJudgments: judgments.distinct,
     judgmentsFromCache: counts.judgments.cached,
@@ -242,10 +245,17 @@ async function judge(
   queries: readonly QueryData[],
   generationsDone: number,
   generationsDeferred: boolean,
-): Promise<{ naive: number; distinct: number }> {
+): Promise<{ naive: number; distinct: number; budget?: Record<string, unknown> }> {
   const { spec, deps, runId, signal } = ctx;
   const repo = deps.experiments;
   const attribution = spec.attribution;
+  // The judge prompt within the judge's context, counted by its tokenizer: the premise (document)
+  // is cut first, the hypothesis (the output) never.
+  const template = nliTemplate(attribution);
+  const tokens = new ModelTokenCounter((texts, maxTokens, asPrompt) => engine.tokenize({ texts, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(asPrompt ? { asPrompt } : {}) }, signal));
+  await tokens.probe();
+  const budget = await nliBudget(attribution, tokens);
+  const render: JudgeRender = { template, tokens, budget };
   const stored = repo.existingKeys(runId, KEY_PREFIX.judgment);
   const units = new Map<string, JudgmentUnit>();
   let naive = 0;
@@ -280,7 +290,7 @@ async function judge(
   const writer = new ItemWriter(repo, runId);
   try {
     await forEachUnit(todo, lanesFor(engine), signal, async (u) => {
-      const payload = await judgeOne(attribution, engine, u, signal);
+      const payload = await judgeOne(attribution, engine, u, signal, render);
       writer.add({ key: u.key, queryId: u.queryId, condition: '', sample: null, payload });
       done++;
       ctx.progress(done, total, `judged ${done - generationsDone} of ${units.size} attributions`);
@@ -288,13 +298,49 @@ async function judge(
   } finally {
     writer.flush();
   }
-  return { naive, distinct: units.size };
+  // What the budget cut, over every stored judgment (so a resumed run counts the earlier ones too).
+  let shortened = 0;
+  let leftOut = 0;
+  for (const it of repo.items(runId, { keyPrefix: KEY_PREFIX.judgment })) {
+    const p = it.payload as JudgmentPayload;
+    if (p.premiseCut === 'shortened') shortened++;
+    else if (p.premiseCut === 'left out') leftOut++;
+  }
+  const estimated = tokens.sources.has('estimate');
+  return {
+    naive,
+    distinct: units.size,
+    budget: {
+      unit: estimated ? 'estimated tokens' : 'tokens',
+      total: budget?.total ?? null,
+      origin: budget?.origin ?? "none (the judge's context size is not known)",
+      truncate: 'documents',
+      counts: "every token the judge evaluates for its prompt: the beginning-of-sequence token; the premise (document) is cut first, the hypothesis (output) never",
+      ...(estimated && tokens.estimate ? { estimate: tokens.estimate } : {}),
+      premisesShortened: shortened,
+      premisesLeftOut: leftOut,
+    },
+  };
 }
 
-async function judgeOne(attribution: FairRagSpec['attribution'], engine: CachedEngine, u: JudgmentUnit, signal: AbortSignal): Promise<JudgmentPayload> {
-  const base = { type: 'judgment' as const, docId: u.docId, outputHash: u.outputHash };
-  if (u.output.trim() === '') return { ...base, prompt: null, raw: null, entails: false, note: 'empty output: nothing to attribute (no call)', fromCache: false };
-  const prompt = nliPrompt(attribution, u.premise, u.output);
+interface JudgeRender {
+  template: PromptTemplate;
+  tokens: ModelTokenCounter;
+  budget: PromptBudget | undefined;
+}
+
+async function judgeOne(attribution: FairRagSpec['attribution'], engine: CachedEngine, u: JudgmentUnit, signal: AbortSignal, render: JudgeRender): Promise<JudgmentPayload> {
+  const base0 = { type: 'judgment' as const, docId: u.docId, outputHash: u.outputHash };
+  if (u.output.trim() === '') return { ...base0, prompt: null, raw: null, entails: false, note: 'empty output: nothing to attribute (no call)', fromCache: false };
+  let within;
+  try {
+    within = render.budget ? await render.tokens.settleInTurn(() => nliPromptWithin(render.template, u.premise, u.output, render.budget)) : nliPromptWithin(render.template, u.premise, u.output, undefined);
+  } catch (err) {
+    if (err instanceof PromptBudgetError) throw new DataError(`judging document '${u.docId}' of query '${u.queryId}': ${err.reason}`, { field: 'attribution' });
+    throw err;
+  }
+  const { prompt, premiseCut } = within;
+  const base = { ...base0, ...(premiseCut ? { premiseCut } : {}) };
   if (attribution.threshold !== undefined) {
     const request = nliScoreRequest(attribution, prompt);
     const { result: r, fromCache } = await engine.scoreTracked(request, signal);

@@ -98,6 +98,8 @@ export interface JudgmentPayload {
   /** With a threshold: P(entails) from the two continuations' log-probabilities. */
   pEntails?: number;
   note?: string;
+  /** The premise (document) was cut to fit the judge's context: shortened, or left out entirely. */
+  premiseCut?: 'shortened' | 'left out';
   fromCache: boolean;
 }
 

@@ -106,7 +106,12 @@ async function fairRagManifest(runId: number, spec: FairRagSpec, deps: Experimen
       // The budget as the run applied it (unit — 'estimated tokens' where no tokenizer answered —, total and
       // its origin, truncation, what was cut); the spec's own when the run recorded none.
       promptBudget: (stats.promptBudget as { total?: unknown } | undefined)?.total != null || spec.promptBudget ? (stats.promptBudget ?? spec.promptBudget) : null,
-      attribution: { ...spec.attribution, ...(spec.attribution.judge === 'nli-llm' && !spec.attribution.template ? { template: DEFAULT_NLI_TEMPLATE } : {}) },
+      attribution: {
+        ...spec.attribution,
+        ...(spec.attribution.judge === 'nli-llm' && !spec.attribution.template ? { template: DEFAULT_NLI_TEMPLATE } : {}),
+        // The judge prompt's budget as the run applied it (premises cut first, the hypothesis never).
+        ...(stats.judgeBudget ? { promptBudget: stats.judgeBudget } : {}),
+      },
       generationRequestExample: generationRequest(spec, '<prompt>'),
     },
     data: {

@@ -17,6 +17,7 @@ import type { FairRagSpec } from '../../api/contract/experiments';
 import { DataError } from '../../core/errors';
 import {
   charCounter,
+  contextBudget,
   GENERIC_QA_TEMPLATES,
   lampTemplates,
   ModelTokenCounter,
@@ -92,14 +93,7 @@ export function promptRenderer(spec: PromptSpec & Partial<Pick<FairRagSpec, 'dec
   const suffix = spec.attribution.judge === 'citation' ? `\n\n${spec.attribution.template ?? DEFAULT_CITATION_INSTRUCTION}` : '';
   const truncate = pb?.truncate ?? 'documents';
   const maxTokens = spec.decoding?.maxTokens;
-  const contextLimit = unit === 'tokens' && model?.contextSize !== undefined && maxTokens !== undefined ? model.contextSize - maxTokens : undefined;
-  const contextOrigin = contextLimit !== undefined ? `the context size ${model!.contextSize} − maxTokens ${maxTokens}` : undefined;
-  let total = pb?.total;
-  let origin = total !== undefined ? 'promptBudget.total' : 'none';
-  if (contextLimit !== undefined && (total === undefined || total > contextLimit)) {
-    origin = total === undefined ? contextOrigin! : `${contextOrigin} (promptBudget.total ${total} lowered to fit the context)`;
-    total = contextLimit;
-  }
+  const { total, origin } = unit === 'tokens' ? contextBudget(pb?.total, model?.contextSize, maxTokens, 'promptBudget.total') : { total: pb?.total, origin: pb?.total !== undefined ? 'promptBudget.total' : 'none' };
   const budget: PromptBudget | undefined =
     unit === undefined || (total === undefined && pb?.queryMax === undefined)
       ? undefined

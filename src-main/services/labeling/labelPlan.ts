@@ -13,13 +13,17 @@ import type { UtilityLabelRequest } from '../../api/contract/labeling';
 import { ApiFailure } from '../../api/router';
 import {
   charCounter,
+  contextBudget,
   GENERIC_QA_TEMPLATES,
   lampTemplates,
+  ModelTokenCounter,
   parsePromptTemplate,
+  PromptBudgetError,
   PromptTemplateError,
-  renderPrompt,
+  renderPromptWithin,
   wordCounter,
   type PromptBudget,
+  type PromptCuts,
   type PromptTemplate,
 } from '../../core/prompts/index';
 import type { RougeImpl } from '../../core/text/textMetrics';
@@ -49,7 +53,18 @@ export interface LabelPlan {
   skipped: { queryId: string; reason: string }[];
   /** LLM calls: Σ (1 + candidates). */
   calls: number;
-  budgets: { augmented: PromptBudget | undefined; baseline: PromptBudget | undefined };
+  /** The budgets in words or chars (none in 'tokens' until the generator's tokenizer is known: `labelBudgets`). */
+  budgets: LabelBudgets;
+}
+
+/** The prompts' budgets, with the resolved total and where it comes from. */
+export interface LabelBudgets {
+  augmented: PromptBudget | undefined;
+  baseline: PromptBudget | undefined;
+  /** The generator's tokenizer, for a budget in 'tokens' (render inside `tokens.settle`). */
+  tokens?: ModelTokenCounter;
+  total?: number | undefined;
+  origin?: string;
 }
 
 export interface PlanSources {
@@ -66,7 +81,7 @@ export function buildLabelPlan(src: PlanSources, req: UtilityLabelRequest): Labe
   }
   const templates = templateResolver(req.template);
   const metrics = metricResolver(req.metric, req.rougeImpl);
-  const plan: LabelPlan = { queries: [], skipped: [], calls: 0, budgets: budgetsOf(req.truncation) };
+  const plan: LabelPlan = { queries: [], skipped: [], calls: 0, budgets: labelBudgets(req.truncation, req.maxTokens) };
   for (const query of selectQueries(src.collections, req)) {
     const skip = (reason: string) => plan.skipped.push({ queryId: query.queryId, reason });
     if (query.answers.length === 0) {
@@ -94,21 +109,35 @@ export function buildLabelPlan(src: PlanSources, req: UtilityLabelRequest): Labe
   return plan;
 }
 
-/** The baseline prompt and one augmented prompt per document, as the model gets them. */
-export function renderQueryPrompts(pq: PlannedQuery, docs: readonly DocumentRow[], budgets: LabelPlan['budgets']): { baseline: string; augmented: string[] } {
+/** What the budget cut in one query's prompts (undefined: nothing). */
+export interface QueryPromptCuts {
+  baseline: PromptCuts | undefined;
+  augmented: (PromptCuts | undefined)[];
+}
+
+/**
+ * The baseline prompt and one augmented prompt per document, as the model gets them, and what the
+ * budget cut. With a budget in 'tokens', call it inside `budgets.tokens.settle(...)`.
+ */
+export function renderQueryPrompts(pq: PlannedQuery, docs: readonly DocumentRow[], budgets: LabelBudgets): { baseline: string; augmented: string[]; cuts: QueryPromptCuts } {
   const { query } = pq;
   const ctx = (documents: readonly DocumentRow[]) => ({
     query: query.text,
     answer: query.answers[0]!,
     documents: documents.map((d) => ({ id: d.docId, title: d.title, text: d.text, attrs: d.attrs })),
   });
+  const cutOrNot = (c: PromptCuts) => (c.queryCut || c.endCut || c.documentsCut > 0 || c.documentsDropped > 0 ? c : undefined);
   try {
+    const baseline = renderPromptWithin(pq.templates.baseline, ctx([]), budgets.baseline);
+    const augmented = docs.map((d) => renderPromptWithin(pq.templates.augmented, ctx([d]), budgets.augmented));
     return {
-      baseline: renderPrompt(pq.templates.baseline, ctx([]), budgets.baseline),
-      augmented: docs.map((d) => renderPrompt(pq.templates.augmented, ctx([d]), budgets.augmented)),
+      baseline: baseline.prompt,
+      augmented: augmented.map((a) => a.prompt),
+      cuts: { baseline: cutOrNot(baseline.cuts), augmented: augmented.map((a) => cutOrNot(a.cuts)) },
     };
   } catch (err) {
     if (err instanceof PromptTemplateError) throw new ApiFailure('invalid-data', `query '${query.queryId}' (${pq.templates.name}): ${err.reason}`, 'template');
+    if (err instanceof PromptBudgetError) throw new ApiFailure('invalid-data', `query '${query.queryId}': ${err.reason}`, 'truncation');
     throw err;
   }
 }
@@ -193,8 +222,23 @@ function templateResolver(custom: UtilityLabelRequest['template']): (q: QueryRow
   };
 }
 
-function budgetsOf(t: UtilityLabelRequest['truncation']): LabelPlan['budgets'] {
-  if (t.unit === 'none') return { augmented: undefined, baseline: undefined };
-  const counter = t.unit === 'words' ? wordCounter : charCounter;
-  return { augmented: { counter, queryMax: t.queryMax, total: t.total }, baseline: { counter, total: t.total } };
+/**
+ * The budgets of a request. In words or chars: Fair-RAG's query 256, total 512 (or the request's).
+ * In 'tokens' (pass the generator's `tokens`, its context size probed): every token the engine
+ * evaluates (`countPrompt`), the total defaulting to the context size − maxTokens and lowered to it.
+ * Without `tokens` a 'tokens' request has no budget yet (the plan's; the job builds the real one).
+ */
+export function labelBudgets(t: UtilityLabelRequest['truncation'], maxTokens: number, tokens?: ModelTokenCounter): LabelBudgets {
+  if (t.unit === 'none' || (t.unit === 'tokens' && !tokens)) return { augmented: undefined, baseline: undefined };
+  const counter = t.unit === 'tokens' ? tokens! : t.unit === 'words' ? wordCounter : charCounter;
+  const { total, origin } =
+    t.unit === 'tokens' ? contextBudget(t.total, tokens!.contextSize, maxTokens, 'truncation.total') : { total: t.total ?? 512, origin: t.total !== undefined ? 'truncation.total' : 'default (Fair-RAG: 512)' };
+  const common = {
+    counter,
+    ...(total !== undefined ? { total } : {}),
+    truncate: t.truncate,
+    origin,
+    ...(t.unit === 'tokens' ? { measure: (p: string) => tokens!.countPrompt(p) } : {}),
+  };
+  return { augmented: { ...common, queryMax: t.queryMax }, baseline: common, ...(tokens && t.unit === 'tokens' ? { tokens } : {}), total, origin };
 }

@@ -19,7 +19,8 @@
  */
 import type { Database } from 'better-sqlite3';
 import type { Job } from '../../api/contract/jobs';
-import type { LabelExportFormat, LabelPreview, UtilityLabelReport, UtilityLabelRequest, UtilitySummary } from '../../api/contract/labeling';
+import type { LabelExportFormat, LabelPreview, LabelPromptBudget, UtilityLabelReport, UtilityLabelRequest, UtilitySummary } from '../../api/contract/labeling';
+import { ModelTokenCounter, type PromptCuts } from '../../core/prompts/index';
 import { ApiFailure } from '../../api/router';
 import type { CachedEngine } from '../../engine/callCache';
 import type { GenerateRequest } from '../../engine/types';
@@ -30,7 +31,7 @@ import { forEachUnit, isDeferred, lanesFor, settleAll } from '../../experiments/
 import { JobCancelledError, type JobContext, type JobRunner } from '../jobRunner';
 import type { ModelService } from '../modelService';
 import { exportUtilityLabels, measuredProvenance, type LabelExport } from './labelExports';
-import { buildLabelPlan, renderQueryPrompts, type LabelPlan, type PlannedQuery } from './labelPlan';
+import { buildLabelPlan, labelBudgets, renderQueryPrompts, type LabelBudgets, type LabelPlan, type PlannedQuery } from './labelPlan';
 import { emptyWriteCounts, queriesInOrder, upsertLlmUtilityLabels, usefulCounts, utilityJudgments, type LlmLabel } from './utilityJudgments';
 
 export const UTILITY_JOB_KIND = 'labels.utility';
@@ -61,9 +62,34 @@ export class LabelingService {
     return this.jobs.startKind(UTILITY_JOB_KIND, req);
   }
 
-  /** The prompts of one query (default: the first to label) and the size of the whole request. */
+  /**
+   * The prompts of one query (default: the first to label) and the size of the whole request.
+   * A budget in 'tokens' needs the generator's tokenizer: use `previewPrompts` (the API does).
+   */
   preview(req: UtilityLabelRequest & { previewQueryId?: string | undefined }): LabelPreview {
+    if (req.truncation.unit === 'tokens') throw new ApiFailure('validation', "a budget in 'tokens' is counted by the generator's tokenizer: use previewPrompts", 'truncation.unit');
+    return this.previewWith(req, this.plan(req), (render) => render());
+  }
+
+  /** `preview` for every unit, 'tokens' counted by the generator's tokenizer. */
+  async previewPrompts(req: UtilityLabelRequest & { previewQueryId?: string | undefined }): Promise<LabelPreview> {
     const plan = this.plan(req);
+    const budgets = await this.budgets(req, plan, this.models.engineFor(req.generator));
+    let pending: (() => ReturnType<typeof renderQueryPrompts>) | undefined;
+    const preview = this.previewWith(req, { ...plan, budgets }, (render) => {
+      pending = render;
+      return budgets.tokens ? { baseline: '', augmented: [], cuts: { baseline: undefined, augmented: [] } } : render();
+    });
+    if (!budgets.tokens || !pending) return preview;
+    const prompts = await budgets.tokens.settle(pending);
+    return { ...preview, baselinePrompt: prompts.baseline, augmentedPrompt: prompts.augmented[0] ?? null };
+  }
+
+  private previewWith(
+    req: UtilityLabelRequest & { previewQueryId?: string | undefined },
+    plan: LabelPlan,
+    renderWith: (render: () => ReturnType<typeof renderQueryPrompts>) => ReturnType<typeof renderQueryPrompts>,
+  ): LabelPreview {
     const pq = req.previewQueryId !== undefined ? plan.queries.find((q) => q.query.queryId === req.previewQueryId) : plan.queries[0];
     if (!pq) {
       const skipped = plan.skipped.find((s) => s.queryId === req.previewQueryId);
@@ -72,7 +98,7 @@ export class LabelingService {
       throw new ApiFailure('not-found', `query '${req.previewQueryId}' is not among the queries to label`, 'previewQueryId');
     }
     const first = this.documents(req.collectionId, pq.query.queryId, pq.candidateIds.slice(0, 1));
-    const prompts = renderQueryPrompts(pq, first, plan.budgets);
+    const prompts = renderWith(() => renderQueryPrompts(pq, first, plan.budgets));
     return {
       queryId: pq.query.queryId,
       task: pq.query.task,
@@ -91,13 +117,15 @@ export class LabelingService {
     const plan = this.plan(req);
     const engine = this.models.engineFor(req.generator);
     const generator = this.models.describe(req.generator) as JsonObject;
+    const budgets = await this.budgets(req, plan, engine, ctx.signal);
+    const budget = budgetTally(req, budgets);
     const counts = emptyWriteCounts();
     const calls = { total: plan.calls, cached: 0, generated: 0 };
     const runSettings = {
       maxTokens: req.maxTokens,
       chat: req.chat,
       ...(req.stop ? { stop: req.stop } : {}),
-      truncation: req.truncation.unit === 'none' ? null : req.truncation,
+      truncation: budget.report() === undefined ? null : { ...req.truncation, unit: budget.report()!.unit, total: budgets.total ?? null, origin: budgets.origin ?? null },
       rule: 'delta > 0',
     };
     let done = 0;
@@ -124,7 +152,9 @@ export class LabelingService {
           }
         };
         const docs = this.documents(req.collectionId, query.queryId, pq.candidateIds);
-        const prompts = renderQueryPrompts(pq, docs, plan.budgets);
+        const prompts = await budget.render(() => renderQueryPrompts(pq, docs, budgets));
+        budget.add(prompts.cuts.baseline);
+        prompts.cuts.augmented.forEach((c) => budget.add(c));
         const [baselineOutput, ...outputs] = await settleAll([
           generate(pq, qi + 1, null, prompts.baseline),
           ...docs.map((doc, i) => generate(pq, qi + 1, doc.docId, prompts.augmented[i]!)),
@@ -137,7 +167,18 @@ export class LabelingService {
           return {
             docId: doc.docId,
             label: delta > 0 ? 1 : 0,
-            provenance: { generator, template: pq.templates.provenance, ...pq.metric.provenance, baseline, utility, delta, output, baselineOutput: baselineOutput!, ...runSettings },
+            provenance: {
+              generator,
+              template: pq.templates.provenance,
+              ...pq.metric.provenance,
+              baseline,
+              utility,
+              delta,
+              output,
+              baselineOutput: baselineOutput!,
+              ...runSettings,
+              ...promptCutProvenance(prompts.cuts.baseline, prompts.cuts.augmented[i]),
+            },
           };
         });
         this.collections.inTransaction(() => upsertLlmUtilityLabels(this.db, req.collectionId, query.queryId, labels, counts));
@@ -161,6 +202,7 @@ export class LabelingService {
       kept,
       dropped,
       contentHash: this.collections.get(req.collectionId)!.contentHash,
+      ...(budget.report() ? { promptBudget: budget.report()! } : {}),
     };
   }
 
@@ -220,6 +262,18 @@ export class LabelingService {
     return buildLabelPlan({ collections: this.collections, retrieval: this.retrieval }, req);
   }
 
+  /** The plan's budgets, or with unit 'tokens' the generator's tokenizer (its context size probed) and the budgets it counts. */
+  private async budgets(req: UtilityLabelRequest, plan: LabelPlan, engine: Pick<CachedEngine, 'tokenize'>, signal?: AbortSignal): Promise<LabelBudgets> {
+    if (req.truncation.unit !== 'tokens') return plan.budgets;
+    const tokens = new ModelTokenCounter(
+      (texts, maxTokens, asPrompt) => engine.tokenize({ texts, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(asPrompt ? { asPrompt } : {}) }, signal),
+      undefined,
+      req.chat ? 'chat' : 'text',
+    );
+    await tokens.probe();
+    return labelBudgets(req.truncation, req.maxTokens, tokens);
+  }
+
   private requireWork(plan: LabelPlan): void {
     if (plan.queries.length > 0) return;
     const reasons = [...new Set(plan.skipped.map((s) => s.reason))];
@@ -269,6 +323,60 @@ export class LabelingService {
       return p.generator.kind === 'local' ? `model ${p.generator.modelId}` : `server ${p.generator.endpointId}`;
     }
   }
+}
+
+/** What the budget cut in one label's prompts, for its provenance (nothing when nothing was cut). */
+function promptCutProvenance(baseline: PromptCuts | undefined, augmented: PromptCuts | undefined): JsonObject {
+  const out: JsonObject = {};
+  if (augmented) {
+    out.promptCut = {
+      document: augmented.documentsDropped > 0 ? 'left out' : augmented.documentsCut > 0 ? 'shortened' : 'kept',
+      queryCut: augmented.queryCut,
+      endCut: augmented.endCut,
+    };
+  }
+  if (baseline) out.baselinePromptCut = { queryCut: baseline.queryCut, endCut: baseline.endCut };
+  return out;
+}
+
+/**
+ * Renders a job's prompts within its budgets (one query at a time through the token counter, whose
+ * settle passes must not interleave) and counts what the budget cut, for the report.
+ */
+function budgetTally(req: UtilityLabelRequest, budgets: LabelBudgets) {
+  const tokens = budgets.tokens;
+  const all: PromptCuts[] = [];
+  let prompts = 0;
+  return {
+    render<T>(compute: () => T): Promise<T> {
+      return tokens ? tokens.settleInTurn(compute) : Promise.resolve(compute());
+    },
+    add(c: PromptCuts | undefined): void {
+      prompts++;
+      if (c) all.push(c);
+    },
+    report(): LabelPromptBudget | undefined {
+      const t = req.truncation;
+      if (t.unit === 'none') return undefined;
+      const estimated = tokens?.sources.has('estimate') === true;
+      return {
+        unit: estimated ? 'estimated tokens' : t.unit,
+        total: budgets.total ?? null,
+        origin: budgets.origin ?? 'none',
+        queryMax: t.queryMax,
+        truncate: t.truncate,
+        counts: tokens
+          ? `every token the engine evaluates for the prompt: ${tokens.promptMode === 'chat' ? 'the chat template around one user message' : 'the beginning-of-sequence token'} (maxTokens are left free)`
+          : `the rendered prompt in ${t.unit} (not checked against the context size)`,
+        ...(estimated && tokens?.estimate ? { estimate: tokens.estimate } : {}),
+        prompts,
+        promptsCut: all.length,
+        documentsCut: all.reduce((a, c) => a + c.documentsCut, 0),
+        documentsDropped: all.reduce((a, c) => a + c.documentsDropped, 0),
+        queriesCut: all.filter((c) => c.queryCut).length,
+      };
+    },
+  };
 }
 
 function generatorLabel(g: unknown): string | null {
