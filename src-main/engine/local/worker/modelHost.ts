@@ -42,7 +42,7 @@ import { runTuneTrials } from './tune';
 import { generateInSequence } from './generate';
 import { scoreInSequence } from './score';
 import { SequencePool } from './sequencePool';
-import { textTokens } from './tokens';
+import { promptTextTokens } from './tokens';
 
 /**
  * llama.cpp's log level: warnings and errors by default; FAIRGROUND_LLAMA_LOG_LEVEL (error, warn,
@@ -195,12 +195,12 @@ export class ModelHost {
     return { threads: p.threads, adaptive: p.adaptive };
   }
 
-  /** Counts as a prompt's text is tokenized (tokens.ts), without the beginning-of-sequence token. */
+  /** Counts as a prompt's text is tokenized (tokens.ts: the model's rule, space prefix included), without the beginning-of-sequence token. */
   tokenize(req: TokenizeRequest): TokenizeResult {
     const counts: number[] = [];
     const truncated: string[] = [];
     for (const text of req.texts) {
-      const tokens = textTokens(this.model, text);
+      const tokens = promptTextTokens(this.model, text);
       counts.push(tokens.length);
       if (req.maxTokens === undefined) continue;
       truncated.push(tokens.length <= req.maxTokens ? text : tokenPrefix(text, req.maxTokens, (k) => this.model.detokenize(tokens.slice(0, k), false)));
