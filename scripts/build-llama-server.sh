@@ -20,7 +20,7 @@ mkdir -p "$root"
 work=$(mktemp -d "$root/build-$commit.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 echo "build-llama-server: building llama-server $commit (first time only; ~8-12 min on 2 quiet cores)..." >&2
-git clone -q "$bundle" "$work/src"
+git -c advice.detachedHead=false clone -q "$bundle" "$work/src"
 jobs=${FAIRGROUND_BUILD_JOBS:-$(nproc)}
 cmake -S "$work/src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
   -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
