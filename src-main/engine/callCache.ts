@@ -27,6 +27,13 @@ export interface CallCacheStore {
    */
   put(entry: { key: string; modelKey: string; op: CachedOp; request: unknown; response: unknown; durationMs: number; servedBy?: string | undefined }): boolean;
   clearModel(modelKey: string): number;
+  /**
+   * Optional, for stores shared with other processes: the stored entry, or else a claim on the call
+   * (atomically with the check) so that a concurrent import leaves it to this computation.
+   */
+  claim?(key: string): { response: unknown } | undefined;
+  /** Give up a claim whose call was not stored (it failed or was aborted). */
+  release?(key: string): void;
 }
 
 export interface CacheStats {
@@ -178,22 +185,33 @@ export class CachedEngine implements Engine {
     if (running) return { result: await running, fromCache: true };
     let computedHere = false;
     const computing = this.inQueue(async () => {
-      // Another process (or a view that finished a moment ago) may have stored it while this waited.
-      const late = this.store.get(key);
+      // Another process (or a view that finished a moment ago) may have stored it while this waited;
+      // if not, claim it, so that a concurrent cache import leaves it to this computation.
+      const late = this.store.claim ? this.store.claim(key) : this.store.get(key);
       if (late) return late.response as R;
       const started = performance.now();
       // Which endpoint computed it (remote pools fill this in), for the cache row and the manifest.
       const report: CallReport = { servedBy: [], attempts: 0 };
-      const response = await call(signal, report);
+      let response: R;
+      try {
+        response = await call(signal, report);
+      } catch (err) {
+        this.store.release?.(key);
+        throw err;
+      }
       computedHere = true;
       if (!keep(response)) {
+        this.store.release?.(key);
         counts.bypassed++;
         return response;
       }
       counts.misses++;
       if (this.run) this.run.computed++;
       const servedBy = report.servedBy.join(' ');
-      this.store.put({ key, modelKey: identity.modelKey, op, request, response, durationMs: performance.now() - started, ...(servedBy ? { servedBy } : {}) });
+      const stored = this.store.put({ key, modelKey: identity.modelKey, op, request, response, durationMs: performance.now() - started, ...(servedBy ? { servedBy } : {}) });
+      // Stored meanwhile by another writer (not a claiming import): the first answer stays, and this
+      // run uses it too, so its results are what the cache holds.
+      if (!stored) return (this.store.get(key)?.response as R | undefined) ?? response;
       return response;
     }, signal).finally(() => this.state.computing.delete(key));
     this.state.computing.set(key, computing);

@@ -20,10 +20,14 @@ import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { ApiFailure } from '../api/router';
+import { canonicalJson } from '../core/canonicalJson';
 import { DataError } from '../core/errors';
 import { CallsDeferredError, type CallPolicy, type DeferredCall } from '../engine/queue/callPolicy';
 import { RunCalls } from '../engine/queue/runCalls';
-import { batchRequestLines, resultFromBatch, type BatchRequestLine, type BatchSettings } from '../engine/remote/batchCodec';
+import { BatchRouteError, batchRequestLines, resultFromBatch, type BatchRequestLine, type BatchRoutes, type BatchSettings } from '../engine/remote/batchCodec';
+import { EngineError } from '../engine/types';
+import { claimedByLiveRun } from '../store/callCacheRepo';
+import { checkMergeSource } from '../store/mergeSource';
 import type { CallCacheRepo } from '../store/callCacheRepo';
 import type { ExperimentService } from './experimentService';
 import type { WorkContext } from '../experiments/registry';
@@ -67,6 +71,32 @@ interface ImportLine {
   body: unknown;
 }
 
+interface BatchRow {
+  model_key: string;
+  op: 'generate' | 'score' | 'embed';
+  request: unknown;
+  lines: BatchRequestLine[];
+}
+
+export interface ImportReport {
+  /** New cache entries. */
+  calls: number;
+  /** Lines read (answered or failed). */
+  lines: number;
+  /** Calls that still miss some of their lines. */
+  incomplete: number;
+  /** Calls the cache already held with the same answer. */
+  alreadyHere: number;
+  /** Calls of the file answered in the cache whose export record is gone (workspaces before issue 24): not compared. */
+  notCompared: number;
+  /** Calls the cache already held with another answer (the stored one stays). */
+  disagreements: { key: string; line: number }[];
+  /** Calls a live run is computing now (it withdrew the export): left to it. */
+  computingElsewhere: number;
+  /** Lines the batch engine answered with an error: their calls stay exported. */
+  failed: { line: number; customId: string; message: string }[];
+}
+
 export class BatchPlanService {
   constructor(
     private readonly db: Database,
@@ -89,12 +119,33 @@ export class BatchPlanService {
   /**
    * The OpenAI-Batch lines of every call of the run's next runnable stage that the cache cannot
    * answer. Remembers each call with its lines (for import); an empty list means the run can finish
-   * from the cache.
+   * from the cache. With `vllm-run-batch` routes, calls that vLLM's run-batch cannot express
+   * (plain-prompt generation, scoring) refuse the whole export, counted by reason, before anything
+   * is remembered or written.
    */
-  async exportPlan(runId: number, ctx: WorkContext): Promise<{ outcome: PolicyRunOutcome; lines: BatchRequestLine[]; calls: number }> {
+  async exportPlan(runId: number, ctx: WorkContext, routes: BatchRoutes = 'completions'): Promise<{ outcome: PolicyRunOutcome; lines: BatchRequestLine[]; calls: number }> {
     const outcome = await this.runWithPolicy(runId, { mode: 'defer' }, ctx);
     const deferred = outcome.calls.deferred();
-    const exported = deferred.map((call) => ({ call, lines: batchRequestLines(call.key, call.op, call.request, batchSettingsOf(call)) }));
+    const refused = new Map<string, { count: number; example: string }>();
+    const exported: { call: DeferredCall; lines: BatchRequestLine[] }[] = [];
+    for (const call of deferred) {
+      try {
+        exported.push({ call, lines: batchRequestLines(call.key, call.op, call.request, batchSettingsOf(call), routes) });
+      } catch (err) {
+        if (!(err instanceof BatchRouteError) && !(routes === 'vllm-run-batch' && err instanceof EngineError && err.code === 'unsupported')) throw err;
+        const reason = err.message;
+        const r = refused.get(reason) ?? { count: 0, example: call.key };
+        r.count++;
+        refused.set(reason, r);
+      }
+    }
+    if (refused.size > 0) {
+      const reasons = [...refused.entries()].map(([reason, r]) => `${r.count} call(s) (e.g. ${r.example.slice(0, 12)}…): ${reason}`);
+      throw new DataError(
+        `--format openai-batch writes only lines vLLM's run-batch accepts, and ${deferred.length - exported.length} of this stage's ${deferred.length} call(s) have none: ${reasons.join('; ')}. Nothing was written. What works instead: serve the model with \`vllm serve\` and add it as an endpoint pool (fairground remote add NAME --url http://HOST:8000/v1 --model M, more endpoints with fairground remote endpoints), whose /v1/completions takes raw prompts and echo scoring, then fairground run SPEC; or --format openai-batch-completions for a server that takes /v1/completions lines (llama.cpp's llama-server, a vllm serve endpoint behind an OpenAI-Batch gateway); or a spec with chat: true where its kind has it (the prompt then goes through the model's chat template: a different prompt)`,
+        { field: 'format' },
+      );
+    }
     const now = new Date().toISOString();
     const remember = this.db.prepare(
       `INSERT INTO batch_calls(key, model_key, op, request, lines, exported_at) VALUES (?, ?, ?, ?, ?, ?)
@@ -106,14 +157,29 @@ export class BatchPlanService {
     return { outcome, lines: exported.flatMap((e) => e.lines), calls: exported.length };
   }
 
-  /** Fill the cache from an OpenAI-Batch output file; all or nothing. */
-  importResults(text: string, file: string): { calls: number; lines: number; incomplete: number } {
+  /**
+   * Fill the cache from an OpenAI-Batch output file (vLLM run-batch's lines: `{id, custom_id,
+   * response: {status_code, request_id, body} | null, error}`).
+   *
+   * A line that is not what its request asked for refuses the whole file, naming file:line and
+   * custom_id: not JSON, a custom_id this workspace did not export, another model, or a response the
+   * evidence it carries contradicts (see checkEvidence: an echoed prompt that is not the request's,
+   * token counts that do not add up, more tokens than max_tokens, one prompt counted two ways).
+   * A line the batch engine answered with an error is reported and its call left for the next
+   * export. A call already in the cache is compared, not counted again: the same answer is "already
+   * here", another answer is a disagreement reported per call (the stored answer stays). A call a
+   * live `fairground run` is computing at this moment (it withdrew the export) is left to that run.
+   */
+  importResults(text: string, file: string): ImportReport {
     const name = basename(file);
     const parsed: ImportLine[] = [];
+    const failed: ImportReport['failed'] = [];
     const seen = new Set<string>();
-    const rows = new Map<string, { model_key: string; op: 'generate' | 'score' | 'embed'; request: unknown; lines: BatchRequestLine[] }>();
+    const rows = new Map<string, BatchRow>();
+    const promptTokens = new Map<string, { tokens: number; line: number; customId: string }>();
     const getRow = this.db.prepare(`SELECT model_key, op, request, lines FROM batch_calls WHERE key = ?`);
     const lines = text.split('\n');
+    let unknownDone = 0;
     for (let i = 0; i < lines.length; i++) {
       const raw = lines[i]!.replace(/\r$/, '');
       if (raw.trim() === '') continue;
@@ -124,17 +190,21 @@ export class BatchPlanService {
       } catch (err) {
         throw new DataError(`not JSON: ${(err as Error).message.split('\n')[0]}`, at);
       }
-      if (typeof obj !== 'object' || obj === null) throw new DataError('expected a JSON object (an OpenAI-Batch output line)', at);
+      if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new DataError('expected a JSON object (an OpenAI-Batch output line)', at);
       const customId = obj.custom_id;
       if (typeof customId !== 'string' || !/^[0-9a-f]{64}(#\d+)?$/.test(customId)) throw new DataError(`custom_id must be a call key exported by fairground plan export, got ${JSON.stringify(customId)}`, { ...at, field: 'custom_id' });
       if (seen.has(customId)) throw new DataError(`custom_id ${customId} appears twice`, { ...at, field: 'custom_id' });
       seen.add(customId);
+      const id = { ...at, field: `custom_id ${customId}` };
       const [key, part] = customId.split('#') as [string, string | undefined];
       let row = rows.get(key);
       if (!row) {
         const r = getRow.get(key) as { model_key: string; op: 'generate' | 'score' | 'embed'; request: string; lines: string } | undefined;
         if (!r) {
-          if (this.cache.get(key)) continue; // imported before: nothing to do
+          if (this.cache.get(key)) {
+            unknownDone++;
+            continue; // imported before: nothing to do
+          }
           throw new DataError(`custom_id ${customId} was not exported from this workspace (fairground plan export)`, { ...at, field: 'custom_id' });
         }
         row = { model_key: r.model_key, op: r.op, request: JSON.parse(r.request) as unknown, lines: JSON.parse(r.lines) as BatchRequestLine[] };
@@ -142,12 +212,25 @@ export class BatchPlanService {
       }
       const request = row.lines.find((l) => l.custom_id === customId);
       if (!request) throw new DataError(`custom_id ${customId} is not one of the call's exported requests`, { ...at, field: 'custom_id' });
-      if (obj.error !== null && obj.error !== undefined) throw new DataError(`the batch engine reported an error: ${JSON.stringify(obj.error).slice(0, 300)}`, { ...at, field: 'error' });
       const status = obj.response?.status_code;
-      if (status !== 200) throw new DataError(`response status ${String(status)} (expected 200)`, { ...at, field: 'response.status_code' });
       const body = obj.response?.body;
-      const model = (body as { model?: unknown } | null | undefined)?.model;
-      if (typeof model === 'string' && model !== request.body.model) throw new DataError(`answered by model '${model}', but the request asked for '${String(request.body.model)}'`, { ...at, field: 'response.body.model' });
+      if ((obj.error !== null && obj.error !== undefined) || status !== 200 || body === null || body === undefined) {
+        failed.push({ line: i + 1, customId, message: batchErrorText(obj.error, status) });
+        continue;
+      }
+      const model = (body as { model?: unknown }).model;
+      if (typeof model === 'string' && model !== request.body.model) throw new DataError(`answered by model '${model}', but the request asked for '${String(request.body.model)}'`, { ...id, field: 'response.body.model' });
+      const problem = checkEvidence(request, body);
+      if (problem) throw new DataError(`${customId}: the response does not answer its request: ${problem}`, { ...at, field: 'response.body' });
+      const tokens = (body as { usage?: { prompt_tokens?: unknown } }).usage?.prompt_tokens;
+      if (typeof tokens === 'number') {
+        const promptId = `${request.url}\n${JSON.stringify(request.body.messages ?? request.body.prompt ?? null)}`;
+        const before = promptTokens.get(promptId);
+        if (before && before.tokens !== tokens) {
+          throw new DataError(`${customId}: the response does not answer its request: usage.prompt_tokens is ${tokens}, but line ${before.line} (${before.customId}) sent the same prompt and was counted ${before.tokens} tokens`, { ...at, field: 'response.body.usage.prompt_tokens' });
+        }
+        if (!before) promptTokens.set(promptId, { tokens, line: i + 1, customId });
+      }
       parsed.push({ line: i + 1, key, part: part === undefined ? 0 : Number(part), body });
     }
 
@@ -158,36 +241,66 @@ export class BatchPlanService {
       list.push(p);
       byKey.set(p.key, list);
     }
-    const entries: { key: string; modelKey: string; op: 'generate' | 'score' | 'embed'; request: unknown; response: unknown }[] = [];
+    const failedKeys = new Set(failed.map((f) => f.customId.split('#')[0]!));
+    const entries: { key: string; line: number; modelKey: string; op: 'generate' | 'score' | 'embed'; request: unknown; response: unknown }[] = [];
     let incomplete = 0;
     for (const [key, parts] of byKey) {
       const row = rows.get(key)!;
       if (parts.length < row.lines.length) {
-        incomplete++;
+        if (!failedKeys.has(key)) incomplete++;
         continue;
       }
       parts.sort((a, b) => a.part - b.part);
       try {
         const response = resultFromBatch(row.op, row.request, row.lines, parts.map((p) => p.body));
-        entries.push({ key, modelKey: row.model_key, op: row.op, request: row.request, response });
+        entries.push({ key, line: parts[0]!.line, modelKey: row.model_key, op: row.op, request: row.request, response });
       } catch (err) {
-        throw new DataError(`the response does not answer its request: ${(err as Error).message}`, { file, line: parts[0]!.line, field: 'response.body' });
+        throw new DataError(`${key}: the response does not answer its request: ${(err as Error).message}`, { file, line: parts[0]!.line, field: 'response.body' });
       }
     }
-    const forget = this.db.prepare(`DELETE FROM batch_calls WHERE key = ?`);
+
+    // One write transaction: a live run claims a call (withdrawing its export) in a transaction of
+    // its own, so each call ends with exactly one answer whichever comes first.
+    const report: ImportReport = { calls: 0, lines: parsed.length + failed.length, incomplete, alreadyHere: 0, notCompared: unknownDone, disagreements: [], computingElsewhere: 0, failed };
+    const stored = this.db.prepare(`SELECT response FROM llm_call_cache WHERE key = ?`);
+    const state = this.db.prepare(`SELECT exported_at FROM batch_calls WHERE key = ?`);
+    const insert = this.db.prepare(
+      `INSERT INTO llm_call_cache(key, model_key, op, request, response, created_at, duration_ms, served_by) VALUES (?, ?, ?, ?, ?, ?, 0, ?)`,
+    );
+    // The export records stay (a later import of the same calls is compared against the cache).
+    const now = new Date().toISOString();
     this.db.transaction(() => {
       for (const e of entries) {
-        this.cache.put({ ...e, durationMs: 0, servedBy: `batch:${name}` });
-        forget.run(e.key);
+        const here = stored.get(e.key) as { response: string } | undefined;
+        const response = JSON.stringify(e.response);
+        if (here) {
+          if (sameJson(here.response, response)) report.alreadyHere++;
+          else report.disagreements.push({ key: e.key, line: e.line });
+          continue;
+        }
+        const st = state.get(e.key) as { exported_at: string } | undefined;
+        if (st && claimedByLiveRun(st.exported_at)) {
+          report.computingElsewhere++;
+          continue;
+        }
+        insert.run(e.key, e.modelKey, e.op, JSON.stringify(e.request), response, now, `batch:${name}`);
+        report.calls++;
       }
-    })();
-    return { calls: entries.length, lines: parsed.length, incomplete };
+    }).immediate();
+    return report;
   }
 
-  /** Merge other workspaces' call caches into this one (all or nothing). */
+  /**
+   * Merge other workspaces' call caches into this one. Each source is checked first and refused
+   * whole, naming it: not a Fairground workspace, a newer schema than this Fairground knows, damaged
+   * (what `fairground workspace check` finds: quick_check, foreign keys), or cache rows that are not
+   * valid JSON (named by key). Calls with another answer here are listed, every one of them, and
+   * nothing of that source is merged.
+   */
   merge(files: readonly string[]): { added: number; alreadyHere: number } {
     let added = 0;
     let alreadyHere = 0;
+    for (const file of files) checkMergeSource(file);
     for (const file of files) {
       this.db.prepare(`ATTACH DATABASE ? AS other`).run(file);
       try {
@@ -195,12 +308,22 @@ export class BatchPlanService {
         if (!isWorkspace) throw new DataError('not a Fairground workspace (no call cache)', { file });
         const columns = (this.db.prepare(`SELECT name FROM pragma_table_info('llm_call_cache', 'other')`).all() as { name: string }[]).map((c) => c.name);
         if (!columns.includes('computations')) throw new DataError('written by an older Fairground: open it once with this version (fairground workspace migrate) before merging', { file });
-        // In SQL, one transaction: the disagreeing call first (nothing is written if there is one).
+        // In SQL, one transaction: every disagreeing call is named and nothing is written if there is one.
         this.db.transaction(() => {
-          const conflict = this.db
-            .prepare(`SELECT o.key FROM other.llm_call_cache o JOIN main.llm_call_cache m ON m.key = o.key WHERE m.response <> o.response LIMIT 1`)
-            .get() as { key: string } | undefined;
-          if (conflict) throw new DataError(`call ${conflict.key} has a different response here than in this file: the caches disagree (a nondeterministic engine, or different weights behind one model name)`, { file, field: 'llm_call_cache' });
+          const conflicts = (
+            this.db.prepare(`SELECT o.key AS key, o.response AS theirs, m.response AS ours FROM other.llm_call_cache o JOIN main.llm_call_cache m ON m.key = o.key WHERE m.response <> o.response`).all() as {
+              key: string;
+              theirs: string;
+              ours: string;
+            }[]
+          ).filter((c) => !sameJson(c.theirs, c.ours));
+          if (conflicts.length > 0) {
+            const shown = conflicts.slice(0, 20).map((c) => c.key);
+            throw new DataError(
+              `${shown.map((k) => `call ${k} has a different response here than in this file`).join('; ')}${conflicts.length > shown.length ? `; and ${conflicts.length - shown.length} more call(s)` : ''}: the caches disagree on ${conflicts.length} call(s) (a nondeterministic engine, or different weights behind one model name); nothing of this file was merged`,
+              { file, field: 'llm_call_cache' },
+            );
+          }
           alreadyHere += (this.db.prepare(`SELECT count(*) AS n FROM other.llm_call_cache o JOIN main.llm_call_cache m ON m.key = o.key`).get() as { n: number }).n;
           added += this.db
             .prepare(
@@ -302,6 +425,58 @@ function batchSettingsOf(call: DeferredCall): BatchSettings {
     throw new DataError(`calls of '${call.modelKey}' cannot go to a batch engine: plan export needs an OpenAI-compatible (remote) model; a local model's calls run with fairground run`, { field: 'generator' });
   }
   return settings.call(call.engine);
+}
+
+/** The batch engine's error of a line, in one line of text. */
+function batchErrorText(error: unknown, status: unknown): string {
+  const inner = (error as { error?: { message?: unknown } } | null | undefined)?.error?.message ?? (error as { message?: unknown } | null | undefined)?.message;
+  const text = typeof error === 'string' ? error : typeof inner === 'string' ? inner : error === null || error === undefined ? 'no response body' : JSON.stringify(error);
+  return `${status === undefined || status === null ? '' : `status ${String(status)}: `}${text.replace(/\s+/g, ' ').slice(0, 300)}`;
+}
+
+/** Two stored JSON texts with the same value (key order aside). */
+function sameJson(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return canonicalJson(JSON.parse(a)) === canonicalJson(JSON.parse(b));
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What a response body says about the request it answers, checked against the request line:
+ * - an echoed /completions response (scoring) must begin with the request's prompt, and its echoed
+ *   tokens must be the prompt's (usage.prompt_tokens) plus the generated ones (completion_tokens);
+ * - no response may report more generated tokens than the request's max_tokens.
+ * A generation's body carries no echo of its prompt: only the model, the token limit and the
+ * prompt-token count (the same prompt counted the same way within one file) can be checked.
+ * Returns the contradiction, or null.
+ */
+export function checkEvidence(request: BatchRequestLine, body: unknown): string | null {
+  const b = body as { choices?: { text?: unknown; logprobs?: { tokens?: unknown } | null }[]; usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } };
+  const usage = b.usage;
+  const completion = typeof usage?.completion_tokens === 'number' ? usage.completion_tokens : undefined;
+  const maxTokens = request.body.max_tokens;
+  if (completion !== undefined && typeof maxTokens === 'number' && completion > maxTokens) return `usage.completion_tokens is ${completion}, more than the request's max_tokens ${maxTokens}`;
+  if (request.body.echo === true && typeof request.body.prompt === 'string') {
+    const prompt = request.body.prompt;
+    const choice = Array.isArray(b.choices) ? b.choices[0] : undefined;
+    const text = choice?.text;
+    if (typeof text !== 'string') return 'an echoed completion without text';
+    if (!text.startsWith(prompt)) {
+      let at = 0;
+      while (at < prompt.length && text[at] === prompt[at]) at++;
+      const from = Math.max(0, at - 20);
+      return `the echoed prompt is not the request's (from character ${at}: the response has ${JSON.stringify(text.slice(from, at + 40))}, the request ${JSON.stringify(prompt.slice(from, at + 40))})`;
+    }
+    const tokens = choice?.logprobs?.tokens;
+    const promptTokens = usage?.prompt_tokens;
+    if (Array.isArray(tokens) && typeof promptTokens === 'number' && completion !== undefined && tokens.length !== promptTokens + completion) {
+      return `${tokens.length} echoed tokens, but usage counts ${promptTokens} prompt and ${completion} generated token(s)`;
+    }
+  }
+  return null;
 }
 
 function promptChars(call: DeferredCall): number {

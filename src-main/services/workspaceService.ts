@@ -71,6 +71,15 @@ export class WorkspaceService {
       }
       ctx.progress(i + 2, total, `scanned ${name}`);
     }
+    // Call-cache rows a run would read: each must be JSON (a merge from a damaged file could bring one that is not).
+    if (tables.includes('llm_call_cache')) {
+      try {
+        const bad = db.prepare(`SELECT key FROM llm_call_cache WHERE json_valid(request) = 0 OR json_valid(response) = 0 LIMIT 20`).all() as { key: string }[];
+        for (const b of bad) problems.push(`call cache row ${b.key}: its request or response is not valid JSON`);
+      } catch (err) {
+        problems.push(`the call cache cannot be read: ${(err as Error).message}`);
+      }
+    }
     // Each collection's content hash (what manifests cite) must still describe its rows (issue 15 item 2).
     if (tables.includes('collections')) {
       try {

@@ -3,6 +3,27 @@
  * request and response as JSON so a cached result can be audited and exported, not just reused.
  */
 import type { Database } from 'better-sqlite3';
+import { DataError } from '../core/errors';
+
+/**
+ * A live run's claim on an exported call (batch_calls.exported_at while it computes the call):
+ * `live-run:<pid>:<time>`. `fairground cache import` leaves such a call to the run while that
+ * process lives, so a call is never answered twice (issue 24 item 7).
+ */
+const CLAIM_PREFIX = 'live-run:';
+
+/** Whether an export's state says a live process is computing the call now. */
+export function claimedByLiveRun(exportedAt: string): boolean {
+  if (!exportedAt.startsWith(CLAIM_PREFIX)) return false;
+  const pid = Number(exportedAt.slice(CLAIM_PREFIX.length).split(':')[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 export type CachedOp = 'generate' | 'score' | 'embed';
 
@@ -40,8 +61,8 @@ export class CallCacheRepo {
       key: r.key,
       modelKey: r.model_key,
       op: r.op,
-      request: JSON.parse(r.request),
-      response: JSON.parse(r.response),
+      request: parseStored(r.key, 'request', r.request),
+      response: parseStored(r.key, 'response', r.response),
       createdAt: r.created_at,
       durationMs: r.duration_ms,
       servedBy: r.served_by,
@@ -72,6 +93,30 @@ export class CallCacheRepo {
       ).changes === 1;
     if (!inserted) this.db.prepare(`UPDATE llm_call_cache SET computations = computations + 1 WHERE key = ?`).run(entry.key);
     return inserted;
+  }
+
+  /**
+   * Before computing a call: its stored entry if there is one; otherwise, when the call was exported
+   * for a batch engine, this process claims it (in one write transaction with the check), so a
+   * concurrent `cache import` leaves it to this run instead of storing a second answer. Calls never
+   * exported take no write.
+   */
+  claim(key: string): { response: unknown } | undefined {
+    const exported = this.db.prepare(`SELECT 1 FROM batch_calls WHERE key = ?`).get(key);
+    if (!exported) return this.get(key);
+    return this.db
+      .transaction(() => {
+        const stored = this.get(key);
+        if (stored) return stored;
+        this.db.prepare(`UPDATE batch_calls SET exported_at = ? WHERE key = ?`).run(`${CLAIM_PREFIX}${process.pid}:${new Date().toISOString()}`, key);
+        return undefined;
+      })
+      .immediate();
+  }
+
+  /** A claimed call this run did not store after all (failed, aborted): an import may fill it. */
+  release(key: string): void {
+    this.db.prepare(`UPDATE batch_calls SET exported_at = ? WHERE key = ? AND exported_at LIKE ?`).run(`released:${new Date().toISOString()}`, key, `${CLAIM_PREFIX}${process.pid}:%`);
   }
 
   /** Calls the engine computed more than once (0 when the queue kept its promise). */
@@ -114,5 +159,16 @@ export class CallCacheRepo {
         .prepare(`SELECT model_key, op, count(*) AS calls, sum(duration_ms) AS total FROM llm_call_cache GROUP BY model_key, op ORDER BY model_key, op`)
         .all() as { model_key: string; op: CachedOp; calls: number; total: number }[]
     ).map((r) => ({ modelKey: r.model_key, op: r.op, calls: r.calls, totalDurationMs: r.total }));
+  }
+}
+
+function parseStored(key: string, column: 'request' | 'response', text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new DataError(
+      `the call cache's stored ${column} of call ${key} is not valid JSON (${(err as Error).message.split('\n')[0]}): the row is damaged ('fairground workspace check' lists such rows); deleting it (DELETE FROM llm_call_cache WHERE key = '${key}') lets the call be computed again`,
+      { field: `llm_call_cache ${key}` },
+    );
   }
 }

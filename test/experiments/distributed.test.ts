@@ -99,7 +99,7 @@ async function batchLoop(ws: string, spec: string): Promise<number[]> {
   for (let stage = 1; stage <= 16; stage++) {
     const requests = join(dir, `requests${++n}.jsonl`);
     const results = join(dir, `results${n}.jsonl`);
-    const exported = await cli('plan', 'export', spec, '--format', 'openai-batch', '-o', requests, '--workspace', ws);
+    const exported = await cli('plan', 'export', spec, '--format', 'openai-batch-completions', '-o', requests, '--workspace', ws);
     expect(exported.code, exported.stderr).toBe(0);
     if (readFileSync(requests, 'utf8') === '') return stages;
     stages.push(await runBatchFile(requests, results, server.baseUrl));
@@ -161,7 +161,7 @@ describe('batch plans for a distributed engine', () => {
     const spec = specFile(tinySpec({ name: 'mismatch', generator: REMOTE }));
     const requests = join(dir, 'mm-requests.jsonl');
     const results = join(dir, 'mm-results.jsonl');
-    expect((await cli('plan', 'export', spec, '-o', requests, '--workspace', ws)).code).toBe(0);
+    expect((await cli('plan', 'export', spec, '--format', 'openai-batch-completions', '-o', requests, '--workspace', ws)).code).toBe(0);
     const count = await runBatchFile(requests, results, server.baseUrl);
     const lines = readFileSync(results, 'utf8').trim().split('\n');
     const third = JSON.parse(lines[2]!) as { response: { body: { model: string } } };

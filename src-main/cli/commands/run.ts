@@ -163,7 +163,8 @@ function describeEstimate(name: string, e: CostEstimate): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function ensureDemoIfNamed(s: ExperimentCliServices, spec: Record<string, unknown>, io: CliIo): Promise<void> {
+/** Sets the demo up (collection, tiny model) when the spec names it, as `run` does; shared with `plan export`. */
+export async function ensureDemoIfNamed(s: ExperimentCliServices, spec: Record<string, unknown>, io: CliIo): Promise<void> {
   const generator = spec.generator as { model?: string } | undefined;
   // Also when it exists: an incomplete demo (a load killed midway) is completed (issue 15 item 1).
   const wantsCollection = spec.collection === DEMO_COLLECTION_NAME;

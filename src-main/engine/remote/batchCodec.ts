@@ -1,17 +1,25 @@
 /**
  * Engine calls as OpenAI-Batch request lines and back. A plan's uncached calls leave Fairground as
- * a JSONL file that vLLM's `run-batch` entry point (one GPU or a Ray cluster) or any OpenAI-Batch
- * compatible service runs unchanged; its output file comes back as cache entries.
+ * a JSONL file; its output file comes back as cache entries. Two sets of routes:
  *
- * - generate → one line to /v1/chat/completions (messages) or /v1/completions (plain prompt), the
- *   same body the live engine sends (generateRequestBody.ts); `custom_id` = the call's cache key.
- * - score → one /v1/completions line per continuation with the echo/logprobs parameters
- *   (`echo: true, logprobs: 1, max_tokens: 1, temperature: 0`: run-batch servers insist on at
- *   least one generated token, which the reader drops); `custom_id` = `<key>#<i>`.
- * - embed → one /v1/embeddings line per batch of `embedBatchSize` texts; `custom_id` = `<key>#<i>`.
+ * - `vllm-run-batch` (`plan export --format openai-batch`): only lines vLLM's `run-batch` accepts
+ *   (checked against a mirror of its request models, test/fixtures/vllm/runBatchModels.ts, pinned
+ *   to vllm-project/vllm@0052bed36509c7a5a2d8e48265334e40cf2f5a0e). run-batch takes
+ *   /v1/chat/completions, /v1/embeddings, …/score and …/rerank — no /v1/completions. So:
+ *   generate with `messages` → one chat line; embed → /v1/embeddings lines; a plain-prompt
+ *   generation and any scoring call are refused (BatchRouteError): a chat request passes its text
+ *   through the model's chat template, which changes the tokens the model sees, and MoI's
+ *   teacher-forced scoring needs the raw prompt's token log-probabilities (echo) — neither can be
+ *   expressed as a run-batch line without changing the experiment.
+ * - `completions` (`--format openai-batch-completions`): the lines a server with /v1/completions
+ *   takes (llama.cpp's llama-server replayed line by line, a `vllm serve` endpoint behind a gateway):
+ *   generate → chat or completions as the live engine sends it (generateRequestBody.ts); score →
+ *   one /v1/completions line per continuation with `echo: true, logprobs: 1, max_tokens: 1,
+ *   temperature: 0` (servers insist on at least one generated token, which the reader drops).
  *
- * The response readers are the live engine's (responseReaders.ts), so a call answered through a
- * batch stores exactly what the same server would have answered over HTTP.
+ * `custom_id` = the call's cache key, or `<key>#<i>` for a call of several lines. The response
+ * readers are the live engine's (responseReaders.ts), so a call answered through a batch stores
+ * exactly what the same server would have answered over HTTP.
  */
 import { checkEmbedRequest, checkGenerateRequest, checkScoreRequest } from '../requestChecks';
 import { EngineError, type EmbedRequest, type EmbedResult, type GenerateRequest, type GenerateResult, type ScoreRequest, type ScoreResult } from '../types';
@@ -21,6 +29,27 @@ import { readEchoResponse, readEmbeddingsResponse, readGenerateResponse } from '
 export type BatchSettings = GenerateBodySettings & { embedBatchSize: number };
 
 export type BatchOp = 'generate' | 'score' | 'embed';
+
+/** Which routes the lines may use (see the file comment). */
+export type BatchRoutes = 'vllm-run-batch' | 'completions';
+
+/** A call the chosen routes cannot express; `reason` says why and what works instead. */
+export class BatchRouteError extends Error {
+  constructor(
+    readonly what: 'plain-prompt generation' | 'scoring' | 'field',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BatchRouteError';
+  }
+}
+
+/**
+ * The body fields of vLLM's ChatCompletionRequest that a Fairground chat line may carry (a subset of
+ * what vLLM reads at the pinned commit). vLLM ignores unknown fields with only a log line, so a
+ * field outside this list would be dropped without a trace: refused at export instead.
+ */
+const VLLM_CHAT_FIELDS = new Set(['model', 'messages', 'max_tokens', 'temperature', 'top_p', 'seed', 'stop', 'top_k', 'min_p', 'repetition_penalty', 'response_format', 'guided_json']);
 
 export interface BatchRequestLine {
   custom_id: string;
@@ -32,16 +61,35 @@ export interface BatchRequestLine {
 const SCORE_MAX_TOKENS = 1;
 
 /** The request lines of one call (`key` = its cache key). */
-export function batchRequestLines(key: string, op: BatchOp, request: unknown, settings: BatchSettings): BatchRequestLine[] {
+export function batchRequestLines(key: string, op: BatchOp, request: unknown, settings: BatchSettings, routes: BatchRoutes = 'completions'): BatchRequestLine[] {
   if (op === 'generate') {
     const r = request as GenerateRequest;
     checkGenerateRequest(r);
+    if (routes === 'vllm-run-batch') {
+      if (r.messages === undefined) {
+        throw new BatchRouteError(
+          'plain-prompt generation',
+          "a plain-prompt generation (no chat template) has no run-batch route: vLLM's run-batch takes no /v1/completions lines, and a chat line would pass the prompt through the model's chat template, changing the tokens the model sees",
+        );
+      }
+      // vLLM spells the extras its own way whatever server the model was added as.
+      const call = buildGenerateCall(r, { ...settings, serverKind: 'vllm' });
+      const unknown = Object.keys(call.body).filter((f) => !VLLM_CHAT_FIELDS.has(f));
+      if (unknown.length > 0) throw new BatchRouteError('field', `vLLM's chat requests do not read ${unknown.join(', ')} (run-batch would drop ${unknown.length === 1 ? 'it' : 'them'} without an error)`);
+      return [{ custom_id: key, method: 'POST', url: '/v1/chat/completions', body: call.body }];
+    }
     const call = buildGenerateCall(r, settings);
     return [{ custom_id: key, method: 'POST', url: `/v1${call.path}`, body: call.body }];
   }
   if (op === 'score') {
     const r = request as ScoreRequest;
     checkScoreRequest(r);
+    if (routes === 'vllm-run-batch') {
+      throw new BatchRouteError(
+        'scoring',
+        "teacher-forced scoring needs the log-probabilities of a raw prompt's tokens (echo on /v1/completions); run-batch has no /v1/completions route, and its chat route's prompt_logprobs score the chat template's tokens, not the prompt's",
+      );
+    }
     return r.continuations.map((continuation, i) => ({
       custom_id: `${key}#${i}`,
       method: 'POST',

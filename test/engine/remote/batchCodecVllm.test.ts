@@ -1,0 +1,114 @@
+/**
+ * Issue 24 item 5: `--format openai-batch` lines are what vLLM's run-batch accepts — every line is
+ * checked against the mirror of vLLM's request models at the pinned commit
+ * (test/fixtures/vllm/runBatchModels.ts) — and what it cannot express is refused by name.
+ */
+import { describe, expect, it } from 'vitest';
+import { BatchRouteError, batchRequestLines, resultFromBatch, type BatchSettings } from '../../../src-main/engine/remote/batchCodec';
+import type { GenerateRequest } from '../../../src-main/engine/types';
+import { batchRequestInput, batchRequestOutput, chatCompletionResponse, VLLM_PINNED_COMMIT } from '../../fixtures/vllm/runBatchModels';
+
+const KEY = 'a'.repeat(64);
+const settings = (over: Partial<BatchSettings> = {}): BatchSettings => ({ model: 'lab-model', serverKind: 'vllm', jsonSchemaTransport: 'response_format', embedBatchSize: 2, ...over });
+const chat = (over: Partial<GenerateRequest> = {}): GenerateRequest => ({ messages: [{ role: 'user', content: 'Which lamp?' }], maxTokens: 8, sampling: { temperature: 0 }, ...over });
+
+function issues(line: unknown): string[] {
+  const r = batchRequestInput.safeParse(line);
+  return r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+}
+
+describe(`vLLM run-batch lines (mirror of vllm-project/vllm@${VLLM_PINNED_COMMIT.slice(0, 8)})`, () => {
+  it('the mirror refuses what run-batch refuses or drops: /v1/completions, unknown fields, bad combinations', () => {
+    // Each of these must fail, or the mirror could not catch a bad export.
+    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/completions', body: { model: 'm', prompt: 'x' } })).toEqual([expect.stringContaining('run-batch takes /v1/chat/completions')]);
+    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { model: 'm', messages: [{ role: 'user', content: 'x' }], grammar: 'root ::= "a"' } })).toEqual([expect.stringMatching(/grammar|Unrecognized/)]);
+    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [], top_logprobs: 2 } })).toEqual([expect.stringContaining('`logprobs` must be set to true')]);
+    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [], guided_json: {}, guided_regex: 'a' } })).toHaveLength(1);
+    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [], continue_final_message: true } })).toHaveLength(1);
+    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [], prompt_logprobs: -1 } })).toHaveLength(1);
+    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [] }, extra: 1 })).toHaveLength(1);
+    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [], stream: true } })).toHaveLength(1);
+    // …and accepts a plain chat line.
+    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { model: 'm', messages: [{ role: 'user', content: 'x' }], max_tokens: 4 } })).toEqual([]);
+  });
+
+  it('chat generations become /v1/chat/completions lines that fit ChatCompletionRequest, with every sampling and constraint field', () => {
+    const cases: [GenerateRequest, Partial<BatchSettings>][] = [
+      [chat(), {}],
+      [chat({ sampling: { temperature: 0.7, topP: 0.9, seed: 42, topK: 40, minP: 0.05, repeatPenalty: 1.1 }, stop: ['\n'] }), {}],
+      [chat({ jsonSchema: { type: 'object', properties: { entails: { type: 'boolean' } }, required: ['entails'], additionalProperties: false } }), {}],
+      [chat({ jsonSchema: { type: 'object' } }), { jsonSchemaTransport: 'guided_json' }],
+      // A model added as a llama.cpp server: vLLM's spelling of the penalty is used in a vLLM batch.
+      [chat({ sampling: { temperature: 0, repeatPenalty: 1.2 } }), { serverKind: 'llama.cpp' }],
+    ];
+    for (const [request, over] of cases) {
+      const lines = batchRequestLines(KEY, 'generate', request, settings(over), 'vllm-run-batch');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]!.url).toBe('/v1/chat/completions');
+      expect(issues(lines[0]), JSON.stringify(lines[0])).toEqual([]);
+    }
+    const penalty = batchRequestLines(KEY, 'generate', chat({ sampling: { temperature: 0, repeatPenalty: 1.2 } }), settings({ serverKind: 'llama.cpp' }), 'vllm-run-batch')[0]!;
+    expect(penalty.body).toEqual({ model: 'lab-model', messages: [{ role: 'user', content: 'Which lamp?' }], max_tokens: 8, temperature: 0, repetition_penalty: 1.2 });
+  });
+
+  it('embeddings become /v1/embeddings lines that fit EmbeddingCompletionRequest', () => {
+    const lines = batchRequestLines(KEY, 'embed', { texts: ['a', 'b', 'c'] }, settings(), 'vllm-run-batch');
+    expect(lines.map((l) => [l.custom_id, l.url, l.body.input])).toEqual([
+      [`${KEY}#0`, '/v1/embeddings', ['a', 'b']],
+      [`${KEY}#1`, '/v1/embeddings', ['c']],
+    ]);
+    for (const l of lines) expect(issues(l)).toEqual([]);
+  });
+
+  it('refuses a plain-prompt generation, a scoring call and a GBNF grammar, saying why', () => {
+    const refuse = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (err) {
+        return err as Error;
+      }
+      throw new Error('not refused');
+    };
+    const plain = refuse(() => batchRequestLines(KEY, 'generate', { prompt: 'Which lamp?', maxTokens: 8, sampling: { temperature: 0 } }, settings(), 'vllm-run-batch'));
+    expect(plain).toBeInstanceOf(BatchRouteError);
+    expect(plain.message).toContain("chat template, changing the tokens the model sees");
+    const score = refuse(() => batchRequestLines(KEY, 'score', { prompt: 'Q: ', continuations: ['a', 'b'] }, settings(), 'vllm-run-batch'));
+    expect(score).toBeInstanceOf(BatchRouteError);
+    expect(score.message).toContain('run-batch has no /v1/completions route');
+    expect(refuse(() => batchRequestLines(KEY, 'generate', chat({ grammar: 'root ::= "a"' }), settings({ serverKind: 'llama.cpp' }), 'vllm-run-batch')).message).toContain('GBNF grammars need the local engine or a llama.cpp server');
+    // The completions routes keep the lines a /v1/completions server takes (llama-server replay).
+    const old = batchRequestLines(KEY, 'score', { prompt: 'Q: ', continuations: ['a'] }, settings(), 'completions');
+    expect(old).toEqual([{ custom_id: `${KEY}#0`, method: 'POST', url: '/v1/completions', body: { model: 'lab-model', prompt: 'Q: a', echo: true, logprobs: 1, max_tokens: 1, temperature: 0 } }]);
+    expect(issues(old[0])).toEqual([expect.stringContaining('not /v1/completions')]);
+  });
+
+  it("reads a chat answer in the shape run-batch writes it (every field of vLLM's ChatCompletionResponse, nulls included)", () => {
+    const request = chat({ stop: ['\n'] });
+    const [line] = batchRequestLines(KEY, 'generate', request, settings(), 'vllm-run-batch');
+    // BatchRequestOutput.model_dump_json() of a ChatCompletionResponse at the pinned commit.
+    const output = {
+      id: 'vllm-5c1e',
+      custom_id: KEY,
+      response: {
+        status_code: 200,
+        request_id: 'vllm-batch-77a0',
+        body: {
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 1764270000,
+          model: 'lab-model',
+          choices: [{ index: 0, message: { role: 'assistant', content: 'The red lamp', refusal: null, annotations: null, audio: null, function_call: null, tool_calls: [], reasoning_content: null }, logprobs: null, finish_reason: 'stop', stop_reason: '\n' }],
+          service_tier: null,
+          system_fingerprint: null,
+          usage: { prompt_tokens: 12, total_tokens: 15, completion_tokens: 3, prompt_tokens_details: null },
+          prompt_logprobs: null,
+          kv_transfer_params: null,
+        },
+      },
+      error: null,
+    };
+    expect(batchRequestOutput.safeParse(output).success).toBe(true);
+    expect(chatCompletionResponse.safeParse(output.response.body).success).toBe(true);
+    expect(resultFromBatch('generate', request, [line!], [output.response.body])).toEqual({ text: 'The red lamp', promptTokens: 12, completionTokens: 3, finishReason: 'stopString' });
+  });
+});
