@@ -188,7 +188,7 @@ describe.skipIf(llamaServerSkip !== undefined)('llama-server (real, built from t
     for (; stages < 8; stages++) {
       const requests = join(dir, `requests${++n}.jsonl`);
       const results = join(dir, `results${n}.jsonl`);
-      const exported = await cli('plan', 'export', spec, '--format', 'openai-batch', '-o', requests, '--workspace', batched);
+      const exported = await cli('plan', 'export', spec, '--format', 'openai-batch-completions', '-o', requests, '--workspace', batched);
       expect(exported.code, exported.stderr).toBe(0);
       if (readFileSync(requests, 'utf8') === '') break;
       for (const line of readFileSync(requests, 'utf8').trim().split('\n')) {
