@@ -169,7 +169,7 @@ describe.skipIf(llamaServerSkip !== undefined)('llama-server (real, built from t
   }, 120_000);
 
   it('Fair RAG with the format-json judge, through the batch loop, equals a direct run on the server', async () => {
-    const spec = specFile(tinySpec({ name: 'fair-rag on llama-server', generator: { remote: 'srv' }, attribution: { judge: 'nli-llm', format: 'json', threshold: 0.5 } }));
+    const spec = specFile(tinySpec({ name: 'fair-rag on llama-server', generator: { remote: 'srv' }, attribution: { judge: 'nli-llm', format: 'json' } }));
     const direct = workspace();
     const d = await cli('run', spec, '--workspace', direct);
     expect(d.code, d.stderr).toBe(0);
