@@ -55,17 +55,17 @@ export async function runCli(argv: string[], io: CliIo, commands: readonly CliCo
     return await command.run(rest, io);
   } catch (err) {
     if (err instanceof CliError) {
-      io.stderr.write(`fairground ${best.path.join(' ')}: ${err.message}\n`);
+      io.stderr.write(`fairground ${best.path.join(' ')}: ${bounded(err.message)}\n`);
       return err.exitCode;
     }
     if (err instanceof DataError) {
-      io.stderr.write(`fairground ${best.path.join(' ')}: ${err.message}\n`);
+      io.stderr.write(`fairground ${best.path.join(' ')}: ${bounded(err.message)}\n`);
       return 2;
     }
     const e = err as Error & { code?: unknown };
     // SQLite errors surfacing from deep inside a command: say that the workspace file is involved.
     const sqlite = typeof e.code === 'string' && e.code.startsWith('SQLITE_') ? 'workspace database error: ' : '';
-    io.stderr.write(`fairground ${best.path.join(' ')}: ${sqlite}${(e.message ?? String(err)).split('\n')[0]}\n`);
+    io.stderr.write(`fairground ${best.path.join(' ')}: ${sqlite}${bounded((e.message ?? String(err)).split('\n')[0]!)}\n`);
     if (io.env.FAIRGROUND_DEBUG) io.stderr.write(`${e.stack ?? ''}\n`);
     return 1;
   }
@@ -124,4 +124,13 @@ export async function main(): Promise<void> {
   });
   // Long-running commands (serve) return only when they are done; let pending I/O flush.
   process.exitCode = code;
+}
+
+/**
+ * The last guard on an error line: values are quoted cut where the message is made (core/errors quoteValue); a
+ * message that still runs past this many characters is cut here, its length said, so stderr gets a line, not megabytes.
+ */
+const MAX_ERROR_CHARS = 2000;
+function bounded(message: string): string {
+  return message.length <= MAX_ERROR_CHARS ? message : `${message.slice(0, MAX_ERROR_CHARS)}… (message cut: ${message.length} characters)`;
 }

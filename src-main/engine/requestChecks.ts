@@ -60,4 +60,6 @@ export function checkTokenizeRequest(req: TokenizeRequest): void {
   if (req.maxTokens !== undefined && (!Number.isInteger(req.maxTokens) || req.maxTokens < 0)) {
     bad(`tokenize: maxTokens must be a non-negative integer, got ${String(req.maxTokens)}`);
   }
+  if (req.asPrompt !== undefined && req.asPrompt !== 'text' && req.asPrompt !== 'chat') bad(`tokenize: asPrompt must be 'text' or 'chat', got ${String(req.asPrompt)}`);
+  if (req.asPrompt !== undefined && req.maxTokens !== undefined) bad('tokenize: asPrompt counts whole prompts and cannot be combined with maxTokens');
 }

@@ -1,23 +1,30 @@
 /**
  * Token budgets shared by every engine's `tokenize`:
- * - `estimateTokenCount`, the stated fallback where no tokenizer is available (a remote server
- *   without a tokenize endpoint): UTF-8 bytes / 4, rounded up — the usual rule of thumb for
- *   BPE/SentencePiece tokenizers on English text. It errs on the long side for plain English words,
- *   so a budget cut by it rarely overflows the real one.
+ * - `estimateTokenCount`, the stated fallback where no tokenizer answers (a remote server without a
+ *   tokenize endpoint, or one that failed): an UPPER BOUND, never an average. Byte-level BPE and
+ *   SentencePiece with byte fallback never make a token of less than one byte of text, and
+ *   SentencePiece may add one space-prefix token, so a text has at most UTF-8 bytes + 1 tokens.
+ *   (bytes / 4, the usual rule of thumb, undercounted by 2.7–2.9× on the tiny test model's
+ *   tokenizer: prompts cut by it overflowed their budget.) As a whole prompt (`asPrompt`) the
+ *   estimate adds a margin for what the server puts around it: ESTIMATE_PROMPT_MARGIN.
  * - `tokenPrefix`, the longest string prefix of a text that a tokenizer's own decoding of its
  *   first n tokens names (decoders may cut characters or normalise spaces, so the decoded text is
  *   matched back onto the original rather than returned as is).
  */
 import type { TokenizeRequest, TokenizeResult } from './types';
 
+/** Tokens an estimated whole prompt may carry beyond its text: beginning-of-sequence (text), a chat template (chat). */
+export const ESTIMATE_PROMPT_MARGIN = { text: 2, chat: 64 } as const;
+export const ESTIMATE_METHOD = 'UTF-8 bytes + 1 per text (an upper bound: no token is shorter than one byte)';
+
 export function estimateTokenCount(text: string): number {
-  return Math.ceil(Buffer.byteLength(text, 'utf8') / 4);
+  return Buffer.byteLength(text, 'utf8') + 1;
 }
 
 /** The longest prefix of `text` whose estimate is at most `maxTokens`, cut before a space where one is near. */
 export function estimatePrefix(text: string, maxTokens: number): string {
   if (estimateTokenCount(text) <= maxTokens) return text;
-  const maxBytes = maxTokens * 4;
+  const maxBytes = maxTokens - 1;
   // Largest character index whose prefix fits in maxBytes (never splitting a surrogate pair).
   let bytes = 0;
   let end = 0;
@@ -33,11 +40,18 @@ export function estimatePrefix(text: string, maxTokens: number): string {
   return space > 0 && space >= end * 0.8 ? cut.slice(0, space) : cut;
 }
 
-/** `tokenize` by the estimate, for engines with no tokenizer. */
-export function estimateTokenize(request: TokenizeRequest): TokenizeResult {
-  const counts = request.texts.map(estimateTokenCount);
+/** `tokenize` by the estimate, for engines with no tokenizer; `reason` says why (recorded with the run). */
+export function estimateTokenize(request: TokenizeRequest, reason = 'the engine has no tokenizer', contextSize?: number): TokenizeResult {
+  const margin = request.asPrompt ? ESTIMATE_PROMPT_MARGIN[request.asPrompt] : 0;
+  const counts = request.texts.map((t) => estimateTokenCount(t) + margin);
   const max = request.maxTokens;
-  return { counts, source: 'estimate', ...(max !== undefined ? { truncated: request.texts.map((t) => estimatePrefix(t, max)) } : {}) };
+  return {
+    counts,
+    source: 'estimate',
+    estimate: { method: ESTIMATE_METHOD, margin: `+${ESTIMATE_PROMPT_MARGIN.text} tokens per text prompt, +${ESTIMATE_PROMPT_MARGIN.chat} per chat prompt`, reason },
+    ...(contextSize !== undefined ? { contextSize } : {}),
+    ...(max !== undefined ? { truncated: request.texts.map((t) => estimatePrefix(t, max)) } : {}),
+  };
 }
 
 /**

@@ -84,6 +84,13 @@ export interface TokenizeRequest {
   texts: string[];
   /** Also return each text cut to at most this many tokens (a non-negative integer). */
   maxTokens?: number;
+  /**
+   * Count each text as the whole prompt of a generation, every token the engine will evaluate:
+   * 'text' a `prompt` (with the beginning-of-sequence token the engine puts in front), 'chat' the
+   * content of one user message (`messages: [{role: 'user', content}]`, with the chat template).
+   * Absent: plain text (see `TokenizeResult.counts`).
+   */
+  asPrompt?: 'text' | 'chat';
 }
 
 /** Who counted the tokens of a `TokenizeResult`. */
@@ -92,7 +99,10 @@ export type TokenCountSource =
   | 'model'
   /** The server's tokenize endpoint (llama.cpp server and vLLM: POST /tokenize). */
   | 'server'
-  /** No tokenizer available (a remote server without /tokenize): `estimateTokenCount`, UTF-8 bytes / 4 rounded up. */
+  /**
+   * No tokenizer available (a remote server without /tokenize, or one that failed): `estimateTokenCount`,
+   * an upper bound (UTF-8 bytes + 1; with `asPrompt`, a margin for what the server adds). See `TokenizeResult.estimate`.
+   */
   | 'estimate';
 
 export interface TokenizeResult {
@@ -107,6 +117,10 @@ export interface TokenizeResult {
    */
   truncated?: string[];
   source: TokenCountSource;
+  /** The context window (tokens) one sequence of this engine holds, prompt and generated tokens together, where the engine knows it. */
+  contextSize?: number;
+  /** With source 'estimate': how the counts were estimated and why no tokenizer counted them. */
+  estimate?: { method: string; margin: string; reason: string };
 }
 
 /** What identifies the model an engine runs, for cache keys and manifests. */

@@ -30,7 +30,34 @@ export interface HttpServerOptions {
   token?: string;
   /** Largest accepted request body. */
   maxBodyBytes?: number;
+  /** Connection limits (defaults: DEFAULT_CONNECTION_LIMITS). */
+  limits?: Partial<ConnectionLimits>;
 }
+
+/**
+ * Bounds that keep a slow-loris (requests sent a byte at a time, or connections that send nothing) from holding the
+ * server: Node's own defaults let 1,000 half-sent requests hold 1,000 connections for 70 s and accepted 5,000 idle ones.
+ */
+export interface ConnectionLimits {
+  /** A request's headers must arrive within this (counted from the connection or the previous response). */
+  headersTimeoutMs: number;
+  /** The whole request (headers and body) must arrive within this. */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this. */
+  keepAliveTimeoutMs: number;
+  /** Connections held at once (HTTP and WebSocket); more are closed on arrival. */
+  maxConnections: number;
+  /** How often the timeouts above are checked (their precision). */
+  checkIntervalMs: number;
+}
+
+export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 256,
+  checkIntervalMs: 1_000,
+};
 
 export interface RunningServer {
   readonly url: string;
@@ -100,7 +127,14 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     return url.searchParams.get('token');
   };
 
-  const server: Server = createServer((req, res) => {
+  const limits: ConnectionLimits = { ...DEFAULT_CONNECTION_LIMITS, ...options.limits };
+  const serverOptions = {
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    connectionsCheckingInterval: limits.checkIntervalMs,
+  };
+  const server: Server = createServer(serverOptions, (req, res) => {
     void handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) sendJson(res, 500, { ok: false, error: { code: 'internal', message: (err as Error).message } });
       else res.destroy();
@@ -217,6 +251,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
       // Clients never send anything meaningful; ignore messages.
     });
   });
+
+  server.maxConnections = limits.maxConnections;
 
   await new Promise<void>((resolvePromise, reject) => {
     server.once('error', reject);

@@ -21,7 +21,7 @@ import { basename } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { ApiFailure } from '../api/router';
 import { canonicalJson } from '../core/canonicalJson';
-import { DataError } from '../core/errors';
+import { DataError, quoteValue } from '../core/errors';
 import { CallsDeferredError, type CallPolicy, type DeferredCall } from '../engine/queue/callPolicy';
 import { RunCalls } from '../engine/queue/runCalls';
 import { BatchRouteError, batchRequestLines, resultFromBatch, type BatchRequestLine, type BatchRoutes, type BatchSettings } from '../engine/remote/batchCodec';
@@ -192,7 +192,7 @@ export class BatchPlanService {
       }
       if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new DataError('expected a JSON object (an OpenAI-Batch output line)', at);
       const customId = obj.custom_id;
-      if (typeof customId !== 'string' || !/^[0-9a-f]{64}(#\d+)?$/.test(customId)) throw new DataError(`custom_id must be a call key exported by fairground plan export, got ${JSON.stringify(customId)}`, { ...at, field: 'custom_id' });
+      if (typeof customId !== 'string' || !/^[0-9a-f]{64}(#\d+)?$/.test(customId)) throw new DataError(`custom_id must be a call key exported by fairground plan export, got ${quoteValue(customId)}`, { ...at, field: 'custom_id' });
       if (seen.has(customId)) throw new DataError(`custom_id ${customId} appears twice`, { ...at, field: 'custom_id' });
       seen.add(customId);
       const id = { ...at, field: `custom_id ${customId}` };
@@ -219,7 +219,7 @@ export class BatchPlanService {
         continue;
       }
       const model = (body as { model?: unknown }).model;
-      if (typeof model === 'string' && model !== request.body.model) throw new DataError(`answered by model '${model}', but the request asked for '${String(request.body.model)}'`, { ...id, field: 'response.body.model' });
+      if (typeof model === 'string' && model !== request.body.model) throw new DataError(`answered by model ${quoteValue(model)}, but the request asked for '${String(request.body.model)}'`, { ...id, field: 'response.body.model' });
       const problem = checkEvidence(request, body);
       if (problem) throw new DataError(`${customId}: the response does not answer its request: ${problem}`, { ...at, field: 'response.body' });
       const tokens = (body as { usage?: { prompt_tokens?: unknown } }).usage?.prompt_tokens;

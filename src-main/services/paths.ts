@@ -1,6 +1,6 @@
 /** Where the app's own files are, whether running from sources, from dist/, or packaged. */
 import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { basename, dirname, isAbsolute, join, parse, relative } from 'node:path';
+import { basename, dirname, isAbsolute, join, parse, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ApiFailure } from '../api/router';
 
@@ -256,11 +256,16 @@ export function isSystemPath(real: string): boolean {
   return SYSTEM_ROOTS.some((r) => within(real, r));
 }
 
-function within(path: string, root: string): boolean {
+/**
+ * Whether `path` is `root` or inside it, by path components, never by string prefix: `/x/ws-evil` is not inside
+ * `/x/ws`, and `/x/ws/..data/f` is (a folder whose name starts with `..` is not the parent).
+ */
+export function isWithinFolder(path: string, root: string): boolean {
   if (path === root) return true;
   const rel = relative(root, path);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
+const within = isWithinFolder;
 
 function safeRealpath(p: string): string | null {
   try {

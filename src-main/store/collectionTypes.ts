@@ -1,4 +1,5 @@
 /** Row shapes of the collection tables (migration 0003) as the repository reads and writes them. */
+import { quoteIdText } from '../core/errors';
 
 export type JudgmentKind = 'relevance' | 'utility';
 export type JudgmentSource = 'import' | 'llm' | 'manual';
@@ -122,7 +123,7 @@ export function emptyCounts(): AddCounts {
   return { added: 0, unchanged: 0, kept: 0, unknownQueries: 0, unknownDocuments: 0 };
 }
 
-/** An id quoted for a one-line message: control characters (a line break in a JSON id) escaped. */
+/** An id quoted for a one-line message: control characters (a line break in a JSON id) escaped, a long id cut (core/errors quoteIdText). */
 export function quoteId(id: string): string {
-  return `'${id.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))}'`;
+  return quoteIdText(id);
 }

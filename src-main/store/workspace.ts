@@ -51,6 +51,12 @@ export interface Workspace {
 export interface OpenOptions {
   /** Apply pending migrations (default true). With false, an outdated workspace is refused. */
   migrate?: boolean;
+  /**
+   * Make a workspace of an existing 0-byte file (default false: refused, naming the path — a file emptied by
+   * mistake, or any empty file given as `--workspace`, must not silently become a new, empty workspace). Only a
+   * command that creates a workspace (`workspace init`) sets it.
+   */
+  createFromEmpty?: boolean;
   /** Override the migration list (tests). */
   migrations?: readonly Migration[];
   /** Path to a native better-sqlite3 build (Electron). Defaults to `chooseNativeBinding()`. */
@@ -96,8 +102,17 @@ export function inspectWorkspace(path: string, options: Pick<OpenOptions, 'migra
   if (path !== ':memory:' && !existsSync(path)) {
     return { exists: false, schemaVersion: 0, latestVersion, pending: migrations.map((m) => m.version) };
   }
+  if (path !== ':memory:' && statSync(path).isFile() && statSync(path).size === 0) throw emptyFileError(resolve(path));
   const version = path === ':memory:' ? 0 : readHeaderState(path, options.nativeBinding).userVersion;
   return { exists: true, schemaVersion: version, latestVersion, pending: migrations.filter((m) => m.version > version).map((m) => m.version) };
+}
+
+/** A 0-byte file given as a workspace (refused: only `workspace init` makes one of it). */
+function emptyFileError(fullPath: string): WorkspaceError {
+  return new WorkspaceError(
+    'cannot-open',
+    `${fullPath} is an empty file (0 bytes), not a Fairground workspace; it was not modified (to make a new workspace there, run 'fairground workspace init --workspace ${fullPath}')`,
+  );
 }
 
 export function openWorkspace(path: string, options: OpenOptions = {}): Workspace {
@@ -110,7 +125,9 @@ export function openWorkspace(path: string, options: OpenOptions = {}): Workspac
 
   if (!memory) {
     if (existsSync(fullPath)) {
-      if (statSync(fullPath).isDirectory()) throw new WorkspaceError('cannot-open', `${fullPath} is a folder, not a workspace file`);
+      const st = statSync(fullPath);
+      if (st.isDirectory()) throw new WorkspaceError('cannot-open', `${fullPath} is a folder, not a workspace file`);
+      if (st.isFile() && st.size === 0 && options.createFromEmpty !== true) throw emptyFileError(fullPath);
       const state = readHeaderState(fullPath, nativeBinding, options.checkIntegrity !== false);
       if (state.userVersion > latest) {
         throw new WorkspaceError(

@@ -44,10 +44,11 @@ describe('openWorkspace', () => {
     ws.close();
   });
 
-  it('creates the schema in an existing empty (0-byte) file', () => {
+  it('creates the schema in an existing empty (0-byte) file when asked to (workspace init; otherwise refused: emptyWorkspaceFile.test.ts)', () => {
     const path = join(dir, 'empty.fairground');
     writeFileSync(path, '');
-    const ws = openWorkspace(path);
+    expect(() => openWorkspace(path)).toThrow(/is an empty file \(0 bytes\), not a Fairground workspace/);
+    const ws = openWorkspace(path, { createFromEmpty: true });
     expect(ws.schemaVersion).toBe(latestSchemaVersion());
     ws.close();
   });

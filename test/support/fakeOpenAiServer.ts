@@ -17,6 +17,12 @@
  * For endpoint pools: what GET /models says about the weights (`root` like vLLM, `meta` like
  * llama.cpp's server), a server that is down (`failAll`: every request fails), and a fixed
  * per-request delay (`delayMs`) so throughput is bounded by concurrency, as on a GPU server.
+ *
+ * Faults for pools (issue 24 item 7), all bounded in time and size and on 127.0.0.1 only: answers
+ * naming another model (`answerModel`), a 200 answer that is not JSON or of the wrong shape
+ * (`body`), a huge body sent in chunks (`hugeBytes`, trickled with `trickleMs`), a request that is
+ * never answered until the client gives up (`hang`), and a restart on the same port (`stop()` then
+ * `restart()`: connections are refused meanwhile, and the options may change, e.g. other weights).
  */
 import { createHash } from 'node:crypto';
 import http from 'node:http';
@@ -47,6 +53,10 @@ export interface FakeOpenAiOptions {
   tokenizer: 'llama.cpp' | 'vllm' | undefined;
   /** Constraint fields the fake reads (a JSON schema in any other is ignored, as real servers do): all four by default. */
   constraintFields: Array<'response_format' | 'guided_json' | 'json_schema' | 'structured_outputs'>;
+  /** The `model` named in answers, when not the one asked for (a replica serving something else). */
+  answerModel: string | undefined;
+  /** Extra delay for POST requests only (GET /models stays fast): a replica slow at computing. */
+  postDelayMs: number;
 }
 
 export interface InjectedFailure {
@@ -56,6 +66,14 @@ export interface InjectedFailure {
   message?: string;
   /** Drop the connection without answering (a network error for the client). */
   disconnect?: boolean;
+  /** Answer this raw body with this status (default 200): not JSON, or JSON of the wrong shape. */
+  body?: string;
+  /** Answer 200 with a JSON-looking body of this many bytes, sent in 64 KiB chunks. */
+  hugeBytes?: number;
+  /** With hugeBytes: wait this long between chunks (a trickle). */
+  trickleMs?: number;
+  /** Never answer; the request ends when the client disconnects (or the server closes). */
+  hang?: boolean;
 }
 
 export interface RecordedRequest {
@@ -125,8 +143,10 @@ export class FakeOpenAiServer {
   inFlight = 0;
   maxInFlight = 0;
   private readonly failures: InjectedFailure[] = [];
-  private readonly server: http.Server;
+  private server: http.Server;
   private nextId = 1;
+  /** Chunks a huge or trickled body has written (bounded by its size). */
+  bytesSent = 0;
   private port = 0;
 
   private constructor(options: Partial<FakeOpenAiOptions>) {
@@ -145,6 +165,8 @@ export class FakeOpenAiServer {
       failAll: undefined,
       tokenizer: undefined,
       constraintFields: ['response_format', 'guided_json', 'json_schema', 'structured_outputs'],
+      answerModel: undefined,
+      postDelayMs: 0,
       ...options,
     };
     this.server = http.createServer((req, res) => void this.handle(req, res));
@@ -176,6 +198,24 @@ export class FakeOpenAiServer {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
+  /** Goes down (open connections are dropped, new ones refused) until `restart()`. */
+  async stop(): Promise<void> {
+    await this.close();
+  }
+
+  /** Listens again on the same port, with some options changed (a replica restarted, perhaps with other weights). */
+  async restart(changes: Partial<FakeOpenAiOptions> = {}): Promise<void> {
+    Object.assign(this.options, changes);
+    this.server = http.createServer((req, res) => void this.handle(req, res));
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.port, '127.0.0.1', () => {
+        this.server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     this.inFlight++;
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
@@ -191,14 +231,26 @@ export class FakeOpenAiServer {
     }
     this.requests.push({ method: req.method ?? '', path, headers: req.headers, body, at: Date.now() });
 
-    if (this.options.delayMs > 0) {
-      const waited = await waitUnlessClosed(this.options.delayMs, res);
+    const delay = this.options.delayMs + (req.method === 'POST' ? this.options.postDelayMs : 0);
+    if (delay > 0) {
+      const waited = await waitUnlessClosed(delay, res);
       if (!waited) return; // the client gave up
     }
 
     const failure = this.failures.shift() ?? this.options.failAll;
     if (failure?.disconnect) {
       req.socket.destroy();
+      return;
+    }
+    if (failure?.hang) return; // ends when the client disconnects or the server closes
+    if (failure?.body !== undefined) {
+      if (res.destroyed) return;
+      res.writeHead(failure.status ?? 200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(failure.body) });
+      res.end(failure.body);
+      return;
+    }
+    if (failure?.hugeBytes !== undefined) {
+      await this.sendHuge(res, failure.hugeBytes, failure.trickleMs ?? 0);
       return;
     }
     if (failure) {
@@ -218,6 +270,23 @@ export class FakeOpenAiServer {
       if (error instanceof HttpFailure) sendJson(res, error.status, errorBody(error));
       else sendJson(res, 500, errorBody(new HttpFailure(500, String(error), 'server_error')));
     }
+  }
+
+  /** `{"choices":[{"text":"xxxx…` up to `bytes`, in 64 KiB chunks; stops as soon as the client goes away. */
+  private async sendHuge(res: http.ServerResponse, bytes: number, trickleMs: number): Promise<void> {
+    const head = '{"choices":[{"text":"';
+    res.writeHead(200, { 'content-type': 'application/json' }); // chunked: no length announced
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    let sent = 0;
+    if (!res.write(head)) await drained(res);
+    while (sent < bytes && !res.destroyed) {
+      const ok = res.write(chunk);
+      sent += chunk.length;
+      this.bytesSent += chunk.length;
+      if (!ok) await drained(res);
+      if (trickleMs > 0) await new Promise((r) => setTimeout(r, trickleMs));
+    }
+    if (!res.destroyed) res.end('"}]}');
   }
 
   private checkAuth(req: http.IncomingMessage): void {
@@ -290,7 +359,7 @@ export class FakeOpenAiServer {
       id: `chatcmpl-${this.nextId++}`,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
-      model,
+      model: this.options.answerModel ?? model,
       choices: [
         {
           index: 0,
@@ -332,7 +401,7 @@ export class FakeOpenAiServer {
       id: `cmpl-${this.nextId++}`,
       object: 'text_completion',
       created: Math.floor(Date.now() / 1000),
-      model,
+      model: this.options.answerModel ?? model,
       choices: [{ index: 0, text: echo ? prompt + reply.text : reply.text, logprobs: logprobsOut, finish_reason: reply.finishReason, stop_reason: reply.stopReason }],
       usage: { prompt_tokens: promptTokens, completion_tokens: reply.tokens.length, total_tokens: promptTokens + reply.tokens.length },
     };
@@ -376,7 +445,7 @@ export class FakeOpenAiServer {
     const data = (input as string[]).map((text, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(text, this.options.embeddingDimensions) }));
     if (this.options.reverseEmbeddings) data.reverse();
     const tokens = (input as string[]).reduce((n, t) => n + fakeTokenize(t).length, 0);
-    return { object: 'list', data, model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
+    return { object: 'list', data, model: this.options.answerModel ?? model, usage: { prompt_tokens: tokens, total_tokens: tokens } };
   }
 
   private checkModel(body: Record<string, unknown>): string {
@@ -484,6 +553,19 @@ function sendJson(res: http.ServerResponse, status: number, body: unknown, heade
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);
+}
+
+/** Resolves when the response can take more data, or when it closes. */
+function drained(res: http.ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.once('drain', done);
+    res.once('close', done);
+  });
 }
 
 function readBody(req: http.IncomingMessage): Promise<string> {

@@ -85,6 +85,13 @@ export const FairRagSpec = z
         unit: z.enum(['words', 'chars', 'tokens']).default('words'),
         queryMax: z.number().int().min(1).max(1_000_000).optional(),
         total: z.number().int().min(1).max(1_000_000).optional(),
+        /**
+         * How a prompt over its total is cut: 'documents' (default) cuts documents from the end of the
+         * ranking and keeps the question and instructions (failing, with the sizes, when they alone do not
+         * fit); 'paper-end' cuts the end of the whole prompt as Fair-RAG's released code does (the question
+         * too, when it comes last).
+         */
+        truncate: z.enum(['documents', 'paper-end']).optional(),
       })
       .strict()
       .optional(),

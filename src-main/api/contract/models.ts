@@ -139,6 +139,8 @@ export const RemoteEndpointStats = z.object({
   succeeded: z.number().int(),
   failed: z.number().int(),
   retriedElsewhere: z.number().int(),
+  /** Attempts sent here as a hedge for a call far slower elsewhere (issue 24 item 8). */
+  hedged: z.number().int().optional(),
   meanLatencyMs: z.number().nullable(),
   /** Successful requests in the last minute. */
   perMinute: z.number().int(),

@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import { defaultExperimentRegistry } from '../../experiments/kinds';
 import { readSpecFile, requireValidSpec } from '../../experiments/specFile';
 import { readText } from '../../io/lines';
+import { outputTargetPath } from '../../io/outputTarget';
 import { DataError } from '../../core/errors';
 import type { BatchRoutes } from '../../engine/remote/batchCodec';
 import { BatchPlanService } from '../../services/batchPlans';
@@ -64,6 +65,7 @@ export const planExportCommand: CliCommand = {
     const routes = FORMATS[format];
     if (!routes) throw new CliError(`--format: openai-batch or openai-batch-completions, got '${format}'`);
     const output = requireOption(values.output, 'output');
+    const target = output === '-' ? '-' : outputFile(io, output);
     const given = positionals[0]!;
     const raw = readSpecFile(resolve(io.cwd, given), given);
     const { spec } = requireValidSpec(defaultExperimentRegistry(), raw, given);
@@ -75,7 +77,7 @@ export const planExportCommand: CliCommand = {
       const plans = new BatchPlanService(s.workspace.db, s.experiments, s.models.cache);
       const { outcome, lines, calls } = await plans.exportPlan(run, { signal: new AbortController().signal, progress: () => {} }, routes);
       const text = lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length ? '\n' : '');
-      writeWhole(io, output, text);
+      writeWhole(io, output, target, text);
       if (outcome.finished) io.stderr.write(`run ${run} finished from the cache: nothing to export\n`);
       else io.stderr.write(`${calls} call(s) as ${lines.length} request line(s) → ${output === '-' ? 'stdout' : output} (run ${run}; fairground cache import RESULTS.jsonl next)\n`);
       return 0;
@@ -168,16 +170,25 @@ export function continuingRun(s: ExperimentCliServices, raw: unknown): number {
   return s.experiments.runToContinue(experiment.id).run.id;
 }
 
-function writeWhole(io: CliIo, output: string, text: string): void {
-  if (output === '-') {
+/** The file `-o OUTPUT` will replace (checked before anything is computed: never a FIFO, device, socket or folder). */
+function outputFile(io: CliIo, output: string): string {
+  try {
+    return outputTargetPath(resolve(io.cwd, output), output);
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+}
+
+function writeWhole(io: CliIo, output: string, target: string, text: string): void {
+  if (target === '-') {
     io.stdout.write(text);
     return;
   }
-  const target = resolve(io.cwd, output);
-  const partial = `${target}.partial-${process.pid}`;
+  const dest = outputFile(io, output); // again: something may have appeared at the path while the plan was computed
+  const partial = `${dest}.partial-${process.pid}`;
   try {
     writeFileSync(partial, text);
-    renameSync(partial, target);
+    renameSync(partial, dest);
   } catch (err) {
     rmSync(partial, { force: true });
     throw new CliError(`${output}: ${(err as Error).message}`);

@@ -21,6 +21,7 @@ import { plackettLuceLogits, topKSampler, type ScoredItem, type TopKSampler } fr
 import type { ScoreNormalization } from '../../core/sampling/scoreNormalization';
 import { checkToken } from '../../io/trec/fields';
 import { readRunFile, type RunRow } from '../../io/trec';
+import { outputTargetPath } from '../../io/outputTarget';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
 
@@ -225,7 +226,13 @@ function streamSink(stream: Writable): Sink {
 }
 
 /** Writes `FILE.partial-PID`, renamed to `FILE` by `finish`, removed by `abort`. */
-function fileSink(resolved: string, given: string): Sink {
+function fileSink(absolute: string, given: string): Sink {
+  let resolved: string;
+  try {
+    resolved = outputTargetPath(absolute, given);
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
   const partial = `${resolved}.partial-${process.pid}`;
   const fail = (err: unknown): never => {
     throw new CliError(`cannot write ${given} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);

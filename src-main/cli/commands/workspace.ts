@@ -1,5 +1,5 @@
 /** `fairground workspace init|info|migrate|check`. */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { parseCliArgs } from '../args';
 import { CliError, type CliCommand } from '../command';
 import { WORKSPACE_HELP, resolveWorkspacePath, workspaceOptionSpec } from '../workspaceOption';
@@ -11,15 +11,16 @@ export const workspaceInit: CliCommand = {
   summary: 'Create a workspace file (or bring an existing one up to date)',
   help: `Usage: fairground workspace init [--workspace PATH]
 
-Creates the workspace and its schema. An existing workspace is migrated, never overwritten.
+Creates the workspace and its schema. An existing workspace is migrated, never overwritten. An empty
+(0-byte) file is made a workspace only here; every other command refuses one.
 ${WORKSPACE_HELP}
 
 Example: fairground workspace init --workspace ~/lab/fair-rag.fairground`,
   async run(argv, io) {
     const { values } = parseCliArgs(argv, workspaceOptionSpec);
     const path = resolveWorkspacePath(values.workspace, io);
-    const existed = existsSync(path);
-    const ws = openWorkspace(path);
+    const existed = existsSync(path) && statSync(path).size > 0;
+    const ws = openWorkspace(path, { createFromEmpty: true }); // init may make a workspace of an empty file; other commands refuse one
     ws.close();
     io.stdout.write(`${existed ? 'Opened' : 'Created'} workspace ${ws.path} (schema ${ws.schemaVersion})\n`);
     return 0;

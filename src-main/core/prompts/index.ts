@@ -12,6 +12,6 @@
  *                fairRagBudgets(wordCounter).augmented)
  *   → 'the tag for the movie: A heist… is crime. Which tag does this movie relate to …'
  */
-export { parsePromptTemplate, renderPrompt, PromptTemplateError, type PromptContext, type PromptDocument, type PromptTemplate } from './promptTemplate';
+export { parsePromptTemplate, renderPrompt, renderPromptWithin, PromptBudgetError, PromptTemplateError, type PromptContext, type PromptDocument, type PromptTemplate } from './promptTemplate';
 export { GENERIC_QA_TEMPLATES, lampTemplates, type TaskTemplates } from './defaultTemplates';
-export { charCounter, fairRagBudgets, ModelTokenCounter, wordCounter, type PromptBudget, type TokenCounter, type TokenizeTexts } from './tokenBudget';
+export { charCounter, fairRagBudgets, ModelTokenCounter, wordCounter, type PromptBudget, type PromptCuts, type TokenCounter, type TokenizeAnswer, type TokenizeTexts } from './tokenBudget';

@@ -26,7 +26,7 @@
  * Fair-RAG's order (fair-rag.md §6); its tokenizer is replaced by the budget's counter.
  */
 import { DataError } from '../errors';
-import type { PromptBudget } from './tokenBudget';
+import type { PromptBudget, PromptCuts } from './tokenBudget';
 
 /** A document as a prompt sees it. */
 export interface PromptDocument {
@@ -140,23 +140,102 @@ export function parsePromptTemplate(source: string): PromptTemplate {
 
 /** Render a template (text or parsed) for one query and its documents, within an optional budget. */
 export function renderPrompt(template: string | PromptTemplate, ctx: PromptContext, budget?: PromptBudget): string {
-  const t = typeof template === 'string' ? parsePromptTemplate(template) : template;
-  const query = budget?.queryMax !== undefined ? budget.counter.truncate(ctx.query, budget.queryMax) : ctx.query;
-  let itemMax: number | undefined;
-  if (budget?.total !== undefined && ctx.documents.length > 0) {
-    itemMax = Math.max(0, Math.floor((budget.total - budget.counter.count(query)) / ctx.documents.length));
+  return renderPromptWithin(template, ctx, budget).prompt;
+}
+
+/** A prompt whose query and template text alone exceed its budget under truncate: 'documents'. */
+export class PromptBudgetError extends DataError {
+  constructor(
+    message: string,
+    readonly size: number,
+    readonly total: number,
+  ) {
+    super(message, { field: 'promptBudget' });
+    this.name = 'PromptBudgetError';
   }
-  const cut = (item: string) => (itemMax === undefined ? item : budget!.counter.truncate(item, itemMax));
-  const env: RenderEnv = { query, answer: ctx.answer, documents: ctx.documents, cut };
-  const out = renderNodes(t.nodes, env, undefined);
-  return budget?.total !== undefined ? budget.counter.truncate(out, budget.total) : out;
+}
+
+/** `renderPrompt` with what the budget cut (`suffix` included in the prompt). */
+export function renderPromptWithin(template: string | PromptTemplate, ctx: PromptContext, budget?: PromptBudget): { prompt: string; cuts: PromptCuts } {
+  const t = typeof template === 'string' ? parsePromptTemplate(template) : template;
+  const counter = budget?.counter;
+  const suffix = budget?.suffix ?? '';
+  const measure = budget?.measure ?? ((p: string) => counter!.count(p));
+  // A counter that answers provisionally until it fetched (ModelTokenCounter): decide nothing on a
+  // provisional answer; the caller renders again once the answers are in (settle).
+  const provisional = () => counter?.pending === true;
+  const query = budget?.queryMax !== undefined ? counter!.truncate(ctx.query, budget.queryMax) : ctx.query;
+  const total = budget?.total;
+  const n = ctx.documents.length;
+  let itemMax: number | undefined;
+  if (total !== undefined && n > 0 && budget?.share !== false) {
+    itemMax = Math.max(0, Math.floor((total - counter!.count(query)) / n));
+  }
+  const limits: (number | undefined)[] = ctx.documents.map(() => itemMax);
+  let items: { full: string; cut: string }[] = [];
+  const cut = (item: string, index: number) => {
+    const max = limits[index];
+    const out = max === undefined ? item : counter!.truncate(item, max);
+    items[index] = { full: item, cut: out };
+    return out;
+  };
+  const cuts = (keep: number, extra: Partial<PromptCuts>): PromptCuts => ({
+    queryCut: query !== ctx.query,
+    documentsCut: items.slice(0, keep).filter((x) => x !== undefined && x.cut !== x.full).length,
+    documentsDropped: n - keep,
+    endCut: false,
+    size: undefined,
+    ...extra,
+  });
+  if (total === undefined) {
+    const prompt = renderNodes(t.nodes, { query, answer: ctx.answer, documents: ctx.documents, cut }, undefined) + suffix;
+    return { prompt, cuts: cuts(n, {}) };
+  }
+  if (budget?.truncate !== 'documents') {
+    // Fair-RAG's released code: cut the end of the whole prompt (whatever is last, the question too).
+    const out = renderNodes(t.nodes, { query, answer: ctx.answer, documents: ctx.documents, cut }, undefined);
+    let limit = total;
+    for (let pass = 0; ; pass++) {
+      const kept = counter!.truncate(out, limit);
+      const prompt = kept + suffix;
+      const size = measure(prompt);
+      if (size <= total || limit <= 0 || pass > 64 || provisional()) {
+        const endCut = kept !== out;
+        return { prompt, cuts: cuts(n, { endCut, size, queryCut: query !== ctx.query || (endCut && !kept.includes(query)) }) };
+      }
+      limit = Math.min(limit - 1, limit - (size - total));
+    }
+  }
+  // Documents first: shorten the last kept document by the excess, drop it when nothing would be left.
+  let keep = n;
+  for (let pass = 0; ; pass++) {
+    items = [];
+    const prompt = renderNodes(t.nodes, { query, answer: ctx.answer, documents: ctx.documents.slice(0, keep), cut }, undefined) + suffix;
+    const size = measure(prompt);
+    if (size <= total || provisional()) return { prompt, cuts: cuts(keep, { size }) };
+    if (keep === 0 || pass > 64 * (n + 1)) {
+      const unit = counter!.unit;
+      throw new PromptBudgetError(
+        `the prompt without its documents takes ${size} ${unit}${suffix ? ' (instructions included)' : ''}, more than the budget of ${total} ${unit}${budget.origin ? ` (${budget.origin})` : ''}: ` +
+          'the question is never cut silently; shorten the question or the template, give the model a larger context or fewer maxTokens, or set queryMax',
+        size,
+        total,
+      );
+    }
+    const j = keep - 1;
+    const current = items[j] === undefined ? 0 : counter!.count(items[j]!.cut);
+    const next = Math.min(current - 1, current - (size - total));
+    if (next <= 0) {
+      keep--;
+    } else limits[j] = next;
+  }
 }
 
 interface RenderEnv {
   query: string;
   answer: string | undefined;
   documents: readonly PromptDocument[];
-  cut(item: string): string;
+  cut(item: string, index: number): string;
 }
 
 function renderNodes(nodes: readonly Node[], env: RenderEnv, item: { doc: PromptDocument; index: number } | undefined): string {
@@ -170,7 +249,7 @@ function renderNodes(nodes: readonly Node[], env: RenderEnv, item: { doc: Prompt
         out += applyFilters(value(n, env, item), n.filters);
         break;
       case 'each':
-        out += env.documents.map((doc, i) => env.cut(renderNodes(n.body, env, { doc, index: i + 1 }))).join(n.separator);
+        out += env.documents.map((doc, i) => env.cut(renderNodes(n.body, env, { doc, index: i + 1 }), i)).join(n.separator);
         break;
       case 'empty':
         if (env.documents.length === 0) out += renderNodes(n.body, env, undefined);
@@ -188,7 +267,7 @@ function value(n: Extract<Node, { kind: 'var' }>, env: RenderEnv, item: { doc: P
       if (env.answer === undefined) throw new PromptTemplateError(`${n.tag} needs a reference answer and none was given`, 'answer', n.pos);
       return env.answer;
     case 'documents':
-      return env.documents.map((d, i) => env.cut(`[${i + 1}] ${d.title ? `${d.title}: ` : ''}${d.text}`)).join('\n');
+      return env.documents.map((d, i) => env.cut(`[${i + 1}] ${d.title ? `${d.title}: ` : ''}${d.text}`, i)).join('\n');
   }
   const { doc, index } = item!;
   switch (n.name) {

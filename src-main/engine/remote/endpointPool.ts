@@ -12,6 +12,13 @@ import { backoffDelay } from './retryDelay';
  *   gets no requests meanwhile. After the back-off it takes one request at a time (a probe) until
  *   one succeeds, then its full limit again.
  * - **Mismatch**: an endpoint found serving other weights than the model's revision is left out.
+ * - **Admission**: with a revision to check, an endpoint takes calls only after its weights check
+ *   passed; a failure (a restart looks like one: refused or dropped connections) and the passing of
+ *   `recheckAfterMs` make it check again before its next call.
+ * - **Giving up**: when no endpoint has answered usefully for `giveUpAfterMs` since the pool began
+ *   failing and every one is failing, waiting and new requests fail with one clear error (the run
+ *   stops; what finished is in the call cache, so running again resumes).
+ * - **Latency**: the median of the pool's recent successful attempts, for hedging slow calls.
  *
  * A pool of one endpoint behaves like the single server before pools: one concurrency bound, and
  * a failed request waits out its back-off before its retry.
@@ -23,6 +30,8 @@ export interface PoolTiming {
   jitter: boolean;
   /** A back-off longer than this is not waited for: a request that would wait fails instead. */
   maxRetryAfterMs: number;
+  /** Every endpoint failing, none succeeding, for this long: requests fail instead of waiting on. */
+  giveUpAfterMs: number;
 }
 
 export type EndpointState = 'healthy' | 'backing-off' | 'probing' | 'excluded';
@@ -42,6 +51,8 @@ export interface EndpointStats {
   failed: number;
   /** Failed attempts here whose call went on to another endpoint. */
   retriedElsewhere: number;
+  /** Attempts sent here as a hedge for a call that was slow elsewhere. */
+  hedged: number;
   /** Mean milliseconds per successful attempt. */
   meanLatencyMs: number | null;
   /** Successful attempts in the last minute. */
@@ -53,21 +64,26 @@ export interface EndpointStats {
 }
 
 const throughputWindowMs = 60_000;
+/** Successful attempts the pool's median latency is taken over. */
+const recentLatencies = 32;
 
 export class Endpoint {
   inFlight = 0;
   consecutiveFailures = 0;
   downUntil = 0;
   excluded: string | undefined;
-  /** The revision check, once started (shared by the calls that need it). */
+  /** The weights check, once started (shared by the calls that need it). */
   checking: Promise<void> | undefined;
-  checked = false;
+  /** When its weights check last passed; undefined until it does, and again after a failure. */
+  checkedAt: number | undefined;
   lastUsed = 0;
   // statistics
   attempts = 0;
   succeeded = 0;
   failed = 0;
   retriedElsewhere = 0;
+  /** Hedged attempts sent here because a call was slow on another endpoint. */
+  hedged = 0;
   private latencyTotalMs = 0;
   promptTokens = 0;
   completionTokens = 0;
@@ -117,6 +133,7 @@ export class Endpoint {
       succeeded: this.succeeded,
       failed: this.failed,
       retriedElsewhere: this.retriedElsewhere,
+      hedged: this.hedged,
       meanLatencyMs: this.succeeded > 0 ? this.latencyTotalMs / this.succeeded : null,
       perMinute: this.recent.length,
       promptTokens: this.promptTokens,
@@ -149,6 +166,12 @@ export class EndpointPool {
   private wakeTimer: NodeJS.Timeout | undefined;
   private wakeAt = Infinity;
   private uses = 0;
+  /** Since when every attempt has failed (undefined while the pool answers). */
+  private failingSince: number | undefined;
+  /** The give-up error and until when new requests get it. */
+  private givenUp: { error: EngineError; until: number } | undefined;
+  /** Latencies of the pool's most recent successful attempts (for hedging). */
+  private readonly latencies: number[] = [];
 
   constructor(
     endpoints: ReadonlyArray<{ baseUrl: string; maxConcurrency: number }>,
@@ -156,6 +179,11 @@ export class EndpointPool {
     private readonly now: () => number = Date.now,
   ) {
     this.endpoints = endpoints.map((e) => new Endpoint(e.baseUrl, e.maxConcurrency));
+  }
+
+  /** The pool's clock (ms). */
+  clock(): number {
+    return this.now();
   }
 
   /** Requests the pool can have in flight at once: the sum of the endpoint limits (excluded ones left out). */
@@ -202,6 +230,26 @@ export class EndpointPool {
     });
   }
 
+  /**
+   * A slot on an endpoint not in `avoid` that has room now, when no request is waiting (a hedge
+   * must not take a slot a queued call needs); undefined otherwise. Never waits.
+   */
+  tryAcquireIdle(avoid: ReadonlySet<Endpoint>): EndpointLease | undefined {
+    if (this.waiters.length > 0) return undefined;
+    const now = this.now();
+    const endpoint = this.pick(now, avoid);
+    if (!endpoint || avoid.has(endpoint) || endpoint.consecutiveFailures > 0) return undefined;
+    return this.lease(endpoint, true);
+  }
+
+  /** The median latency (ms) of the pool's last successful attempts; undefined with fewer than `minSamples`. */
+  medianLatencyMs(minSamples: number): number | undefined {
+    if (this.latencies.length < Math.max(1, minSamples)) return undefined;
+    const sorted = [...this.latencies].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  }
+
   /** Whether another endpoint than those in `avoid` could take a request now or soon (not backing off). */
   hasAlternative(avoid: ReadonlySet<Endpoint>): boolean {
     const now = this.now();
@@ -214,6 +262,9 @@ export class EndpointPool {
     endpoint.failed++;
     endpoint.consecutiveFailures++;
     endpoint.lastError = { message, at: now };
+    // A failure may be a restart, perhaps with other weights: check them again before its next call.
+    endpoint.checkedAt = undefined;
+    this.failingSince ??= now;
     const delay =
       retryAfterMs ??
       backoffDelay(endpoint.consecutiveFailures - 1, this.timing.backoffBaseMs, this.timing.backoffMaxMs, this.timing.jitter);
@@ -229,6 +280,9 @@ export class EndpointPool {
 
   markSuccess(endpoint: Endpoint, latencyMs: number, usage: { prompt?: number; completion?: number }): void {
     endpoint.recordSuccess(latencyMs, usage, this.now());
+    this.failingSince = undefined;
+    this.latencies.push(latencyMs);
+    if (this.latencies.length > recentLatencies) this.latencies.shift();
     this.dispatch();
   }
 
@@ -285,6 +339,22 @@ export class EndpointPool {
       const reasons = this.endpoints.map((e) => `${e.baseUrl}: ${e.excluded}`).join('; ');
       return new EngineError('remote-error', `no endpoint serves the model's recorded revision (${reasons})`);
     }
+    if (this.givenUp) {
+      if (now < this.givenUp.until) return this.givenUp.error;
+      // Time for another try (a later run): a fresh window, the endpoints still in back-off.
+      this.givenUp = undefined;
+      this.failingSince = undefined;
+    }
+    if (this.failingSince !== undefined && now - this.failingSince >= this.timing.giveUpAfterMs && candidates.every((e) => e.consecutiveFailures > 0)) {
+      const errors = candidates.map((e) => `${e.baseUrl}: ${e.lastError?.message ?? 'failed'}`).join('; ');
+      const error = new EngineError(
+        'remote-error',
+        `every endpoint has failed for ${Math.round((now - this.failingSince) / 1000)} s without one usable answer (giveUpAfterMs ${this.timing.giveUpAfterMs} ms), so the run stops here; the calls that finished are kept in the call cache and running again resumes after them. Last errors: ${errors}`,
+      );
+      // Calls still queued behind this one fail the same way for a while instead of probing on.
+      this.givenUp = { error, until: now + Math.min(this.timing.giveUpAfterMs, 60_000) };
+      return error;
+    }
     const soonest = Math.min(...candidates.map((e) => e.downUntil));
     if (soonest - now > this.timing.maxRetryAfterMs) {
       const last = candidates.map((e) => e.lastError?.message).filter(Boolean)[0] ?? 'failures';
@@ -314,6 +384,8 @@ export class EndpointPool {
     if (this.waiters.length === 0) return;
     // Nothing free: a release will dispatch again; a back-off ending will not, so set a timer.
     const ends = this.endpoints.filter((e) => e.excluded === undefined && e.downUntil > now).map((e) => e.downUntil);
+    // …and the moment the pool gives up, so that waiting requests fail then rather than at the next back-off's end.
+    if (this.failingSince !== undefined && this.failingSince + this.timing.giveUpAfterMs > now) ends.push(this.failingSince + this.timing.giveUpAfterMs);
     if (ends.length === 0) return;
     const at = Math.min(...ends);
     if (this.wakeTimer && this.wakeAt <= at) return;

@@ -18,6 +18,7 @@ import { allOrAbort } from './abortable';
 import type { BatchSettings } from './batchCodec';
 import { readEmbeddingsResponse, readGenerateResponse } from './responseReaders';
 import { EchoScorer } from './echoScorer';
+import { checkConstrainedOutput } from './constraintCheck';
 import { buildGenerateCall } from './generateRequestBody';
 import { LinkedSignal } from './linkedSignal';
 import { EndpointPool, type EndpointStats } from './endpointPool';
@@ -98,12 +99,15 @@ export class RemoteEngine implements Engine {
   async generate(request: GenerateRequest, signal?: AbortSignal, report?: CallReport): Promise<GenerateResult> {
     checkGenerateRequest(request);
     buildGenerateCall(request, this.config); // refuses what this server cannot express before any request
-    const json = await this.guarded(signal, async (s) => {
+    const result = await this.guarded(signal, async (s) => {
       const promptTokens = request.prompt !== undefined ? await this.promptTokenIds(request.prompt, s) : undefined;
       const call = buildGenerateCall(request, this.config, { promptTokens });
-      return { path: call.path, json: await this.http.postJson(call.path, call.body, { signal: s, report }) };
+      // Read as each answer arrives: one of the wrong shape is that endpoint's failure, retried elsewhere.
+      return this.http.postJson(call.path, call.body, { signal: s, report, read: (json) => readGenerateResponse(call.path, json, { stop: request.stop }) });
     });
-    return readGenerateResponse(json.path, json.json, request, { model: this.config.model, transport: request.grammar !== undefined ? 'grammar' : this.config.jsonSchemaTransport });
+    // A constraint the server ignored is the server's setting, not a passing fault: the call fails, naming it.
+    checkConstrainedOutput(result.text, result.finishReason, request, { model: this.config.model, transport: request.grammar !== undefined ? 'grammar' : this.config.jsonSchemaTransport });
+    return result;
   }
 
   /** llama.cpp only: the prompt's token ids as the server's tokenizer makes them, or undefined (send text). */
@@ -168,8 +172,7 @@ export class RemoteEngine implements Engine {
   }
 
   private async embedBatch(texts: string[], signal: AbortSignal, report: CallReport | undefined): Promise<number[][]> {
-    const json = await this.http.postJson('/embeddings', { model: this.config.model, input: texts }, { signal, report });
-    return readEmbeddingsResponse(json, texts.length);
+    return this.http.postJson('/embeddings', { model: this.config.model, input: texts }, { signal, report, read: (json) => readEmbeddingsResponse(json, texts.length) });
   }
 
   /** Versions from GET /models of one endpoint; undefined when the server has no such endpoint or it failed. */

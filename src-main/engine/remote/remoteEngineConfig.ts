@@ -88,6 +88,23 @@ export interface RemoteEngineConfig {
   jsonSchemaTransport?: JsonSchemaTransport;
   /** Texts per /embeddings request. */
   embedBatchSize?: number;
+  /**
+   * When every endpoint has failed for this long with no usable answer in between, calls fail
+   * with one error naming the endpoints' last errors instead of waiting on (the run stops; its
+   * finished calls are in the cache, so running again resumes).
+   */
+  giveUpAfterMs?: number;
+  /** The largest response body read; a bigger one is that endpoint's failure (read streaming, cut at the cap). */
+  maxResponseBytes?: number;
+  /**
+   * Hedging: a call outstanding longer than `hedgeFactor` × the pool's recent median latency (and
+   * at least `hedgeMinMs`) is sent again to an idle endpoint; the first answer wins and the other
+   * is aborted. 0 turns hedging off; a pool of one endpoint never hedges.
+   */
+  hedgeFactor?: number;
+  hedgeMinMs?: number;
+  /** With `checkRevision`: check an endpoint's weights again before its next call once this long has passed since its last check. */
+  recheckAfterMs?: number;
 }
 
 export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey' | 'baseUrl' | 'endpoints' | 'revision'>> & {
@@ -111,6 +128,11 @@ export const remoteDefaults = {
   jsonSchemaTransport: 'response_format',
   embedBatchSize: 64,
   checkRevision: false,
+  giveUpAfterMs: 60_000,
+  maxResponseBytes: 64 * 1024 * 1024,
+  hedgeFactor: 3,
+  hedgeMinMs: 1_000,
+  recheckAfterMs: 60_000,
 } as const satisfies Omit<ResolvedRemoteConfig, 'endpoints' | 'model' | 'apiKey' | 'revision'>;
 
 /**
@@ -144,6 +166,13 @@ export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteC
   nonNegativeInteger(resolved.backoffBaseMs, 'backoffBaseMs');
   nonNegativeInteger(resolved.backoffMaxMs, 'backoffMaxMs');
   nonNegativeInteger(resolved.maxRetryAfterMs, 'maxRetryAfterMs');
+  nonNegativeInteger(resolved.giveUpAfterMs, 'giveUpAfterMs');
+  positiveInteger(resolved.maxResponseBytes, 'maxResponseBytes');
+  if (typeof resolved.hedgeFactor !== 'number' || !Number.isFinite(resolved.hedgeFactor) || resolved.hedgeFactor < 0 || (resolved.hedgeFactor > 0 && resolved.hedgeFactor < 1)) {
+    throw new DataError(`must be 0 (off) or a number of at least 1, got ${String(resolved.hedgeFactor)}`, { field: 'hedgeFactor' });
+  }
+  nonNegativeInteger(resolved.hedgeMinMs, 'hedgeMinMs');
+  nonNegativeInteger(resolved.recheckAfterMs, 'recheckAfterMs');
   if (resolved.checkRevision && !resolved.revision) throw new DataError('checkRevision needs a revision to check against', { field: 'revision' });
   return { ...resolved, endpoints: resolveEndpoints(baseUrl, endpoints, resolved.maxConcurrency) };
 }

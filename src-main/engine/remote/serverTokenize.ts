@@ -1,13 +1,17 @@
 /**
  * `tokenize` for a remote engine through the server's own tokenizer where it has one:
  * - llama.cpp's server: POST /tokenize {content, add_special: false} → {tokens}; POST /detokenize
- *   {tokens} → {content};
+ *   {tokens} → {content}; a whole text prompt (`asPrompt: 'text'`) with add_special: true (the BOS
+ *   the server puts in front), a chat prompt through POST /apply-template {messages} → {prompt}, then
+ *   tokenized as the chat route does (add_special and parse_special);
  * - vLLM: POST /tokenize {model, prompt, add_special_tokens: false} → {tokens, count}; POST
- *   /detokenize {model, tokens} → {prompt}.
+ *   /detokenize {model, tokens} → {prompt}; a chat prompt as {model, messages, add_generation_prompt: true}.
  * Both live at the server root, beside /v1 (the path `/../tokenize` resolves there from a base URL
  * ending in /v1, and stays at the root otherwise). The OpenAI API has no tokenizer endpoint: there,
- * and when a server answers 404 (the endpoint is off), the stated fallback is used: UTF-8 bytes / 4
- * rounded up (tokenBudget.ts, `source: 'estimate'`), remembered for the engine's lifetime.
+ * and when the server's tokenizer fails in any way (404: the endpoint is off; 501, 500, a network
+ * error, an answer without tokens), the stated estimate is used (tokenBudget.ts: an upper bound,
+ * `source: 'estimate'` with the reason), remembered for the engine's lifetime so one run never mixes
+ * the two units. Only a cancellation is passed on.
  */
 import { estimateTokenize, tokenPrefixAsync } from '../tokenBudget';
 import { EngineError, type TokenizeRequest, type TokenizeResult } from '../types';
@@ -16,46 +20,70 @@ import type { RemoteServerKind } from './remoteEngineConfig';
 export type PostJson = (path: string, body: unknown, signal: AbortSignal | undefined) => Promise<unknown>;
 
 export class ServerTokenizer {
-  private missing = false;
+  /** Why the server's tokenizer is not used (set once, for the engine's lifetime). */
+  private fallback: string | undefined;
 
   constructor(
     private readonly serverKind: RemoteServerKind,
     private readonly model: string,
     private readonly post: PostJson,
-  ) {}
+  ) {
+    if (serverKind === 'openai') this.fallback = 'an OpenAI-style server has no tokenizer endpoint';
+  }
 
   async tokenize(request: TokenizeRequest, signal?: AbortSignal): Promise<TokenizeResult> {
-    if (this.serverKind === 'openai' || this.missing) return estimateTokenize(request);
+    if (this.fallback !== undefined) return estimateTokenize(request, this.fallback);
     try {
-      const tokens: number[][] = [];
-      for (const text of request.texts) tokens.push(await this.ids(text, signal));
-      const result: TokenizeResult = { counts: tokens.map((t) => t.length), source: 'server' };
-      const max = request.maxTokens;
-      if (max !== undefined) {
-        const truncated: string[] = [];
-        for (const [i, text] of request.texts.entries()) {
-          const ids = tokens[i] as number[];
-          truncated.push(ids.length <= max ? text : await tokenPrefixAsync(text, max, (k) => this.text(ids.slice(0, k), signal)));
-        }
-        result.truncated = truncated;
-      }
-      return result;
+      return await this.byServer(request, signal);
     } catch (err) {
-      if (err instanceof EngineError && err.code === 'remote-error' && /HTTP 404/.test(err.message)) {
-        this.missing = true;
-        return estimateTokenize(request);
-      }
-      throw err;
+      if (signal?.aborted || (err instanceof EngineError && err.code === 'aborted')) throw err;
+      this.fallback = `the server's tokenizer failed (${err instanceof Error ? err.message : String(err)})`;
+      return estimateTokenize(request, this.fallback);
     }
   }
 
-  private async ids(text: string, signal?: AbortSignal): Promise<number[]> {
-    const body = this.serverKind === 'vllm' ? { model: this.model, prompt: text, add_special_tokens: false } : { content: text, add_special: false };
-    const json = (await this.post('/../tokenize', body, signal)) as { tokens?: unknown };
-    const raw = json?.tokens;
+  private async byServer(request: TokenizeRequest, signal?: AbortSignal): Promise<TokenizeResult> {
+    if (request.asPrompt !== undefined) {
+      const counts: number[] = [];
+      for (const text of request.texts) counts.push((request.asPrompt === 'chat' ? await this.chatIds(text, signal) : await this.ids(text, signal, true)).length);
+      return { counts, source: 'server' };
+    }
+    const tokens: number[][] = [];
+    for (const text of request.texts) tokens.push(await this.ids(text, signal));
+    const result: TokenizeResult = { counts: tokens.map((t) => t.length), source: 'server' };
+    const max = request.maxTokens;
+    if (max !== undefined) {
+      const truncated: string[] = [];
+      for (const [i, text] of request.texts.entries()) {
+        const ids = tokens[i] as number[];
+        truncated.push(ids.length <= max ? text : await tokenPrefixAsync(text, max, (k) => this.text(ids.slice(0, k), signal)));
+      }
+      result.truncated = truncated;
+    }
+    return result;
+  }
+
+  /** The tokens of one user message as the server's chat route evaluates them. */
+  private async chatIds(content: string, signal?: AbortSignal): Promise<number[]> {
+    const messages = [{ role: 'user', content }];
+    if (this.serverKind === 'vllm') return this.tokensOf(await this.post('/../tokenize', { model: this.model, messages, add_generation_prompt: true }, signal));
+    const json = (await this.post('/../apply-template', { messages }, signal)) as { prompt?: unknown };
+    if (typeof json?.prompt !== 'string') throw new EngineError('remote-error', 'POST /apply-template: the response has no prompt');
+    return this.tokensOf(await this.post('/../tokenize', { content: json.prompt, add_special: true, parse_special: true }, signal));
+  }
+
+  private async ids(text: string, signal?: AbortSignal, special = false): Promise<number[]> {
+    const body = this.serverKind === 'vllm' ? { model: this.model, prompt: text, add_special_tokens: special } : { content: text, add_special: special };
+    return this.tokensOf(await this.post('/../tokenize', body, signal));
+  }
+
+  private tokensOf(json: unknown): number[] {
+    const raw = (json as { tokens?: unknown } | null)?.tokens;
     if (!Array.isArray(raw)) throw new EngineError('remote-error', 'POST /tokenize: the response has no tokens array');
     // llama.cpp's server answers [{id, piece}] when asked for pieces; ids otherwise.
-    return raw.map((t: unknown) => (typeof t === 'number' ? t : Number((t as { id?: unknown })?.id)));
+    const ids = raw.map((t: unknown) => (typeof t === 'number' ? t : Number((t as { id?: unknown })?.id)));
+    if (ids.some((id) => !Number.isInteger(id))) throw new EngineError('remote-error', 'POST /tokenize: a token is not an integer id');
+    return ids;
   }
 
   private async text(ids: number[], signal?: AbortSignal): Promise<string> {

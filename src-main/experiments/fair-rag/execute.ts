@@ -15,7 +15,7 @@
  * outputs — stay reproducible) or a server pool's limits busy.
  */
 import type { FairRagSpec } from '../../api/contract/experiments';
-import { ModelTokenCounter } from '../../core/prompts/tokenBudget';
+import { ModelTokenCounter, type PromptCuts } from '../../core/prompts/tokenBudget';
 import type { CachedEngine } from '../../engine/callCache';
 import type { GenerateRequest } from '../../engine/types';
 import { documentText } from '../../retrieval/dense/embedDocuments';
@@ -40,10 +40,19 @@ export function generationRequest(spec: Pick<FairRagSpec, 'decoding' | 'seeds'>,
   };
 }
 
-/** The token counter of a spec whose prompt budget is in the generator's tokens, else undefined. */
-export function generatorTokens(spec: Pick<FairRagSpec, 'promptBudget'>, engine: Pick<CachedEngine, 'tokenize'>): ModelTokenCounter | undefined {
-  if (spec.promptBudget?.unit !== 'tokens') return undefined;
-  return new ModelTokenCounter((texts, maxTokens) => engine.tokenize({ texts, ...(maxTokens !== undefined ? { maxTokens } : {}) }));
+/**
+ * The generator's token counter (its context size probed), for a prompt budget in its tokens and
+ * for the default budget (what the context leaves); undefined for a budget in words or chars.
+ */
+export async function generatorTokens(spec: Pick<FairRagSpec, 'promptBudget' | 'decoding'>, engine: Pick<CachedEngine, 'tokenize'>, signal?: AbortSignal): Promise<ModelTokenCounter | undefined> {
+  if (spec.promptBudget !== undefined && spec.promptBudget.unit !== 'tokens') return undefined;
+  const counter = new ModelTokenCounter(
+    (texts, maxTokens, asPrompt) => engine.tokenize({ texts, ...(maxTokens !== undefined ? { maxTokens } : {}), ...(asPrompt ? { asPrompt } : {}) }, signal),
+    undefined,
+    spec.decoding.chat ? 'chat' : 'text',
+  );
+  await counter.probe();
+  return counter;
 }
 
 export function toPlanQuery(q: QueryData, scores: RetrieverScores): PlanQuery {
@@ -110,7 +119,7 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
   const { scores, embeddingCalls } = await scoreRetrievers(spec, data.queries, deps, signal);
   // A budget in the generator's tokens counts with its tokenizer (counts kept for the whole run, so
   // the lazy re-planning of pass 2 renders exactly the prompts pass 1 planned).
-  const tokens = generatorTokens(spec, engine);
+  const tokens = await generatorTokens(spec, engine, signal);
   const render = promptRenderer(spec, tokens);
   const queries = data.queries.map((q) => ({ data: q, plan: toPlanQuery(q, scores) }));
 
@@ -159,7 +168,7 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
       }
     };
     ({ deferred: deferredGenerations } = await forEachUnit(units(), lanesFor(engine), signal, async ({ q, g }) => {
-      const payload = await generate(spec, engine, q, g, signal);
+      const payload = await generate(spec, engine, q, g, signal, render.cutsOf(g.prompt), tokens?.sources.has('estimate') === true);
       writer.add({ key: g.key, queryId: q.queryId, condition: '', sample: null, payload });
       done++;
       ctx.progress(done, expectedTotal, `generated ${done} of ${distinctGenerations} prompts`);
@@ -174,7 +183,9 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
   if (judgeRef) judgments = await judge(ctx, deps.engineFor(judgeRef), queries.map((x) => x.data), distinctGenerations, deferredGenerations > 0);
 
   const counts = cacheCounts(repo, runId);
+  const budget = render.report();
   return {
+    ...(budget ? { promptBudget: budget } : {}),
     queries: data.queries.length,
     skippedQueries: data.skipped,
     naiveGenerations,
@@ -191,7 +202,7 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
   };
 }
 
-async function generate(spec: FairRagSpec, engine: CachedEngine, q: QueryData, g: PlannedGeneration, signal: AbortSignal): Promise<GenerationPayload> {
+async function generate(spec: FairRagSpec, engine: CachedEngine, q: QueryData, g: PlannedGeneration, signal: AbortSignal, cuts?: PromptCuts, estimated = false): Promise<GenerationPayload> {
   const request = generationRequest(spec, g.prompt);
   const { result, fromCache } = await engine.generateTracked(request, signal);
   signal.throwIfAborted();
@@ -210,6 +221,8 @@ async function generate(spec: FairRagSpec, engine: CachedEngine, q: QueryData, g
     utilityRaw: raw,
     utility,
     ...(citing ? { citations: parseCitations(result.text, g.ranking.length) } : {}),
+    ...(cuts ? { budgetCuts: { documentsCut: cuts.documentsCut, documentsDropped: cuts.documentsDropped, queryCut: cuts.queryCut } } : {}),
+    ...(estimated ? { budgetEstimated: true as const } : {}),
     fromCache,
   };
 }

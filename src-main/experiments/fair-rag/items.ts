@@ -78,6 +78,10 @@ export interface GenerationPayload {
   utility: number;
   /** Citation judge: 1-based positions cited as [n] in the output (within the ranking). */
   citations?: number[];
+  /** What the prompt budget cut in this prompt (absent when nothing was cut). */
+  budgetCuts?: { documentsCut: number; documentsDropped: number; queryCut: boolean };
+  /** The prompt budget was counted by an estimate (no tokenizer answered), not in the model's tokens. */
+  budgetEstimated?: true;
   /** Whether the call cache answered (false: the engine computed it during this run). */
   fromCache: boolean;
 }

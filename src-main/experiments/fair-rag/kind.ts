@@ -48,7 +48,7 @@ async function previewPrompt(spec: FairRagSpec, deps: ExperimentDeps, queryId: s
     q.candidates.map((c, i) => ({ id: c.docId, score: s[i]! })),
     spec.k,
   );
-  const tokens = generatorTokens(spec, deps.engineFor(deps.resolveGenerator(spec.generator, 'generator')));
+  const tokens = await generatorTokens(spec, deps.engineFor(deps.resolveGenerator(spec.generator, 'generator')));
   const render = promptRenderer(spec, tokens);
   const prompt = tokens ? await tokens.settle(() => render(q, ranking)) : render(q, ranking);
   return { queryId: q.queryId, retriever: r.name, ranking, prompt };
@@ -100,7 +100,9 @@ async function fairRagManifest(runId: number, spec: FairRagSpec, deps: Experimen
       minUseful: spec.minUseful,
       utilityMetric: spec.utilityMetric ?? 'the query metric (ROUGE: pltrdy)',
       promptTemplate: spec.promptTemplate ?? `default per task (core/prompts), e.g. ${JSON.stringify(templateFor(spec, null))}`,
-      promptBudget: spec.promptBudget ?? null,
+      // The budget as the run applied it (unit — 'estimated tokens' where no tokenizer answered —, total and
+      // its origin, truncation, what was cut); the spec's own when the run recorded none.
+      promptBudget: (stats.promptBudget as { total?: unknown } | undefined)?.total != null || spec.promptBudget ? (stats.promptBudget ?? spec.promptBudget) : null,
       attribution: { ...spec.attribution, ...(spec.attribution.judge === 'nli-llm' && !spec.attribution.template ? { template: DEFAULT_NLI_TEMPLATE } : {}) },
       generationRequestExample: generationRequest(spec, '<prompt>'),
     },

@@ -29,6 +29,7 @@ export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
   const data = indexRunItems(input.items);
   const order = armsOf(spec).map((a) => a.condition);
   const { arms, incomplete, warnings } = queryArmMetrics(spec, data, order);
+  warnings.push(...promptBudgetWarnings(data));
   const perQuery = arms.map((a) => a.metrics);
   const retrievers = spec.retrievers.map((r) => r.name);
   return {
@@ -54,4 +55,33 @@ export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
     warnings,
     incomplete: incomplete || !input.finished || data.queries.size === 0,
   };
+}
+
+/** What the prompt budget did to the stored prompts, said with the results (never a silent cut or estimate). */
+export function promptBudgetWarnings(data: ReturnType<typeof indexRunItems>): string[] {
+  let prompts = 0;
+  let cut = 0;
+  let docsCut = 0;
+  let dropped = 0;
+  let queries = 0;
+  let estimated = 0;
+  for (const g of data.generations.values()) {
+    prompts++;
+    if (g.budgetEstimated) estimated++;
+    const c = g.budgetCuts;
+    if (!c) continue;
+    cut++;
+    docsCut += c.documentsCut;
+    dropped += c.documentsDropped;
+    if (c.queryCut) queries++;
+  }
+  const out: string[] = [];
+  if (cut > 0) {
+    out.push(
+      `the prompt budget cut ${cut} of ${prompts} prompts: ${docsCut} documents shortened, ${dropped} left out (from the end of the ranking)` +
+        (queries > 0 ? `, the question cut in ${queries}` : ''),
+    );
+  }
+  if (estimated > 0) out.push(`${estimated} of ${prompts} prompts were budgeted by an estimate of their tokens (no tokenizer answered): see the manifest's promptBudget`);
+  return out;
 }

@@ -118,7 +118,7 @@ interface Where {
   line: number;
 }
 
-/** An id: a non-empty string or a number (written as JS prints it). */
+/** An id: a non-empty string or a whole number (written as JS prints it). Its characters are checked by ids.ts. */
 export function readId(value: unknown, field: string, where: Where): string {
   if (value === undefined || value === null) throw new DataError('missing id', { ...where, field });
   if (typeof value === 'number' && Number.isFinite(value)) {
@@ -127,6 +127,8 @@ export function readId(value: unknown, field: string, where: Where): string {
     if (!Number.isSafeInteger(value) && Number.isInteger(value)) {
       throw new DataError(`the number ${String(value)} is too large to keep exactly as an id (beyond 2^53); write the id as a string ("…")`, { ...where, field });
     }
+    // 1.5, 1e-7: a measurement mapped as the id, or a float that prints differently elsewhere (Python: 1e-07).
+    if (!Number.isInteger(value)) throw new DataError(`the number ${String(value)} is not an integer; an id given as a number must be a whole number (write other ids as strings)`, { ...where, field });
     return String(value);
   }
   if (typeof value !== 'string') throw new DataError(`expected a string or a number, got ${describe(value)}`, { ...where, field });

@@ -9,6 +9,7 @@ import { suggestMapping } from './columnMapping';
 import { importFairRagLabels, importQrels } from './judgmentImporters';
 import { importLamp } from './lampImporter';
 import { importMsMarco } from './msmarcoImporter';
+import { checkedSink } from './ids';
 import type { ImportSink, JsonObject, SourceStats } from './records';
 import { LineCounter, type ReadOptions, type TextSource } from './source';
 import { importTable } from './tableImporter';
@@ -21,8 +22,10 @@ export type { ColumnMapping, TableFormat } from './columnMapping';
 export type { DocumentRecord, QueryRecord, JudgmentRecord, ImportSink, SourceStats, SourceRole, Subaspect, JudgmentKind, JsonObject } from './records';
 export { fileSource, textSource, ImportCancelledError, type TextSource, type ReadOptions } from './source';
 export { LAMP_TASKS, lampTaskByName, type LampTask } from './lampTasks';
+export { MAX_ID_CHARS, idProblem } from './ids';
 
-export async function runImporter(kind: ImportKind, sources: readonly TextSource[], mapping: ColumnMapping, sink: ImportSink, opts: ReadOptions = {}): Promise<SourceStats[]> {
+export async function runImporter(kind: ImportKind, sources: readonly TextSource[], mapping: ColumnMapping, given: ImportSink, opts: ReadOptions = {}): Promise<SourceStats[]> {
+  const sink = checkedSink(given); // every format's ids: no whitespace, control characters or NUL, at most MAX_ID_CHARS
   if (sources.length === 0) throw new DataError('no files to import', { field: 'files' });
   const counter = new LineCounter(opts);
   const provenance: JsonObject = {};

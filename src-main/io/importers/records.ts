@@ -5,6 +5,8 @@
  * (services/collectionsImport.ts stages the records and commits them in one transaction).
  */
 
+import { quoteIdText } from '../../core/errors';
+
 export type JsonObject = Record<string, unknown>;
 
 export interface Origin {
@@ -74,7 +76,7 @@ export interface SourceStats {
  */
 export { canonicalJson as stableStringify } from '../../core/canonicalJson';
 
-/** An id quoted for a one-line message: control characters (a line break in a JSON id) escaped. */
+/** An id quoted for a one-line message: control characters (a line break in a JSON id) escaped, a long id cut (core/errors quoteIdText). */
 export function quoteId(id: string): string {
-  return `'${id.replace(/[\u0000-\u001f\u007f]/g, (c) => JSON.stringify(c).slice(1, -1))}'`;
+  return quoteIdText(id);
 }

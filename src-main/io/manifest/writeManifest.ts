@@ -10,6 +10,7 @@ import { open, readFile, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { ReproducibilityManifest } from './manifest';
 import { redactSecrets } from './redactSecrets';
+import { outputTargetPath } from '../outputTarget';
 
 export function manifestPathFor(exportPath: string): string {
   return `${exportPath}.manifest.json`;
@@ -28,7 +29,8 @@ export async function writeManifestBeside(exportPath: string, manifest: Reproduc
 }
 
 /** Write `text` to `target` via a temporary sibling and rename. */
-export async function writeFileAtomic(target: string, text: string): Promise<void> {
+export async function writeFileAtomic(given: string, text: string): Promise<void> {
+  const target = outputTargetPath(given);
   const tmp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     const handle = await open(tmp, 'wx');

@@ -64,7 +64,7 @@ describe('Fair RAG prompt budget in the generator’s tokens', () => {
 
   it('cuts the query and the whole prompt to their budgets as the model counts tokens', async () => {
     const tokens = new ModelTokenCounter(async (texts, maxTokens) => engine.tokenize({ texts, ...(maxTokens !== undefined ? { maxTokens } : {}) }));
-    const specOf = (budget: { queryMax?: number; total: number }) =>
+    const specOf = (budget: { queryMax?: number; total: number; truncate?: 'paper-end' | 'documents' }) =>
       ({ promptBudget: { unit: 'tokens' as const, ...budget }, attribution: { judge: 'none' as const } }) as Parameters<typeof promptRenderer>[0];
     const query = { text: QUERY, task: 'LaMP-2', candidates: DOCS.map((d) => ({ docId: d.id, title: d.title, text: d.text, attrs: d.attrs })) };
     // The query (last in the LaMP-2 template) cut to 8 of the model's tokens; room for everything else.
@@ -73,8 +73,8 @@ describe('Fair RAG prompt budget in the generator’s tokens', () => {
     expect(cutQuery.length).toBeLessThan(QUERY.length);
     expect(roomy.endsWith(cutQuery)).toBe(true);
     expect(roomy).toContain(DOCS[1]!.text.slice(0, 30));
-    // The whole prompt cut to 60 tokens.
-    const spec = specOf({ total: 60 });
+    // The whole prompt cut to 60 tokens at its end, as Fair-RAG's released code cuts (by name only).
+    const spec = specOf({ total: 60, truncate: 'paper-end' });
     const tight = await tokens.settle(() => promptRenderer(spec, tokens)(query, ['a', 'b']));
     const count = (await engine.tokenize({ texts: [tight] })).counts[0]!;
     expect(count).toBeLessThanOrEqual(60);
@@ -85,5 +85,10 @@ describe('Fair RAG prompt budget in the generator’s tokens', () => {
     expect(tight).not.toContain('heist');
     expect(QUERY.startsWith(tight.slice(tight.indexOf('Which tag')))).toBe(true);
     expect(() => promptRenderer(spec)).toThrow(/needs the generator's tokenizer/);
+    // By default the question is never cut: documents go first, and when the question and the
+    // template alone (68 tokens: the 66 of the query and the template's own) exceed 60, rendering fails naming both sizes.
+    await expect(tokens.settle(() => promptRenderer(specOf({ total: 60 }), tokens)(query, ['a', 'b']))).rejects.toThrow(
+      /the prompt without its documents takes 68 tokens, more than the budget of 60 tokens \(promptBudget.total\)/,
+    );
   });
 });

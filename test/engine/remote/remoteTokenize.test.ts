@@ -1,11 +1,12 @@
 /**
  * RemoteEngine.tokenize against a loopback server: llama.cpp's and vLLM's POST /tokenize and
- * /detokenize at the server root (beside /v1), and the stated fallback (UTF-8 bytes / 4) for an
- * OpenAI-style server or one that answers 404.
+ * /detokenize at the server root (beside /v1), and the stated fallback (an upper bound: UTF-8
+ * bytes + 1) for an OpenAI-style server or one whose tokenizer fails in any way (404, 501, 500,
+ * a dropped connection).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { RemoteEngine } from '../../../src-main/engine/remote/remoteEngine';
-import { estimatePrefix, estimateTokenCount } from '../../../src-main/engine/tokenBudget';
+import { ESTIMATE_PROMPT_MARGIN, estimatePrefix, estimateTokenCount } from '../../../src-main/engine/tokenBudget';
 import { FakeOpenAiServer } from '../../support/fakeOpenAiServer';
 import { fastRetries } from './remoteTestSetup';
 
@@ -37,9 +38,14 @@ describe('RemoteEngine.tokenize', () => {
     server = await FakeOpenAiServer.start();
     engine = new RemoteEngine({ baseUrl: server.baseUrl, model: 'fake-model', ...fastRetries });
     const text = 'x'.repeat(10) + ' ünï';
-    expect(estimateTokenCount(text)).toBe(4); // 16 UTF-8 bytes / 4
-    expect(await engine.tokenize({ texts: [text], maxTokens: 2 })).toEqual({ counts: [4], truncated: [estimatePrefix(text, 2)], source: 'estimate' });
-    expect(estimatePrefix(text, 2)).toBe('x'.repeat(8));
+    expect(estimateTokenCount(text)).toBe(17); // 16 UTF-8 bytes + 1
+    const res = await engine.tokenize({ texts: [text], maxTokens: 9 });
+    expect(res).toMatchObject({ counts: [17], truncated: [estimatePrefix(text, 9)], source: 'estimate' });
+    expect(res.estimate?.reason).toMatch(/OpenAI-style server has no tokenizer/);
+    expect(estimatePrefix(text, 9)).toBe('x'.repeat(8));
+    // A whole prompt carries the stated margin: +2 as text (beginning-of-sequence), +64 as a chat message.
+    expect((await engine.tokenize({ texts: [text], asPrompt: 'text' })).counts).toEqual([17 + ESTIMATE_PROMPT_MARGIN.text]);
+    expect((await engine.tokenize({ texts: [text], asPrompt: 'chat' })).counts).toEqual([17 + 64]);
     expect(server.requestsTo('/tokenize')).toHaveLength(0);
     await engine.close();
 
@@ -47,5 +53,27 @@ describe('RemoteEngine.tokenize', () => {
     expect((await engine.tokenize({ texts: ['a b c d e'] })).source).toBe('estimate');
     expect((await engine.tokenize({ texts: ['a b c d e'] })).source).toBe('estimate');
     expect(server.requestsTo('/tokenize')).toHaveLength(1);
+  });
+
+  for (const failure of [{ status: 501 }, { status: 500 }, { disconnect: true }] as const) {
+    it(`a tokenizer failing with ${'status' in failure ? `HTTP ${failure.status}` : 'a dropped connection'} falls back to the estimate, marked with the reason`, async () => {
+      server = await FakeOpenAiServer.start({ tokenizer: 'llama.cpp' });
+      engine = new RemoteEngine({ baseUrl: server.baseUrl, model: 'fake-model', serverKind: 'llama.cpp', ...fastRetries });
+      server.options.failAll = failure;
+      const res = await engine.tokenize({ texts: ['a b c'] });
+      server.options.failAll = undefined;
+      expect(res.counts).toEqual([6]);
+      expect(res.source).toBe('estimate');
+      expect(res.estimate?.reason).toMatch(/the server's tokenizer failed/);
+      // Remembered: the run never mixes the server's counts with estimated ones.
+      expect((await engine.tokenize({ texts: ['a b c'] })).source).toBe('estimate');
+    });
+  }
+
+  it("counts a whole text prompt with the server's special tokens (add_special: true)", async () => {
+    server = await FakeOpenAiServer.start({ tokenizer: 'vllm' });
+    engine = new RemoteEngine({ baseUrl: server.baseUrl, model: 'fake-model', serverKind: 'vllm', ...fastRetries });
+    expect(await engine.tokenize({ texts: ['one two three'], asPrompt: 'text' })).toEqual({ counts: [3], source: 'server' });
+    expect(server.requestsTo('/tokenize')[0]!.body).toEqual({ model: 'fake-model', prompt: 'one two three', add_special_tokens: true });
   });
 });

@@ -101,8 +101,7 @@ export async function generateInSequence(req: GenerateRequest, env: GenerateEnv)
   const chat = new LlamaChat({ contextSequence: sequence, chatWrapper: env.chatWrapper() });
   try {
     const history = toChatHistory(req);
-    const { contextText } = chat.chatWrapper.generateContextState({ chatHistory: history });
-    const promptTokens = contextText.tokenize(model.tokenizer).length;
+    const promptTokens = chatPromptTokens(model, chat.chatWrapper, req);
     checkFits(promptTokens, req.maxTokens, sequence.contextSize);
     let completionTokens = 0;
     let streamed = '';
@@ -121,6 +120,12 @@ export async function generateInSequence(req: GenerateRequest, env: GenerateEnv)
   } finally {
     chat.dispose({ disposeSequence: false });
   }
+}
+
+/** Tokens the chat wrapper's context for `req.messages` has (what generate() evaluates; the engine's tokenize with asPrompt 'chat'). */
+export function chatPromptTokens(model: LlamaModel, wrapper: ChatWrapper, req: GenerateRequest): number {
+  const { contextText } = wrapper.generateContextState({ chatHistory: toChatHistory(req) });
+  return contextText.tokenize(model.tokenizer).length;
 }
 
 /** Chat messages as node-llama-cpp history; a trailing assistant message is continued, not answered. */

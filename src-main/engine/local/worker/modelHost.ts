@@ -39,10 +39,10 @@ import { runtimeVersions } from '../runtimeVersions';
 import type { TuneRequest } from '../threadTuning';
 import { ThreadGovernor, type ThreadPolicy } from './threads';
 import { runTuneTrials } from './tune';
-import { generateInSequence } from './generate';
+import { chatPromptTokens, generateInSequence } from './generate';
 import { scoreInSequence } from './score';
 import { SequencePool } from './sequencePool';
-import { promptTextTokens } from './tokens';
+import { promptTextTokens, promptTokens } from './tokens';
 
 /**
  * llama.cpp's log level: warnings and errors by default; FAIRGROUND_LLAMA_LOG_LEVEL (error, warn,
@@ -195,17 +195,28 @@ export class ModelHost {
     return { threads: p.threads, adaptive: p.adaptive };
   }
 
-  /** Counts as a prompt's text is tokenized (tokens.ts: the model's rule, space prefix included), without the beginning-of-sequence token. */
+  /**
+   * Counts as a prompt's text is tokenized (tokens.ts: the model's rule, space prefix included), without the beginning-of-sequence token;
+   * with `asPrompt`, every token generate() evaluates for that prompt (the same functions count
+   * them: promptTokens for a text prompt, the chat wrapper's context for a user message).
+   */
   tokenize(req: TokenizeRequest): TokenizeResult {
     const counts: number[] = [];
     const truncated: string[] = [];
+    const contextSize = this.settings.contextSize;
+    if (req.asPrompt === 'text') return { counts: req.texts.map((t) => promptTokens(this.model, t).length), source: 'model', contextSize };
+    if (req.asPrompt === 'chat') {
+      const wrapper = (this.chatWrapper ??= resolveChatWrapper(this.model));
+      const counts = req.texts.map((content) => chatPromptTokens(this.model, wrapper, { messages: [{ role: 'user', content }], maxTokens: 1, sampling: { temperature: 0 } }));
+      return { counts, source: 'model', contextSize };
+    }
     for (const text of req.texts) {
       const tokens = promptTextTokens(this.model, text);
       counts.push(tokens.length);
       if (req.maxTokens === undefined) continue;
       truncated.push(tokens.length <= req.maxTokens ? text : tokenPrefix(text, req.maxTokens, (k) => this.model.detokenize(tokens.slice(0, k), false)));
     }
-    return { counts, source: 'model', ...(req.maxTokens !== undefined ? { truncated } : {}) };
+    return { counts, source: 'model', contextSize, ...(req.maxTokens !== undefined ? { truncated } : {}) };
   }
 
   async dispose(): Promise<void> {

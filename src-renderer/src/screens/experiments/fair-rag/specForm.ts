@@ -53,7 +53,9 @@ export interface WizardForm extends BasicsForm {
   chat: boolean;
   stop: string;
   promptTemplate: string;
-  budgetUnit: '' | 'words' | 'chars';
+  budgetUnit: '' | 'words' | 'chars' | 'tokens';
+  /** How a prompt over its budget is cut: documents from the end of the ranking, or the released code's end cut. */
+  budgetTruncate: 'documents' | 'paper-end';
   queryMax: Num;
   total: Num;
   k: Num;
@@ -101,6 +103,7 @@ export function defaultForm(): WizardForm {
     stop: '',
     promptTemplate: '',
     budgetUnit: '',
+    budgetTruncate: 'documents',
     queryMax: '',
     total: '',
     k: 5,
@@ -179,7 +182,9 @@ export function formToSpec(f: WizardForm): Record<string, unknown> {
     generator: gen ?? null,
     decoding: { ...num('maxTokens', f.maxTokens), ...num('temperature', f.temperature), chat: f.chat, ...(stop.length ? { stop } : {}) },
     ...(f.promptTemplate.trim() ? { promptTemplate: f.promptTemplate } : {}),
-    ...(f.budgetUnit ? { promptBudget: { unit: f.budgetUnit, ...num('queryMax', f.queryMax), ...num('total', f.total) } } : {}),
+    ...(f.budgetUnit
+      ? { promptBudget: { unit: f.budgetUnit, ...num('queryMax', f.queryMax), ...num('total', f.total), ...(f.budgetTruncate === 'paper-end' ? { truncate: 'paper-end' } : {}) } }
+      : {}),
     ...num('k', f.k),
     ...num('samples', f.samples),
     alphas: parseAlphas(f.alphas),
@@ -255,7 +260,8 @@ export function specToForm(raw: unknown): WizardForm {
     chat: dec.chat === true,
     stop: Array.isArray(dec.stop) ? dec.stop.map((x) => String(x).replace(/\n/g, '\\n')).join('\n') : '',
     promptTemplate: str(s.promptTemplate),
-    budgetUnit: budget ? oneOf(budget.unit, ['words', 'chars'] as const, 'words') : '',
+    budgetUnit: budget ? oneOf(budget.unit, ['words', 'chars', 'tokens'] as const, 'words') : '',
+    budgetTruncate: budget?.truncate === 'paper-end' ? 'paper-end' : 'documents',
     queryMax: budget ? numOr(budget.queryMax, '') : '',
     total: budget ? numOr(budget.total, '') : '',
     k: numOr(s.k, d.k),
