@@ -4,7 +4,7 @@ import { startPowerJob } from '../services/simulation/powerJob';
 
 type ModelHandlers = Pick<
   Handlers,
-  'models.list' | 'models.add' | 'models.addSim' | 'simulate.power' | 'models.download' | 'models.remove' | 'models.updateSettings' | 'models.try' | 'models.tune' | 'models.clearCache' | 'remotes.list' | 'remotes.add' | 'remotes.updateEndpoints' | 'remotes.stats' | 'remotes.remove' | 'remotes.try'
+  'models.list' | 'models.add' | 'models.addSim' | 'simulate.power' | 'models.download' | 'models.remove' | 'models.updateSettings' | 'models.try' | 'models.tune' | 'models.clearCache' | 'remotes.list' | 'remotes.add' | 'remotes.updateEndpoints' | 'remotes.updateSettings' | 'remotes.stats' | 'remotes.remove' | 'remotes.try'
 >;
 
 export function modelHandlers(s: AppServices): ModelHandlers {
@@ -28,7 +28,8 @@ export function modelHandlers(s: AppServices): ModelHandlers {
     },
     'models.clearCache': ({ id }) => ({ removed: s.models.clearCache(id) }),
     'remotes.list': () => s.models.listRemotes(),
-    'remotes.add': (input) => s.models.addRemote(input),
+    'remotes.add': ({ timeoutSeconds, ...input }) => s.models.addRemote({ ...input, ...(timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {}) }),
+    'remotes.updateSettings': ({ id, timeoutSeconds }) => s.models.updateRemoteSettings(id, { timeoutSeconds }),
     'remotes.updateEndpoints': ({ id, endpoints }) => s.models.updateRemoteEndpoints(id, endpoints),
     'remotes.stats': ({ id }) => s.models.remoteStats(id),
     'remotes.remove': async ({ id }) => ({ removed: await s.models.removeRemote(id) }),

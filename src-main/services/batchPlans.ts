@@ -19,6 +19,7 @@
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import type { Database } from 'better-sqlite3';
+import type { DesignWarning } from '../api/contract/plans';
 import { ApiFailure } from '../api/router';
 import { canonicalJson } from '../core/canonicalJson';
 import { DataError, quoteValue } from '../core/errors';
@@ -62,6 +63,8 @@ export interface CostEstimate {
   /** False when later stages depend on outputs not computed yet (they are priced once those exist). */
   complete: boolean;
   note: string;
+  /** The spec's design warnings (issue 23 item 5); [] when none. */
+  warnings: DesignWarning[];
 }
 
 interface ImportLine {
@@ -350,7 +353,8 @@ export class BatchPlanService {
     const run = this.experiments.repo.createRun({ experimentId, spec: experiment.spec, specVersion: experiment.version });
     try {
       const outcome = await this.runWithPolicy(run.id, { mode: 'defer' }, { signal, progress: () => {} });
-      return await this.price(null, outcome);
+      const warnings = await this.experiments.designWarnings(experiment.spec);
+      return { ...(await this.price(null, outcome)), warnings };
     } finally {
       this.experiments.repo.deleteRun(run.id);
     }
@@ -376,7 +380,7 @@ export class BatchPlanService {
     }
   }
 
-  private async price(runId: number | null, outcome: PolicyRunOutcome): Promise<CostEstimate> {
+  private async price(runId: number | null, outcome: PolicyRunOutcome): Promise<Omit<CostEstimate, 'warnings'>> {
     const groups = new Map<string, { calls: DeferredCall[]; name: string; concurrency: number }>();
     for (const call of outcome.calls.deferred()) {
       const id = `${call.modelKey}\n${call.op}`;

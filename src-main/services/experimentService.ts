@@ -15,6 +15,7 @@ import type { Database } from 'better-sqlite3';
 import type { ApiOutput } from '../api/contract/index';
 import type { GeneratorSelector } from '../api/contract/experiments';
 import type { Job } from '../api/contract/jobs';
+import type { DesignWarning } from '../api/contract/plans';
 import type { GeneratorRef } from '../api/contract/models';
 import { ApiFailure } from '../api/router';
 import { DataError } from '../core/errors';
@@ -25,6 +26,7 @@ import type { ExperimentDeps, ExperimentKind, ExperimentRegistry, ItemsQuery, Me
 import { defaultExperimentRegistry } from '../experiments/kinds';
 import { validateSpec } from '../experiments/specFile';
 import { checkSpecReferences } from '../experiments/specReferences';
+import { checkSpecCapabilities, type ModelCapabilities } from '../experiments/specCapabilities';
 import { collectEnvironment, type EnvironmentInfo } from '../io/manifest/environment';
 import { buildManifest, type ReproducibilityManifest } from '../io/manifest/manifest';
 import { redactSecrets } from '../io/manifest/redactSecrets';
@@ -93,7 +95,9 @@ export class ExperimentService {
     const v = validateSpec(this.registry, raw);
     if (!v.ok) return { ok: false, issues: v.issues, spec: null };
     // The schema is satisfied: check that what it names exists in this workspace (issue 17 item 2).
-    const missing = checkSpecReferences(v.spec, this.deps);
+    const references = checkSpecReferences(v.spec, this.deps);
+    // What the named models can do (issue 24 item 3): only once they all exist.
+    const missing = references.length ? references : checkSpecCapabilities(v.kind.kind, v.spec, { capabilitiesOf: (selector) => this.capabilitiesOf(selector) });
     return missing.length ? { ok: false, issues: missing, spec: null } : { ok: true, issues: [], spec: v.spec };
   }
 
@@ -165,6 +169,15 @@ export class ExperimentService {
     return kind.previewPrompt(spec, this.deps, queryId, retriever);
   }
 
+  /**
+   * The spec's design warnings (issue 23 item 5): what in it, on this workspace's data, cannot show an
+   * effect, naming the cause and the fix (ExperimentKind.designWarnings; [] for a kind without checks).
+   */
+  async designWarnings(raw: unknown): Promise<DesignWarning[]> {
+    const { kind, spec } = this.parse(raw);
+    return kind.designWarnings ? kind.designWarnings(spec, this.deps) : [];
+  }
+
   // ---- runs ----------------------------------------------------------------------------------
 
   /** Start a new run of the experiment's current spec. */
@@ -227,6 +240,8 @@ export class ExperimentService {
     const calls = options.calls ?? new RunCalls();
     const deps: ExperimentDeps = { ...this.deps, engineFor: (ref) => this.models.engineFor(ref).withPolicy(policy, calls) };
     this.executing.add(runId);
+    // Remote endpoints prove their weights again before this run's first call on them (issue 24 item 4).
+    this.models.recheckRemoteWeights();
     this.repo.setRunStarted(runId, ctx.jobId ?? null, currentOwner());
     try {
       let stats: Record<string, unknown>;
@@ -336,6 +351,27 @@ export class ExperimentService {
       run: { ...parts.run, command: `fairground experiment export ${run.id}` },
       extra: { ...parts.extra, experiment: { id: run.experimentId, name: run.experimentName, kind: run.kind, specVersion: run.specVersion }, spec: run.spec },
     });
+  }
+
+  /** What a remote model's server was found to do at `remote add` (a llama.cpp server never asked: what its kind is known to lack). */
+  private capabilitiesOf(selector: GeneratorSelector): ModelCapabilities | undefined {
+    let ref: GeneratorRef;
+    try {
+      ref = this.resolveGenerator(selector, '');
+    } catch {
+      return undefined;
+    }
+    if (ref.kind !== 'remote') return undefined;
+    const r = this.models.listRemotes().find((x) => x.id === ref.endpointId);
+    if (!r) return undefined;
+    const serverKind = typeof r.settings.serverKind === 'string' ? r.settings.serverKind : 'openai';
+    const label = `server '${r.name}' (${serverKind})`;
+    if (r.capabilities) {
+      const e = r.capabilities.echoScoring;
+      return { label, scoring: e.value, ...(e.detail ? { scoringDetail: `probed at remote add: ${e.detail}` } : {}) };
+    }
+    if (serverKind === 'llama.cpp') return { label, scoring: 'no', scoringDetail: "llama.cpp's server returns no prompt log-probabilities" };
+    return { label, scoring: 'unknown' };
   }
 
   private resolveGenerator(selector: GeneratorSelector, field: string): GeneratorRef {

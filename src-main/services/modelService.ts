@@ -22,7 +22,20 @@ import { CallCacheRepo } from '../store/callCacheRepo';
 import { ModelsRepo, type ModelRecord } from '../store/modelsRepo';
 import { ThreadTuningRepo } from '../store/threadTuningRepo';
 import type { JobRunner } from './jobRunner';
-import { endpointsOf, engineConfigOf, modelKeyOf, settleRemote, storedSettings, type RemoteInput, type RemoteRow } from './remoteModels';
+import {
+  checkEndpointsServe,
+  endpointsOf,
+  engineConfigOf,
+  expectedWeightsOf,
+  identityOf,
+  modelKeyOf,
+  settleRemote,
+  storedSettings,
+  type RemoteInput,
+  type RemoteRow,
+} from './remoteModels';
+import { listModel } from '../engine/remote/serverProbe';
+import { remoteDefaults } from '../engine/remote/remoteEngineConfig';
 import { PathAccess } from './paths';
 import { SecretStore } from './secrets';
 import { addSimModel, createSimEngine, describeSim, isSimRecord, simWorldIsCurrent } from './simulation/simModels';
@@ -218,6 +231,7 @@ export class ModelService {
     ref: GeneratorRef,
     opts: TryOptions,
   ): Promise<GenerateResult & { fromCache: boolean; durationMs: number; ttftMs: number | null; tokensPerSecond: number | null }> {
+    if (ref.kind === 'remote') await this.assertReachable(ref.endpointId);
     const engine = this.engineFor(ref);
     const before = engine.stats().hits;
     const t0 = performance.now();
@@ -276,39 +290,65 @@ export class ModelService {
   async addRemote(input: RemoteInput & { name: string; apiKeyEnv?: string | undefined }) {
     const exists = () => this.db.prepare(`SELECT 1 FROM remote_endpoints WHERE name=?`).get(input.name) !== undefined;
     if (exists()) throw new ApiFailure('conflict', `a server named '${input.name}' already exists`, 'name');
-    const { baseUrl, settings } = await settleRemote(input);
+    const { baseUrl, settings, warnings } = await settleRemote(input);
     if (exists()) throw new ApiFailure('conflict', `a server named '${input.name}' already exists`, 'name');
     const info = this.db
       .prepare(`INSERT INTO remote_endpoints(name, base_url, model, api_key, settings, added_at) VALUES (?, ?, ?, ?, ?, ?)`)
       .run(input.name, baseUrl, input.model, this.secrets.seal(input.apiKey, input.apiKeyEnv), JSON.stringify(settings), new Date().toISOString());
-    return this.remoteInfo(this.requireRemote(Number(info.lastInsertRowid)));
+    return { ...this.remoteInfo(this.requireRemote(Number(info.lastInsertRowid))), warnings };
   }
 
   /**
    * Change a served model's endpoints (add or drop replicas, change limits). Its identity stays:
-   * when its revision came from the servers, the new endpoints must report the same one.
+   * when it is checked (a revision the servers reported, a weights fingerprint), every new
+   * endpoint must pass the same check (weightsCheck.ts) or the change is refused, naming it.
    */
   async updateRemoteEndpoints(id: number, endpoints: Array<{ baseUrl: string; maxConcurrency?: number | undefined }>) {
     const row = this.requireRemote(id);
     const old = storedSettings(row);
-    const checked = old.checkRevision === true;
     const { baseUrl, settings } = await settleRemote({
       model: row.model,
       endpoints,
-      apiKey: this.secrets.open(row.api_key, row.name),
       serverKind: old.serverKind ?? 'openai',
       maxConcurrency: old.maxConcurrency ?? 4,
-      // A revision the servers reported is asked again (and must not change); a stated one stays.
-      probe: checked,
+      probe: false,
     });
-    if (checked && settings.revision !== undefined && settings.revision !== old.revision) {
-      throw new ApiFailure('validation', `the endpoints serve ${settings.revision}, not the recorded ${old.revision}`, 'endpoints');
-    }
-    const { revision: _probed, checkRevision: _check, ...rest } = settings;
-    const kept = { ...rest, ...(old.revision !== undefined ? { revision: old.revision, checkRevision: checked } : {}) };
+    const expected = expectedWeightsOf(row);
+    if (expected) await checkEndpointsServe(expected, (settings.endpoints ?? [{ baseUrl }]).map((e) => e.baseUrl), this.secrets.open(row.api_key, row.name));
+    const kept = { ...old, endpoints: settings.endpoints ?? [{ baseUrl, maxConcurrency: old.maxConcurrency ?? remoteDefaults.maxConcurrency }] };
     this.db.prepare(`UPDATE remote_endpoints SET base_url=?, settings=? WHERE id=?`).run(baseUrl, JSON.stringify(kept), id);
     await this.closeEngine(`remote:${id}`);
     return this.remoteInfo(this.requireRemote(id));
+  }
+
+  /** Change a served model's per-request timeout (seconds, one HTTP attempt). */
+  async updateRemoteSettings(id: number, change: { timeoutSeconds: number }) {
+    const row = this.requireRemote(id);
+    if (!Number.isInteger(change.timeoutSeconds) || change.timeoutSeconds < 1 || change.timeoutSeconds > 86_400) {
+      throw new ApiFailure('validation', `must be a whole number of seconds from 1 to 86400, got ${change.timeoutSeconds}`, 'timeoutSeconds');
+    }
+    const settings = { ...storedSettings(row), timeoutMs: change.timeoutSeconds * 1000 };
+    this.db.prepare(`UPDATE remote_endpoints SET settings=? WHERE id=?`).run(JSON.stringify(settings), id);
+    await this.closeEngine(`remote:${id}`);
+    return this.remoteInfo(this.requireRemote(id));
+  }
+
+  /**
+   * Before a remote "try": is any endpoint reachable at all? One GET /models per endpoint with a
+   * short timeout, so an unreachable server fails in seconds instead of after the engine's retries.
+   */
+  private async assertReachable(id: number): Promise<void> {
+    const row = this.requireRemote(id);
+    const apiKey = this.secrets.open(row.api_key, row.name) ?? undefined;
+    const results = await Promise.all(endpointsOf(row).map(async (e) => ({ url: withoutCredentials(e.baseUrl), listing: await listModel({ baseUrl: e.baseUrl, apiKey, timeoutMs: 5_000 }, row.model) })));
+    if (results.some((r) => r.listing.kind !== 'unreachable')) return;
+    const why = results.map((r) => `${r.url}: ${r.listing.kind === 'unreachable' ? r.listing.detail : ''}`).join('; ');
+    throw new ApiFailure('engine', `'${row.name}' cannot be reached (${why})`);
+  }
+
+  /** Every started remote engine checks its endpoints' weights again before their next call (when a run starts). */
+  recheckRemoteWeights(): void {
+    for (const engine of this.engines.values()) if (engine.inner instanceof RemoteEngine) engine.inner.recheckWeights();
   }
 
   /** Per-endpoint load, health, throughput and errors of a served model since its engine started. */
@@ -344,6 +384,7 @@ export class ModelService {
       endpoints: endpointsOf(r).map((e) => ({ ...e, baseUrl: withoutCredentials(e.baseUrl) })),
       model: r.model,
       revision: s.revision ?? null,
+      identity: identityOf(r),
       modelKey: modelKeyOf(r),
       settings: JSON.parse(r.settings) as unknown,
     };
@@ -483,6 +524,9 @@ export class ModelService {
       hasApiKey: r.api_key !== null && r.api_key !== '',
       endpoints: endpointsOf(r).map((e) => ({ ...e, baseUrl: withoutCredentials(e.baseUrl) })),
       revision: storedSettings(r).revision ?? null,
+      identity: identityOf(r),
+      capabilities: storedSettings(r).capabilities ?? null,
+      timeoutMs: storedSettings(r).timeoutMs ?? remoteDefaults.timeoutMs,
       settings: JSON.parse(r.settings) as Record<string, unknown>,
       cachedCalls: this.cache.count(modelKeyOf(r)),
       addedAt: r.added_at,

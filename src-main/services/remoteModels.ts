@@ -7,7 +7,11 @@
  */
 import { DataError } from '../core/errors';
 import { remoteDefaults, remoteModelKey, resolveRemoteConfig, type RemoteEngineConfig, type RemoteServerKind } from '../engine/remote/remoteEngineConfig';
-import { agreedRevision, probeServedRevisions } from '../engine/remote/servedRevision';
+import type { ProbeTarget } from '../engine/remote/probeHttp';
+import { reportedPartOf, revisionIdentifiesWeights, revisionWithFingerprint } from '../engine/remote/servedRevision';
+import { listModel, probeCapabilities, type ServerCapabilities } from '../engine/remote/serverProbe';
+import { listedNames, verifyEndpointWeights, type ExpectedWeights } from '../engine/remote/weightsCheck';
+import { compareFingerprints, takeFingerprint, type WeightsFingerprint } from '../engine/remote/weightsFingerprint';
 import { ApiFailure } from '../api/router';
 
 export interface RemoteRow {
@@ -31,6 +35,14 @@ export interface StoredRemoteSettings {
   revision?: string;
   /** Whether `revision` came from the servers (so each endpoint is checked against it). */
   checkRevision?: boolean;
+  /** Greedy continuations of fixed prompts, for servers whose report does not tell weights apart (issue 24). */
+  fingerprint?: WeightsFingerprint;
+  /** How the weights are identified and whether that was verified; absent in rows added before issue 24. */
+  identity?: StoredIdentity;
+  /** What the server did when asked at `remote add` (serverProbe.ts); absent with --no-probe. */
+  capabilities?: ServerCapabilities;
+  /** Per-request timeout (one HTTP attempt), milliseconds. */
+  timeoutMs?: number;
 }
 
 export interface RemoteInput {
@@ -43,6 +55,8 @@ export interface RemoteInput {
   /** Stated by the user; when absent, what the endpoints report (if `probe`). */
   revision?: string | undefined;
   probe?: boolean | undefined;
+  /** Per-request timeout, milliseconds. */
+  timeoutMs?: number | undefined;
 }
 
 export function storedSettings(row: RemoteRow): StoredRemoteSettings {
@@ -64,6 +78,8 @@ export function engineConfigOf(row: RemoteRow): RemoteEngineConfig {
     ...(s.serverKind ? { serverKind: s.serverKind } : {}),
     ...(s.maxConcurrency ? { maxConcurrency: s.maxConcurrency } : {}),
     ...(s.revision ? { revision: s.revision, checkRevision: s.checkRevision === true } : {}),
+    ...(s.revision && s.fingerprint ? { fingerprint: s.fingerprint } : {}),
+    ...(s.timeoutMs !== undefined ? { timeoutMs: s.timeoutMs } : {}),
   };
 }
 
@@ -73,11 +89,50 @@ export function modelKeyOf(row: RemoteRow): string {
 }
 
 /**
- * Checks a model's configuration and settles its revision: the one given, else (unless `probe`
- * is false) the one every reachable endpoint reports; endpoints reporting different weights are
- * refused, naming them. Returns what to store.
+ * How a model's weights are identified (issue 24 item 4), for the model card and the CLI:
+ * - `reported`: the servers report which weights they load (vLLM's `root`)
+ * - `fingerprint`: greedy continuations of fixed prompts (weightsFingerprint.ts), for servers whose
+ *   report does not tell weights apart (llama.cpp's GGUF shape) or report nothing
+ * - `stated`: the `--revision` the user gave
+ * - `none`: nothing; the key is the model name (and what the servers report, if anything)
+ * `verified` is false when the identity could not be checked; `note` says why.
  */
-export async function settleRemote(input: RemoteInput): Promise<{ baseUrl: string; settings: StoredRemoteSettings }> {
+export interface StoredIdentity {
+  source: 'reported' | 'fingerprint' | 'stated' | 'none';
+  verified: boolean;
+  note?: string;
+}
+
+/** What the model card and `remote list` show about a row's identity; rows added before issue 24 have none stored. */
+export function identityOf(row: RemoteRow): StoredIdentity {
+  const s = storedSettings(row);
+  if (s.identity) return s.identity;
+  return {
+    source: s.revision === undefined ? 'none' : s.checkRevision ? 'reported' : 'stated',
+    verified: false,
+    note: 'added before weight checks: the servers were not asked to prove which weights they serve (its cache key stays as it was)',
+  };
+}
+
+/** What the servers must show before an endpoint joins the pool; undefined: nothing is checked. */
+export function expectedWeightsOf(row: RemoteRow): ExpectedWeights | undefined {
+  const s = storedSettings(row);
+  if (s.checkRevision !== true) return undefined;
+  return { model: row.model, serverKind: s.serverKind ?? 'openai', reported: reportedPartOf(s.revision), fingerprint: s.fingerprint };
+}
+
+/** Probes: one request each, a few seconds, no retries (an unreachable server fails in seconds). */
+const probeTimeoutMs = 20_000;
+const listTimeoutMs = 5_000;
+
+/**
+ * Checks a model's configuration, asks its servers what they serve and what they can do (unless
+ * `probe` is false) and settles its identity: the revision given, else what every endpoint reports
+ * (refused when they disagree), with a fingerprint of the weights where that report does not tell
+ * weights apart. Fails on an unreachable endpoint or a model name an endpoint does not list,
+ * naming what it lists. Returns what to store.
+ */
+export async function settleRemote(input: RemoteInput): Promise<{ baseUrl: string; settings: StoredRemoteSettings; warnings: string[] }> {
   let resolved;
   try {
     resolved = resolveRemoteConfig({
@@ -87,32 +142,111 @@ export async function settleRemote(input: RemoteInput): Promise<{ baseUrl: strin
       maxConcurrency: input.maxConcurrency,
       serverKind: input.serverKind,
       ...(input.revision ? { revision: input.revision } : {}),
+      ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
     });
   } catch (error) {
     if (error instanceof DataError) throw new ApiFailure('validation', error.message, error.field ?? 'endpoints');
     throw error;
   }
   const endpoints = resolved.endpoints.map((e) => ({ baseUrl: e.baseUrl, maxConcurrency: e.maxConcurrency }));
-  let revision = resolved.revision;
-  let checkRevision = false;
-  if (revision === undefined && input.probe !== false) {
-    const probes = await probeServedRevisions(
-      endpoints.map((e) => e.baseUrl),
-      input.model,
-      input.apiKey || undefined,
-    );
-    const agreed = agreedRevision(probes);
-    if (agreed.conflict) throw new ApiFailure('validation', agreed.conflict, 'endpoints');
-    if (agreed.revision !== undefined) {
-      revision = agreed.revision;
-      checkRevision = true;
-    }
-  }
-  const settings: StoredRemoteSettings = {
+  const stated = resolved.revision;
+  const common: StoredRemoteSettings = {
     serverKind: resolved.serverKind,
     maxConcurrency: resolved.maxConcurrency,
     ...(endpoints.length > 1 || input.endpoints ? { endpoints } : {}),
-    ...(revision !== undefined ? { revision, checkRevision } : {}),
+    ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
   };
-  return { baseUrl: endpoints[0]!.baseUrl, settings };
+  const baseUrl = endpoints[0]!.baseUrl;
+  if (input.probe === false) {
+    return {
+      baseUrl,
+      settings: {
+        ...common,
+        ...(stated !== undefined ? { revision: stated, checkRevision: false } : {}),
+        identity: { source: stated !== undefined ? 'stated' : 'none', verified: false, note: 'added without asking the servers (--no-probe): not known to be reachable, to serve this model, or which weights it serves' },
+      },
+      warnings: [],
+    };
+  }
+
+  const apiKey = input.apiKey || undefined;
+  const target = (url: string, timeoutMs = probeTimeoutMs) => ({ baseUrl: url, apiKey, timeoutMs });
+  const warnings: string[] = [];
+
+  // 1. Reachable, and listing the model (else: what it lists).
+  const listings = await Promise.all(endpoints.map(async (e) => ({ baseUrl: e.baseUrl, listing: await listModel(target(e.baseUrl, listTimeoutMs), input.model) })));
+  for (const { baseUrl: url, listing } of listings) {
+    if (listing.kind === 'unreachable') throw new ApiFailure('validation', `${url} cannot be reached: ${listing.detail} (add it with --no-probe to record it anyway, marked unverified)`, 'endpoints');
+    if (listing.kind === 'unlisted') throw new ApiFailure('validation', `${url} does not serve ${JSON.stringify(input.model)}: it lists ${listedNames(listing.listed)}`, 'model');
+    if (listing.kind === 'no-list') warnings.push(`${url} keeps no model list (${listing.detail}): whether it serves ${JSON.stringify(input.model)} is not checked`);
+  }
+  // 2. What they report about the weights must agree.
+  const reports = listings.map(({ baseUrl: url, listing }) => ({ baseUrl: url, revision: listing.kind === 'listed' ? listing.revision : undefined }));
+  const distinct = new Set(reports.map((r) => r.revision ?? '(none reported)'));
+  if (distinct.size > 1) {
+    throw new ApiFailure('validation', `the endpoints serve different weights: ${reports.map((r) => `${r.baseUrl} ${r.revision ?? '(none reported)'}`).join('; ')}`, 'endpoints');
+  }
+  const reported = reports[0]!.revision;
+
+  // 3. What the server can do (asked of the first endpoint; replicas run the same server).
+  const capabilities = await probeCapabilities(target(baseUrl), input.model, resolved.serverKind);
+
+  // 4. Identity.
+  if (stated !== undefined) {
+    return { baseUrl, settings: { ...common, revision: stated, checkRevision: false, capabilities, identity: { source: 'stated', verified: false, note: 'the revision you stated is not checked against the servers' } }, warnings };
+  }
+  if (revisionIdentifiesWeights(reported)) {
+    return { baseUrl, settings: { ...common, revision: reported!, checkRevision: true, capabilities, identity: { source: 'reported', verified: true } }, warnings };
+  }
+  const fingerprinted = await fingerprintPool(endpoints.map((e) => target(e.baseUrl)), input.model, resolved.serverKind);
+  if (fingerprinted.kind === 'conflict') throw new ApiFailure('validation', fingerprinted.message, 'endpoints');
+  if (fingerprinted.kind === 'unusable') {
+    const note = `${reported !== undefined ? `the servers report only ${reported}, which does not tell weights of one shape apart, and ` : 'the servers report no revision and '}no fingerprint could be taken: ${fingerprinted.reason}; state the weights with --revision`;
+    return {
+      baseUrl,
+      settings: { ...common, ...(reported !== undefined ? { revision: reported, checkRevision: true } : {}), capabilities, identity: { source: reported !== undefined ? 'reported' : 'none', verified: false, note } },
+      warnings,
+    };
+  }
+  const { fingerprint } = fingerprinted;
+  return {
+    baseUrl,
+    settings: { ...common, revision: revisionWithFingerprint(reported, fingerprint.digest), checkRevision: true, fingerprint, capabilities, identity: { source: 'fingerprint', verified: true } },
+    warnings,
+  };
+}
+
+/**
+ * The fingerprint of a pool: taken twice on the first endpoint (it must be reproducible to be
+ * worth checking), then on every other endpoint, each compared with the first.
+ */
+async function fingerprintPool(
+  targets: ProbeTarget[],
+  model: string,
+  serverKind: RemoteServerKind,
+): Promise<{ kind: 'ok'; fingerprint: WeightsFingerprint } | { kind: 'unusable'; reason: string } | { kind: 'conflict'; message: string }> {
+  const first = await takeFingerprint(targets[0]!, model, serverKind);
+  if (!first.ok) return { kind: 'unusable', reason: first.reason };
+  const again = await takeFingerprint(targets[0]!, model, serverKind);
+  if (!again.ok) return { kind: 'unusable', reason: again.reason };
+  if (again.fingerprint.digest !== first.fingerprint.digest) return { kind: 'unusable', reason: 'its greedy outputs are not reproducible (the same prompts gave other texts)' };
+  for (const t of targets.slice(1)) {
+    const other = await takeFingerprint(t, model, serverKind);
+    if (!other.ok) throw new ApiFailure('validation', `${t.baseUrl}: weights fingerprint failed: ${other.reason}`, 'endpoints');
+    const compared = compareFingerprints(first.fingerprint, other.fingerprint);
+    if (!compared.same) return { kind: 'conflict', message: `the endpoints serve different weights under one name: ${t.baseUrl} differs from ${targets[0]!.baseUrl} (${compared.reason})` };
+  }
+  return { kind: 'ok', fingerprint: first.fingerprint };
+}
+
+/**
+ * Checks endpoints against a model's recorded weights before they join its pool; refuses,
+ * naming the endpoint, one that serves other weights or cannot be asked.
+ */
+export async function checkEndpointsServe(expected: ExpectedWeights, baseUrls: string[], apiKey: string | undefined): Promise<void> {
+  const verdicts = await Promise.all(baseUrls.map(async (url) => ({ url, verdict: await verifyEndpointWeights({ baseUrl: url, apiKey, timeoutMs: probeTimeoutMs }, expected) })));
+  for (const { url, verdict } of verdicts) {
+    if (verdict.kind === 'different') throw new ApiFailure('validation', `${url} ${verdict.reason}`, 'endpoints');
+    if (verdict.kind === 'failed') throw new ApiFailure('validation', `${url} cannot be checked: ${verdict.reason}`, 'endpoints');
+  }
 }

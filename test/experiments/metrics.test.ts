@@ -141,7 +141,7 @@ describe('Fair RAG metrics on hand-built items', () => {
     expect(u.auc).toBeCloseTo(0.175, 12);
   });
 
-  it('Table 2: fairer runs per disparity interval against the deterministic baseline, unpaired t-test', () => {
+  it('Table 2: fairer runs per disparity interval against the deterministic baseline, paired over queries (paper: unpaired t-test)', () => {
     const t2 = metrics.table2.rows[0]!;
     // Baseline: deterministic EU 1 and .5 → .75. Runs in [.6, .8): the α=1 arms, EU .4 and .2.
     expect(t2).toMatchObject({ retriever: 'r1', generator: 'gen', baselineQueries: 2, excludedAtOne: 2 });
@@ -152,8 +152,27 @@ describe('Fair RAG metrics on hand-built items', () => {
     // Pooled variance (.125 + .02)/2 = .0725, se = √(.0725·(½ + ½)) = .26926, t = −.45/.26926 = −1.6713, df 2.
     const t = studentTTest([1, 0.5], [0.4, 0.2]);
     expect(t.statistic).toBeCloseTo(-1.67126, 4);
-    expect(cell.pValue).toBe(t.pValue);
+    // The paper's unpaired test is kept beside the cell; the stars come from the paired sign-flip test over
+    // queries (issue 23 item 2): per-query differences .4 − 1 = −.6 and .2 − .5 = −.3, observed mean −.45;
+    // the 4 sign vectors give means ±.45, ±.15, so p = 2/4 = .5. Holm over the one tested interval leaves it.
+    expect(cell.paperPValue).toBe(t.pValue);
+    expect(cell).toMatchObject({ queries: 2 });
+    expect(cell.pairedDifference).toBeCloseTo(-0.45, 12);
+    expect(cell.pValue).toBe(0.5);
+    expect(cell.pAdjusted).toBe(0.5);
     expect(cell.significant).toBe(false);
+    expect(metrics.table2).toMatchObject({ testId: 'paired-randomization', correction: 'holm', alpha: 0.05 });
+    expect(metrics.table2.test).toContain('paired sign-flip (randomization) test over queries');
+    expect(metrics.table2.departure).toContain('Departure from Kim & Diaz');
+    // significance.test = paired-t: mean −.45, sd .21213, se .15, t = −3, df 1, p = 1 − 2·atan(3)/π = .204833.
+    const pairedT = fairRagMetrics({ runId: 1, spec: { ...spec, significance: { test: 'paired-t', correction: 'holm', alpha: 0.05 } }, items: items(), finished: true, generatorName: 'gen' });
+    expect(pairedT.table2.rows[0]!.cells[3]!.pValue).toBeCloseTo(1 - (2 * Math.atan(3)) / Math.PI, 12);
+    // The paper's test under its name, no correction: the paper's p, and no departure to state.
+    const paper = fairRagMetrics({ runId: 1, spec: { ...spec, significance: { test: 'kim-diaz-unpaired-t', correction: 'none', alpha: 0.05 } }, items: items(), finished: true, generatorName: 'gen' });
+    expect(paper.table2.rows[0]!.cells[3]!.pValue).toBe(t.pValue);
+    expect(paper.table2).toMatchObject({ testId: 'kim-diaz-unpaired-t', correction: 'none', departure: null });
+    expect(table2Latex(paper)).toContain("Kim \\& Diaz's unpaired Student's t-test");
+    expect(table2Latex(paper)).toContain('no multiple-comparison correction');
     expect(t2.cells.filter((c) => c.runs === 0).map((c) => c.difference)).toEqual([null, null, null, null]);
     const tex = table2Latex(metrics);
     expect(tex).toContain('r1+gen (0.750) & -- & -- & -- & -0.45\\hphantom{$^{\\ddagger}$} & -- \\\\');

@@ -151,7 +151,7 @@ describe('browser mode with the services in a worker thread', () => {
     };
     const host = await startServiceHost({ workspacePath: ws, transport: 'electron', osCipher });
     try {
-      const added = await host.router.call('remotes.add', { name: 'r', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: 'sk-abc123' });
+      const added = await host.router.call('remotes.add', { name: 'r', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', apiKey: 'sk-abc123', probe: false });
       expect(added).toMatchObject({ ok: true });
     } finally {
       await host.close();

@@ -80,9 +80,11 @@ describe('ModelService', () => {
     expect(added).toMatchObject({ ok: true, data: { name: 'lab', hasApiKey: true } });
     expect(JSON.stringify(added)).not.toContain('sk-secret-123');
     const id = (added as { data: { id: number } }).data.id;
+    // remotes.add probed the server (serverProbe.ts): count the try's requests only.
+    const probed = server.requestsTo('/v1/chat/completions').length;
     const tried = await router.call('remotes.try', { id, request: { prompt: 'hello there', chat: true } });
     expect(tried).toMatchObject({ ok: true, data: { fromCache: false } });
-    expect(server.requestsTo('/v1/chat/completions')).toHaveLength(1);
+    expect(server.requestsTo('/v1/chat/completions')).toHaveLength(probed + 1);
     const listed = await router.call('remotes.list', {});
     expect(JSON.stringify(listed)).not.toContain('sk-secret-123');
     expect(services.models.describe({ kind: 'remote', endpointId: id })).not.toHaveProperty('apiKey');

@@ -53,6 +53,8 @@ export interface FakeOpenAiOptions {
   tokenizer: 'llama.cpp' | 'vllm' | undefined;
   /** Constraint fields the fake reads (a JSON schema in any other is ignored, as real servers do): all four by default. */
   constraintFields: Array<'response_format' | 'guided_json' | 'json_schema' | 'structured_outputs'>;
+  /** Put before every free reply: other "weights" under the same name (weight fingerprints). */
+  replyPrefix: string;
   /** The `model` named in answers, when not the one asked for (a replica serving something else). */
   answerModel: string | undefined;
   /** Extra delay for POST requests only (GET /models stays fast): a replica slow at computing. */
@@ -159,6 +161,7 @@ export class FakeOpenAiServer {
       bosToken: undefined,
       delayMs: 0,
       modelsEndpoint: true,
+      replyPrefix: '',
       reverseEmbeddings: false,
       root: undefined,
       meta: undefined,
@@ -353,7 +356,7 @@ export class FakeOpenAiServer {
     }
     const maxTokens = this.checkSampling(body);
     const last = (messages as Array<{ content: string }>).at(-1)!.content;
-    const reply = this.decode(structuredReply(body, this.options.constraintFields) ?? fakeReply(last), maxTokens, stopsOf(body));
+    const reply = this.decode(structuredReply(body, this.options.constraintFields) ?? this.options.replyPrefix + fakeReply(last), maxTokens, stopsOf(body));
     const promptTokens = (messages as Array<{ content: string }>).reduce((n, m) => n + fakeTokenize(m.content).length, 0);
     return {
       id: `chatcmpl-${this.nextId++}`,
@@ -389,7 +392,7 @@ export class FakeOpenAiServer {
       throw new HttpFailure(400, "Setting 'echo' and 'logprobs' at the same time is not supported for this model.", 'invalid_request_error', 'echo');
     }
     const echo = wantsEcho && this.options.echo === 'supported';
-    const reply = this.decode(structuredReply(body, this.options.constraintFields) ?? fakeReply(prompt), maxTokens, stopsOf(body));
+    const reply = this.decode(structuredReply(body, this.options.constraintFields) ?? this.options.replyPrefix + fakeReply(prompt), maxTokens, stopsOf(body));
     const bos = this.options.bosToken;
     const promptTokens = fakeTokenize(prompt).length + (bos !== undefined ? 1 : 0);
 

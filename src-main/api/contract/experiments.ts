@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { method } from './define';
 import { Job } from './jobs';
-import { AnswerMetric, bm25Params, Decoding, Id, itemsPage, Name, Num, NumOrNull } from './kindParts';
+import { AnswerMetric, bm25Params, Decoding, Id, itemsPage, Name, Num, NumOrNull, TestCalibration } from './kindParts';
 import { GeneratorRef } from './models';
 
 // ---- Fair RAG spec -----------------------------------------------------------------------------
@@ -133,6 +133,18 @@ export const FairRagSpec = z
       })
       .strict()
       .prefault({}),
+    /**
+     * Table 2's test (absent: paired-randomization (sign-flip over queries), Holm, α = 0.05). kim-diaz-unpaired-t is the paper's unpaired
+     * Student t-test (with correction 'none' it reproduces the paper; it is anti-conservative on designs like the demo's).
+     */
+    significance: z
+      .object({
+        test: z.enum(['paired-randomization', 'paired-t', 'kim-diaz-unpaired-t']).default('paired-randomization'),
+        correction: z.enum(['holm', 'bonferroni', 'bh', 'none']).default('holm'),
+        alpha: z.number().gt(0).lt(1).default(0.05),
+      })
+      .strict()
+      .optional(),
   })
   .strict()
   .superRefine((spec, ctx) => {
@@ -275,6 +287,15 @@ export const Table2Cell = z.object({
   difference: NumOrNull,
   pValue: NumOrNull,
   significant: z.boolean(),
+  /** Queries with an arm in the interval and a deterministic EU: the paired test's n. */
+  queries: z.number().int().optional(),
+  /** Mean over those queries of (mean EU of the query's arms in the interval − its deterministic EU). */
+  pairedDifference: NumOrNull.optional(),
+  /** p after the table's correction over the row's intervals; `significant` is pAdjusted ≤ α. */
+  pAdjusted: NumOrNull.optional(),
+  /** The paper's unpaired Student t-test p-value (uncorrected), whichever test makes the stars. */
+  paperPValue: NumOrNull.optional(),
+  degenerate: z.string().optional(),
 });
 
 export const Table2Row = z.object({
@@ -322,7 +343,18 @@ export const FairRagMetrics = z.object({
   table1: z.array(TradeoffFit),
   table2: z.object({
     intervals: z.array(z.tuple([Num, Num])),
+    /** The test that produced the stars, in words (captions, CSV). */
     test: z.string(),
+    /** Its id: paired-randomization (default), paired-t, kim-diaz-unpaired-t (the paper's). */
+    testId: z.string().optional(),
+    /** Correction over a row's intervals (several comparisons against one baseline). */
+    correction: z.string().optional(),
+    /** The departure from the paper's test, in words (null when the paper's test and no correction are used). */
+    departure: z.string().nullable().optional(),
+    /** The paper's test, whose p-value every cell carries as paperPValue. */
+    paperTest: z.string().optional(),
+    /** A measured null rejection rate of `test` (filled by a simulation), shown beside the table. */
+    calibration: TestCalibration.optional(),
     alpha: Num,
     utility: z.string(),
     /** On the utility's own scale (raw EU; LaMP-3: 4 − MAE), as the paper's Table 2. */

@@ -60,6 +60,24 @@ export const significanceFields = {
   alpha: z.number().gt(0).lt(1).default(0.05),
 };
 
+/**
+ * A measured null rejection rate of a table's test (planted null simulated from the spec), shown
+ * beside the table as a calibration check: rate with its 95% interval over `runs` simulated runs.
+ */
+export const TestCalibration = z.object({
+  nullRejectionRate: Num,
+  lo: Num,
+  hi: Num,
+  runs: z.number().int(),
+  alpha: Num,
+  /** The test (and correction) whose rate this is, in words. */
+  test: z.string().optional(),
+  seed: z.union([z.number(), z.string()]).optional(),
+  /** Where it came from (e.g. `simulate power`, a date). */
+  source: z.string().optional(),
+});
+export type TestCalibration = z.infer<typeof TestCalibration>;
+
 /** A method's or condition's mean on one measure with its paired test against the baseline (the kind adds its difference). */
 export const pairedCellFields = {
   mean: NumOrNull,

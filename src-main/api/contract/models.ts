@@ -110,6 +110,25 @@ export const RemoteEndpoint = z.object({
   maxConcurrency: z.number().int().min(1).max(256),
 });
 
+export const RemoteIdentity = z.object({
+  source: z.enum(['reported', 'fingerprint', 'stated', 'none']),
+  verified: z.boolean(),
+  note: z.string().optional(),
+});
+
+const RemoteCapability = z.object({ value: z.enum(['yes', 'no', 'unknown']), detail: z.string().optional() });
+export const RemoteCapabilities = z.object({
+  probedAt: z.string(),
+  endpoint: z.string(),
+  completions: RemoteCapability,
+  chat: RemoteCapability,
+  /** Prompt log-probabilities through echo + logprobs: what scoring (MoI, the NLI judge's threshold) needs. */
+  echoScoring: RemoteCapability,
+  promptLogprobs: RemoteCapability,
+  /** Constraint transports by `route.field` (e.g. `completions.json_schema`, `chat.response_format`). */
+  constraints: z.record(z.string(), RemoteCapability),
+});
+
 export const RemoteEndpointInfo = z.object({
   id: z.number().int(),
   name: z.string(),
@@ -122,6 +141,17 @@ export const RemoteEndpointInfo = z.object({
   revision: z.string().nullable(),
   /** Whether an API key is stored (the key itself is never sent back). */
   hasApiKey: z.boolean(),
+  /**
+   * How the weights are identified (issue 24): reported by the servers, a fingerprint of greedy
+   * outputs, stated by the user, or nothing; `verified` false (with `note`) is shown as unverified.
+   */
+  identity: RemoteIdentity.optional(),
+  /** What the server did when asked at `remote add` (services/remoteModels.ts); null: never asked. */
+  capabilities: RemoteCapabilities.nullable().optional(),
+  /** Per-request timeout (one HTTP attempt), milliseconds. */
+  timeoutMs: z.number().int().optional(),
+  /** Things `remotes.add` could not check (e.g. a server that keeps no model list). */
+  warnings: z.array(z.string()).optional(),
   settings: z.record(z.string(), z.unknown()),
   cachedCalls: z.number().int(),
   addedAt: z.string(),
@@ -256,6 +286,8 @@ export const modelsContract = {
         revision: z.string().trim().min(1).max(500).optional(),
         /** Ask the endpoints which weights they serve (GET /models); false skips it (offline). */
         probe: z.boolean().default(true),
+        /** Per-request timeout in seconds (one HTTP attempt); default 300. */
+        timeoutSeconds: z.number().int().min(1).max(86_400).optional(),
       })
       .strict()
       .refine((r) => r.baseUrl !== undefined || r.endpoints !== undefined, { message: 'give baseUrl or endpoints', path: ['baseUrl'] }),
@@ -266,6 +298,11 @@ export const modelsContract = {
     z.object({ id: z.number().int(), endpoints: z.array(RemoteEndpointInput).min(1).max(64) }).strict(),
     RemoteEndpointInfo,
     'Replace the endpoints of a served model (add or drop replicas, change limits); its cache identity stays.',
+  ),
+  'remotes.updateSettings': method(
+    z.object({ id: z.number().int(), timeoutSeconds: z.number().int().min(1).max(86_400) }).strict(),
+    RemoteEndpointInfo,
+    'Change a served model’s per-request timeout (seconds, one HTTP attempt).',
   ),
   'remotes.stats': method(
     Id,

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { GeneratorSelector } from './experiments';
-import { AnswerMetric, bm25Params, Decoding, Id, Name, Num, NumOrNull, pairedCellFields, significanceFields, UtilityMetricName, Correction } from './kindParts';
+import { AnswerMetric, bm25Params, Decoding, Id, Name, Num, NumOrNull, pairedCellFields, significanceFields, UtilityMetricName, Correction, TestCalibration } from './kindParts';
 
 // ---- spec --------------------------------------------------------------------------------------
 
@@ -237,6 +237,8 @@ export const MoiTable = z.object({
   test: z.string(),
   correction: Correction,
   alpha: Num,
+  /** A measured null rejection rate of `test` with `correction` (filled by a simulation), shown beside the table. */
+  calibration: TestCalibration.optional(),
   note: z.string(),
 });
 export type MoiTable = z.infer<typeof MoiTable>;

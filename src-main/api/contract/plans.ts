@@ -45,6 +45,8 @@ export const CostEstimate = z.object({
   /** False when later stages depend on outputs not computed yet (priced once those exist). */
   complete: z.boolean(),
   note: z.string(),
+  /** The spec's design warnings (issue 23 item 5): what cannot show an effect, with the fix; [] when none. */
+  warnings: z.array(DesignWarning),
 });
 export type CostEstimate = z.infer<typeof CostEstimate>;
 
@@ -58,5 +60,10 @@ export const plansContract = {
     z.object({ spec: z.unknown() }).strict(),
     CostEstimate,
     "The cost of a spec before it is stored (the wizard's review step): validated like experiments.validateSpec (an invalid spec is refused naming its field), then priced like experiments.estimate.",
+  ),
+  'experiments.designWarnings': method(
+    z.object({ spec: z.unknown() }).strict(),
+    z.object({ warnings: z.array(DesignWarning) }),
+    "A spec's design warnings on this workspace's data (issue 23 item 5: k ≥ the candidates, too few queries for the test, too few samples to separate the arms, …), each with its cause and fix; shown atop a run's results for the spec it ran.",
   ),
 };

@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import { GeneratorSelector } from './experiments';
-import { Correction, Name, Num, NumOrNull, pairedCellFields, significanceFields } from './kindParts';
+import { Correction, Name, Num, NumOrNull, pairedCellFields, significanceFields, TestCalibration } from './kindParts';
 
 export const RICHRAG_FRAMEWORKS = ['closed-book', 'retriever', 'no-ranker', 'rag-fusion', 'coverage', 'listwise'] as const;
 export const RichRagFramework = z.enum(RICHRAG_FRAMEWORKS);
@@ -267,6 +267,8 @@ export const RichRagTable = z.object({
   test: z.string(),
   correction: Correction,
   alpha: Num,
+  /** A measured null rejection rate of `test` with `correction` (filled by a simulation), shown beside the table. */
+  calibration: TestCalibration.optional(),
   rows: z.array(RichRagConditionInfo.extend({ queries: z.number().int(), cells: z.record(z.string(), RichRagCell) })),
 });
 export type RichRagTable = z.infer<typeof RichRagTable>;

@@ -7,7 +7,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { numberOption, parseCliArgs, requireOption } from '../args';
-import { CliError, type CliCommand } from '../command';
+import { CliError, type CliCommand, type CliIo } from '../command';
 import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceHelp';
 import { LocalEngine } from '../../engine/local/localEngine';
 import type { GpuSetting } from '../../engine/local/settings';
@@ -23,7 +23,8 @@ export const modelTryCommand: CliCommand = {
   summary: 'Generate once from a model and print the text (greedy unless --temperature)',
   help: `Usage: fairground model try MODEL --prompt TEXT [options]
 
-MODEL is a GGUF file or the name of a model in the workspace library.
+MODEL is a GGUF file, the name of a model in the workspace library, or the name of a remote
+model of the workspace ('fairground remote add'; --threads and --gpu do not apply to it).
 
       --prompt TEXT        the prompt (plain text, no chat template)
       --max-tokens N       tokens to generate (default 64)
@@ -83,7 +84,7 @@ Example: fairground model try /tmp/tiny.gguf --prompt "The answer is" --max-toke
       } finally {
         ws.close();
       }
-      if (!record) throw new CliError(`no GGUF file '${arg}' and no model of that name in the library`);
+      if (!record) return tryRemote(arg, { prompt, maxTokens, temperature, seed, json: values.json === true }, values.workspace, io);
       modelPath = record.path;
       const { id } = record;
       onFailure = (message) => {
@@ -115,3 +116,27 @@ Example: fairground model try /tmp/tiny.gguf --prompt "The answer is" --max-toke
     }
   },
 };
+
+/** `model try` on a remote model of the workspace: the service's try (reachability checked first: seconds, not retries). */
+async function tryRemote(
+  name: string,
+  opts: { prompt: string; maxTokens: number; temperature: number; seed: number; json: boolean },
+  workspace: string | undefined,
+  io: CliIo,
+): Promise<number> {
+  const [{ createCliAppServices }, { ApiFailure }] = await Promise.all([import('./cliAppServices'), import('../../api/router')]);
+  const services = createCliAppServices(workspace, io);
+  try {
+    const remote = services.models.listRemotes().find((r) => r.name === name);
+    if (!remote) throw new CliError(`no GGUF file '${name}', and no model or remote model of that name in the workspace`);
+    const result = await services.models.try({ kind: 'remote', endpointId: remote.id }, { prompt: opts.prompt, maxTokens: opts.maxTokens, temperature: opts.temperature, seed: opts.seed, chat: false });
+    io.stdout.write(opts.json ? `${JSON.stringify(result)}\n` : `${result.text}\n`);
+    return 0;
+  } catch (err) {
+    if (err instanceof ApiFailure) throw new CliError(err.message, 1);
+    if (err instanceof EngineError) throw new CliError(`${err.code}: ${err.message}`, 1);
+    throw err;
+  } finally {
+    await services.close();
+  }
+}

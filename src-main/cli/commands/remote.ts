@@ -50,9 +50,13 @@ export const remoteAddCommand: CliCommand = {
   summary: 'Add an OpenAI-compatible server, or a pool of replicas serving one model',
   help: `Usage: fairground remote add NAME --model MODEL (--url URL | --endpoint URL[=N]...) [options]
 
-Records which weights the servers serve (GET /models: vLLM's root, llama.cpp's model metadata) as the
-model's revision: the cache key is the model and its revision, not a URL, so replicas share cached
-calls. Replicas that report different weights are refused.
+Asks every endpoint first: it must answer and list MODEL (else the command fails, naming what the
+server lists). Then records what the server can do (completions, chat, scoring through prompt
+log-probabilities, each JSON-schema/grammar transport) and which weights it serves: vLLM's root, or
+where the server's report does not tell weights apart (llama.cpp's GGUF shape, gateways) a
+fingerprint of greedy outputs of fixed prompts. The cache key is the model and that revision, not a
+URL, so replicas share cached calls; an endpoint serving other weights is refused, at add and
+whenever it (re)joins the pool.
 
       --model MODEL        the model name the server(s) serve
       --url URL            one server's API root, e.g. http://127.0.0.1:8000/v1
@@ -61,7 +65,9 @@ ${ENDPOINT_HELP}
       --server-kind KIND   openai, vllm or llama.cpp (how non-OpenAI sampling fields are spelled; default openai)
       --api-key-env VAR    read the API key from this environment variable (never from the command line)
       --revision TEXT      state the weights (a commit, a file hash) instead of asking the servers
-      --no-probe           ask no server now (offline); without --revision the key is the model name alone
+      --timeout SECONDS    per-request timeout (one HTTP attempt; default 300)
+      --no-probe           ask no server now (offline): the model is recorded as unverified; without
+                           --revision the key is the model name alone
 ${WORKSPACE_HELP}
 
 Example: fairground remote add llama8b --model meta-llama/Llama-3.1-8B-Instruct --server-kind vllm \\
@@ -78,10 +84,12 @@ Example: fairground remote add llama8b --model meta-llama/Llama-3.1-8B-Instruct 
         'server-kind': { type: 'string' },
         'api-key-env': { type: 'string' },
         revision: { type: 'string' },
+        timeout: { type: 'string' },
         'no-probe': { type: 'boolean' },
       },
       true,
     );
+    const timeoutSeconds = positiveInt(values.timeout, '--timeout');
     if (positionals.length !== 1) throw new CliError('expected one name for the server');
     if (!values.model) throw new CliError('give --model');
     if ((values.url === undefined) === (values.endpoint === undefined)) throw new CliError('give --url URL or one or more --endpoint URL[=N]');
@@ -104,10 +112,50 @@ Example: fairground remote add llama8b --model meta-llama/Llama-3.1-8B-Instruct 
         ...(apiKey ? { apiKey } : {}),
         ...(values.revision !== undefined ? { revision: values.revision } : {}),
         probe: values['no-probe'] !== true,
+        ...(timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {}),
       }),
     );
-    io.stdout.write(`Added '${added.name}': ${added.model}${added.revision ? ` (${added.revision})` : ' (no revision reported)'}\n`);
-    for (const e of added.endpoints) io.stdout.write(`  ${e.baseUrl}  up to ${e.maxConcurrency} at once\n`);
+    io.stdout.write(`Added '${added.name}': ${added.model}${added.revision ? ` (${added.revision})` : ''}\n`);
+    writeRemoteDetails(io, added);
+    for (const w of added.warnings ?? []) io.stderr.write(`warning: ${w}\n`);
+    return 0;
+  },
+};
+
+type RemoteInfo = Awaited<ReturnType<AppServices['models']['addRemote']>>;
+
+const SOURCE_WORDS = { reported: 'the revision the servers report', fingerprint: 'a fingerprint of greedy outputs', stated: 'the revision you stated', none: 'the model name only' } as const;
+
+/** Identity (verified or not), timeout, capabilities and endpoints of a remote model. */
+function writeRemoteDetails(io: CliIo, r: Omit<RemoteInfo, 'warnings'>): void {
+  const id = r.identity;
+  if (id) io.stdout.write(`  weights: ${SOURCE_WORDS[id.source]}${id.verified ? ', verified' : ` — UNVERIFIED: ${id.note ?? 'not checked'}`}\n`);
+  if (r.timeoutMs !== undefined) io.stdout.write(`  timeout: ${r.timeoutMs / 1000} s per request\n`);
+  const c = r.capabilities;
+  if (c) {
+    const yes = (v: { value: string } | undefined) => v?.value === 'yes';
+    io.stdout.write(`  completions: ${c.completions.value}, chat: ${c.chat.value}, scoring (prompt log-probabilities via echo): ${c.echoScoring.value}, prompt_logprobs: ${c.promptLogprobs.value}\n`);
+    const honoured = Object.entries(c.constraints).filter(([, v]) => yes(v)).map(([k]) => k);
+    const ignored = Object.entries(c.constraints).filter(([, v]) => !yes(v)).map(([k]) => k);
+    io.stdout.write(`  constraints honoured: ${honoured.length ? honoured.join(', ') : 'none'}${ignored.length ? `; not honoured or unknown: ${ignored.join(', ')}` : ''}\n`);
+  } else io.stdout.write(`  capabilities: not probed\n`);
+  for (const e of r.endpoints) io.stdout.write(`  ${e.baseUrl}  up to ${e.maxConcurrency} at once\n`);
+}
+
+export const remoteSetCommand: CliCommand = {
+  path: ['remote', 'set'],
+  summary: "Change a server's settings (per-request timeout)",
+  help: `Usage: fairground remote set NAME --timeout SECONDS [--workspace PATH]
+
+      --timeout SECONDS    per-request timeout (one HTTP attempt)
+${WORKSPACE_HELP}`,
+  async run(argv, io) {
+    const { values, positionals } = parseCliArgs(argv, { ...workspaceOptionSpec, timeout: { type: 'string' } }, true);
+    if (positionals.length !== 1) throw new CliError('expected the name of a server');
+    const timeoutSeconds = positiveInt(values.timeout, '--timeout');
+    if (timeoutSeconds === undefined) throw new CliError('give --timeout SECONDS');
+    const updated = await withServices(values.workspace, io, (s) => s.models.updateRemoteSettings(requireNamed(s, positionals[0]!), { timeoutSeconds }));
+    io.stdout.write(`'${updated.name}': timeout ${(updated.timeoutMs ?? 0) / 1000} s per request\n`);
     return 0;
   },
 };
@@ -127,7 +175,7 @@ ${WORKSPACE_HELP}
     else {
       for (const r of list) {
         io.stdout.write(`${r.name.padEnd(20)} ${r.model}${r.revision ? ` (${r.revision})` : ''}  ${r.cachedCalls} cached calls\n`);
-        for (const e of r.endpoints) io.stdout.write(`  ${e.baseUrl}  up to ${e.maxConcurrency} at once\n`);
+        writeRemoteDetails(io, r);
       }
     }
     return 0;
@@ -142,7 +190,8 @@ export const remoteEndpointsCommand: CliCommand = {
 ${ENDPOINT_HELP}
 ${WORKSPACE_HELP}
 
-When the revision came from the servers, the new endpoints must report the same one.`,
+When the model's weights are checked (a revision the servers reported, a fingerprint), every new
+endpoint must pass the same check, or nothing changes.`,
   async run(argv, io) {
     const { values, positionals } = parseCliArgs(argv, { ...workspaceOptionSpec, endpoint: { type: 'string', multiple: true } }, true);
     if (positionals.length !== 1) throw new CliError('expected the name of a server');

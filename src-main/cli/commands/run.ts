@@ -39,7 +39,9 @@ ${WORKSPACE_HELP}
       --json             print {runId, status, stats, aggregates} as JSON instead of the table
       --dry-run          compute nothing: print the plan's cost (calls to compute per model and
                          operation, calls the cache answers, prompt size, an estimated time from
-                         this engine's measured throughput) and exit
+                         this engine's measured throughput) and the design warnings (what
+                         this design cannot show, e.g. k ≥ the candidates, too few queries or
+                         samples, with the fix), and exit
       --cache-only       compute nothing: finish from the call cache, or stop (exit 75, resumable)
                          naming how many calls to export with \`fairground plan export\`
       --shard k/N        compute only the k-th of N deterministic shards of the plan's calls into
@@ -160,6 +162,9 @@ function describeEstimate(name: string, e: CostEstimate): string {
   }
   lines.push(`estimated time: ${e.etaSeconds === null ? 'unknown (no measured throughput for some model yet)' : `${e.etaSeconds} s`}`);
   if (!e.complete) lines.push(`note: ${e.note}`);
+  // Design warnings (issue 23 item 5): what this design cannot show, before anything runs.
+  if (e.warnings.length === 0) lines.push('design checks: no problems found');
+  for (const w of e.warnings) lines.push(`warning [${w.code}${w.field ? `, ${w.field}` : ''}]: ${w.message}`, `  fix: ${w.fix}`);
   return `${lines.join('\n')}\n`;
 }
 

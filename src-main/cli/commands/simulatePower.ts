@@ -19,8 +19,11 @@ const HELP = `Usage: fairground simulate power SPEC --effect E[,E…] --reps R [
 
 Runs an experiment spec (Fair RAG, MoI or RichRAG) R times on simulated readers (planted truth, not a
 language model) and reports the power of the spec's own significance test: the share of runs in which
-it is significant. The planted effect E in [0, 1] scales every planted utility (0 = the null effect:
-no document helps, so the power should be close to the test's alpha). The reader's profile is the
+it is significant. The planted effect E in [0, 1] is a difference between exactly the conditions the
+test compares: Fair RAG, the planted utility of the deterministic top-1 document of the first
+retriever (every other candidate 0), so the deterministic arm leads the sampled alpha arms by a gap
+linear in E; MoI and RichRAG, the scale of every planted utility. E = 0 is the null: the power there
+is the test's null rejection rate, printed as a calibration check (about alpha for a calibrated test). The reader's profile is the
 spec's simulated reader's when the spec names one, else the default (U-shaped bias, closed-book 0.2).
 Runs happen in a scratch in-memory workspace: this workspace is only read.
 
@@ -98,6 +101,11 @@ export const simulatePowerCommand: CliCommand = {
         io.stdout.write(
           `${String(r.effect).padEnd(6)}  ${String(r.queries).padStart(7)}  ${String(r.samples ?? '-').padStart(7)}  ${String(r.reps).padStart(4)}  ${String(r.significant).padStart(11)}  ${r.power.toFixed(3)}  [${r.low.toFixed(3)}, ${r.high.toFixed(3)}]  ${r.meanDifference === null ? '-' : r.meanDifference.toFixed(4)}\n`,
         );
+      }
+      io.stdout.write(`effect: ${report.effect}\n`);
+      for (const r of report.rows.filter((x) => x.effect === 0)) {
+        const ok = r.low <= report.test.alpha && report.test.alpha <= r.high;
+        io.stdout.write(`calibration check: null rejection rate ${r.power.toFixed(3)} [${r.low.toFixed(3)}, ${r.high.toFixed(3)}] over ${r.reps} runs at alpha ${report.test.alpha}: ${ok ? 'consistent with a calibrated test' : r.low > report.test.alpha ? 'the test rejects a true null MORE often than alpha' : 'conservative'}\n`);
       }
       io.stdout.write(`note: ${report.note}\n`);
       return 0;

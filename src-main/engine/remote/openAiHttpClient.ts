@@ -3,10 +3,11 @@ import { abortable } from './abortable';
 import { BodyTooLarge, exchange, type Exchange } from './httpExchange';
 import type { Endpoint, EndpointLease, EndpointPool } from './endpointPool';
 import { LinkedSignal } from './linkedSignal';
-import { modelsResponse } from './openAiResponses';
 import { parseRetryAfter } from './retryDelay';
 import type { RemoteServerKind } from './remoteEngineConfig';
-import { servedRevision } from './servedRevision';
+import { reportedPartOf } from './servedRevision';
+import { verifyEndpointWeights } from './weightsCheck';
+import type { WeightsFingerprint } from './weightsFingerprint';
 
 export interface HttpClientSettings {
   apiKey: string | undefined;
@@ -17,6 +18,8 @@ export interface HttpClientSettings {
   model: string;
   /** When set, an endpoint must report this served revision (servedRevision.ts) or it is left out. */
   checkRevision: string | undefined;
+  /** When set (with checkRevision), an endpoint must also give these greedy continuations (weightsFingerprint.ts). */
+  fingerprint?: WeightsFingerprint | undefined;
   /** Which server family: the OpenAI API answers a dated snapshot of the model asked for. */
   serverKind: RemoteServerKind;
   /** The largest response body read (bytes). */
@@ -375,20 +378,19 @@ export class OpenAiHttpClient {
   private async checkRevision(endpoint: Endpoint, signal: AbortSignal | undefined): Promise<void> {
     endpoint.checking ??= (async () => {
       const where = `GET ${endpoint.baseUrl}/models`;
-      const outcome = await this.once(endpoint, 'GET', '/models', undefined, Math.min(this.settings.timeoutMs, checkTimeoutMs), new LinkedSignal());
-      if (outcome.kind !== 'ok') {
-        const why = outcome.kind === 'http' ? `HTTP ${outcome.status}: ${this.redact(outcome.detail)}` : outcome.kind === 'network' ? this.redact(outcome.detail) : outcome.kind;
-        this.pool.markFailure(endpoint, `${where} (weights check): ${why}`);
-        return;
-      }
-      const parsed = modelsResponse.safeParse(outcome.json);
-      const entry = parsed.success ? parsed.data.data.find((m) => m.id === this.settings.model) : undefined;
-      const expected = this.settings.checkRevision!;
-      const served = entry ? servedRevision(entry) : undefined;
-      if (!entry) this.pool.exclude(endpoint, `${where}: does not list the model ${JSON.stringify(this.settings.model)}`);
-      else if (served !== expected) {
-        this.pool.exclude(endpoint, `${where}: serves ${served ?? 'no reported revision'}, not the recorded ${expected}`);
-      } else endpoint.checkedAt = this.pool.clock();
+      // The reported revision and, where recorded, the weights fingerprint (weightsCheck.ts).
+      const verdict = await verifyEndpointWeights(
+        { baseUrl: endpoint.baseUrl, apiKey: this.settings.apiKey, timeoutMs: Math.min(this.settings.timeoutMs, checkTimeoutMs) },
+        {
+          model: this.settings.model,
+          serverKind: this.settings.serverKind,
+          reported: reportedPartOf(this.settings.checkRevision),
+          fingerprint: this.settings.fingerprint,
+        },
+      );
+      if (verdict.kind === 'failed') this.pool.markFailure(endpoint, `${where} (weights check): ${this.redact(verdict.reason)}`);
+      else if (verdict.kind === 'different') this.pool.exclude(endpoint, `${where}: ${this.redact(verdict.reason)}`);
+      else endpoint.checkedAt = this.pool.clock();
     })().finally(() => {
       endpoint.checking = undefined;
     });

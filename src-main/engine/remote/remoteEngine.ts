@@ -56,7 +56,10 @@ export class RemoteEngine implements Engine {
     // Every call in flight listens on the engine's lifetime: hundreds at once are expected, not a leak.
     setMaxListeners(0, this.lifetime.signal);
     const pool = new EndpointPool(this.config.endpoints, this.config);
-    this.http = new OpenAiHttpClient({ ...this.config, checkRevision: this.config.checkRevision ? this.config.revision : undefined }, pool);
+    this.http = new OpenAiHttpClient(
+      { ...this.config, checkRevision: this.config.checkRevision ? this.config.revision : undefined, fingerprint: this.config.checkRevision ? this.config.fingerprint : undefined },
+      pool,
+    );
     this.scorer = new EchoScorer(this.http, this.config.model, this.config.scoring, this.lifetime.signal);
   }
 
@@ -83,6 +86,15 @@ export class RemoteEngine implements Engine {
   /** Requests the engine can have in flight at once: the sum of its endpoints' limits (for a work queue's bound). */
   capacity(): number {
     return this.http.pool.capacity();
+  }
+
+  /**
+   * Before its next call, each endpoint in the pool proves its weights again (servedRevision.ts,
+   * weightsFingerprint.ts): called when a run starts, so a server restarted with other weights
+   * between runs is caught. Endpoints already left out stay out.
+   */
+  recheckWeights(): void {
+    for (const endpoint of this.http.pool.endpoints) if (endpoint.excluded === undefined) endpoint.checkedAt = undefined;
   }
 
   /** Per-endpoint load, health, throughput and errors since the engine started. */

@@ -1,4 +1,5 @@
 import { DataError } from '../../core/errors';
+import type { WeightsFingerprint } from './weightsFingerprint';
 
 /**
  * Which family of OpenAI-compatible server sits behind `baseUrl`. It only decides how the
@@ -69,6 +70,12 @@ export interface RemoteEngineConfig {
    * (see servedRevision.ts). An endpoint that serves different weights is left out of the pool.
    */
   checkRevision?: boolean;
+  /**
+   * Greedy continuations of fixed prompts taken when the model was added (weightsFingerprint.ts),
+   * for servers whose reported revision does not tell weights apart; with `checkRevision`, each
+   * endpoint must give the same before it joins the pool.
+   */
+  fingerprint?: WeightsFingerprint;
   /** Sent as `Authorization: Bearer …`; never appears in any error or identity. */
   apiKey?: string;
   serverKind?: RemoteServerKind;
@@ -107,9 +114,10 @@ export interface RemoteEngineConfig {
   recheckAfterMs?: number;
 }
 
-export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey' | 'baseUrl' | 'endpoints' | 'revision'>> & {
+export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey' | 'baseUrl' | 'endpoints' | 'revision' | 'fingerprint'>> & {
   apiKey: string | undefined;
   revision: string | undefined;
+  fingerprint: WeightsFingerprint | undefined;
   /** At least one; URLs without trailing slashes, each with its own limit. */
   endpoints: Array<Required<RemoteEndpointConfig>>;
 };
@@ -133,7 +141,7 @@ export const remoteDefaults = {
   hedgeFactor: 3,
   hedgeMinMs: 1_000,
   recheckAfterMs: 60_000,
-} as const satisfies Omit<ResolvedRemoteConfig, 'endpoints' | 'model' | 'apiKey' | 'revision'>;
+} as const satisfies Omit<ResolvedRemoteConfig, 'endpoints' | 'model' | 'apiKey' | 'revision' | 'fingerprint'>;
 
 /**
  * The cache identity of a served model: its name and, when known, its revision — never a URL, so
@@ -147,13 +155,14 @@ export function remoteModelKey(model: string, revision?: string | null): string 
 /** Fills defaults and rejects settings that cannot work, naming the field. */
 export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteConfig {
   if (typeof config.model !== 'string' || !config.model.trim()) throw new DataError('must not be empty', { field: 'model' });
-  const { baseUrl, endpoints, apiKey, revision, ...rest } = config;
+  const { baseUrl, endpoints, apiKey, revision, fingerprint, ...rest } = config;
   const resolved = {
     ...remoteDefaults,
     ...definedOnly(rest),
     model: config.model,
     apiKey: apiKey || undefined,
     revision: revision?.trim() || undefined,
+    fingerprint,
   };
   oneOf(resolved.serverKind, ['openai', 'vllm', 'llama.cpp'], 'serverKind');
   if (config.jsonSchemaTransport === undefined) resolved.jsonSchemaTransport = defaultJsonSchemaTransport(resolved.serverKind);

@@ -28,6 +28,33 @@ export function servedRevision(entry: Record<string, unknown>): string | undefin
   return undefined;
 }
 
+/**
+ * Whether a served revision tells weights apart. vLLM's `root` names the weights it loaded; the
+ * GGUF `meta` of llama.cpp's server is the file's shape (two GGUFs of one shape report the same),
+ * so a model served that way is identified by a fingerprint too (weightsFingerprint.ts).
+ */
+export function revisionIdentifiesWeights(revision: string | undefined): boolean {
+  return revision !== undefined && revision.startsWith('root=');
+}
+
+const fingerprintMark = ';fingerprint=';
+
+/**
+ * The recorded revision of a model identified by a fingerprint: what the server reports (if
+ * anything) and the fingerprint's digest, e.g. `gguf:n_params=…;fingerprint=3f2a…`.
+ */
+export function revisionWithFingerprint(reported: string | undefined, digest: string): string {
+  return `${reported ?? ''}${fingerprintMark}${digest}`;
+}
+
+/** The part of a recorded revision that `GET /models` must report (undefined: nothing to compare). */
+export function reportedPartOf(revision: string | undefined): string | undefined {
+  if (revision === undefined) return undefined;
+  const at = revision.indexOf(fingerprintMark);
+  if (at < 0) return revision;
+  return at === 0 ? undefined : revision.slice(0, at);
+}
+
 /** What one endpoint said when asked which weights it serves. */
 export interface EndpointProbe {
   baseUrl: string;

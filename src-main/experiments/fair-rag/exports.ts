@@ -11,7 +11,7 @@
  *                   which is what `eval exposure` needs to know n and m
  *   attribution     one arm's judgments as `qid Q<s> docno 0|1` for every top-k item of every sample
  *                   (`eval exposure --attribution`)
- *   latex-table2    Table 2 on the raw utility scale (booktabs; † / ‡ = significant at p < 0.05 / 0.01)
+ *   latex-table2    Table 2 on the raw utility scale (booktabs; † / ‡ = significant at p_adj ≤ α / < 0.01; the caption names the test, correction and departure)
  *   latex-table2-normalized  the same on EU̅ = EU / u_max; each caption says which scale it shows
  *   metrics-json    everything `runs.metrics` returns
  */
@@ -23,6 +23,7 @@ import { formatQrels, formatRun } from '../../io/trec';
 import type { ExportedFile } from '../registry';
 import { generationKey, indexRunItems, judgmentKey, type FairRagRunData } from './items';
 import type { FairRagMetricsInput } from './metrics';
+import { correctionName } from './table2';
 
 export const sampleId = (sample: number): string => `Q${sample}`;
 
@@ -161,13 +162,21 @@ export function table2Latex(metrics: FairRagMetrics, scale: 'raw' | 'normalized'
     scale === 'raw'
       ? "Utility on the metric's own scale (higher is better; for LaMP-3, 4 $-$ MAE), as in the paper's Table 2."
       : 'Normalised utility $\\overline{\\mathrm{EU}} = \\mathrm{EU}/u_{\\max}$ (Eq. 30, in $[0, 1]$).';
+  const corr = t.correction ?? 'none';
+  const correction = corr === 'none' ? '; no multiple-comparison correction' : `; ${correctionName(corr)}-corrected over each row's intervals`;
+  const pName = corr === 'none' ? '$p$' : '$p_{\\mathrm{adj}}$';
+  const cal = t.calibration;
+  const calibration = cal
+    ? ` Measured null rejection rate of this test at $\\alpha = ${cal.alpha}$: ${cal.nullRejectionRate.toFixed(3)} [${cal.lo.toFixed(3)}, ${cal.hi.toFixed(3)}] over ${cal.runs} simulated runs.`
+    : '';
   const lines: string[] = [];
   lines.push('% Requires \\usepackage{booktabs} in the preamble.');
   lines.push('\\begin{table}[ht]');
   lines.push('\\centering');
   lines.push(
     `\\caption{Utility of fairer RAG models minus the utility of the deterministic baseline, per retrieval disparity interval of $\\overline{\\mathrm{EE\\mbox{-}D}}$. ${scaleText} ` +
-      `$^{\\dagger}$ / $^{\\ddagger}$: significant difference from the baseline at $p < ${t.alpha}$ / $p < 0.01$ (${escapeLatex(t.test)}); --: no run in the interval.}`,
+      `$^{\\dagger}$ / $^{\\ddagger}$: significant difference from the baseline at ${pName} $\\le ${t.alpha}$ / $< 0.01$ (${escapeLatex(t.test)}${correction}); --: no run in the interval.` +
+      `${t.departure ? ` ${escapeLatex(t.departure)}` : ''}${calibration}}`,
   );
   lines.push(`\\label{tab:fair-rag-table2${scale === 'raw' ? '' : '-normalized'}}`);
   lines.push(`\\begin{tabular}{l${'r'.repeat(t.intervals.length)}}`);
@@ -182,7 +191,8 @@ export function table2Latex(metrics: FairRagMetrics, scale: 'raw' | 'normalized'
       if (c.difference === null) return '--';
       const v = `${c.difference > 0 ? '+' : ''}${fmt(c.difference)}`;
       // † p < α, ‡ p < 0.01 (PyTerrier style, as in the app's Table 2); the phantom keeps digits aligned.
-      const mark = !c.significant ? '' : c.pValue !== null && c.pValue < 0.01 ? '\\ddagger' : '\\dagger';
+      const p = c.pAdjusted ?? c.pValue;
+      const mark = !c.significant ? '' : p !== null && p !== undefined && p < 0.01 ? '\\ddagger' : '\\dagger';
       return mark ? `${v}$^{${mark}}$` : `${v}\\hphantom{$^{\\ddagger}$}`;
     });
     lines.push(`${name} & ${cells.join(' & ')} \\\\`);

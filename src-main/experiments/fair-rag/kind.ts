@@ -9,6 +9,7 @@ import { deterministicTopK } from '../../core/sampling/deterministicTopK';
 import type { ModelRecord } from '../../io/manifest/manifest';
 import type { ExperimentDeps, ExperimentKind, ManifestParts } from '../registry';
 import { DEFAULT_NLI_TEMPLATE } from './attribution';
+import { fairRagDesignWarnings } from './designWarnings';
 import { loadFairRagData } from './data';
 import { executeFairRag, generationRequest, generatorTokens } from './execute';
 import { exportFairRag, utilityQrels } from './exports';
@@ -17,6 +18,7 @@ import { fairRagItems } from './itemsView';
 import { fairRagMetrics } from './metrics';
 import { promptRenderer, templateFor } from './prompt';
 import { scoreRetrievers } from './retrievers';
+import { table2ManifestSignificance } from './table2';
 import { manifestRuntime } from '../manifestRuntime';
 
 export const FAIR_RAG_MEASURES = ['EE-D', 'EE-R', 'EE-L', 'EE-D_norm', 'EE-R_norm', 'EE-L_norm', 'EU', 'EU_norm', 'EAR', 'EAE-D', 'EAE-D_norm'];
@@ -31,6 +33,7 @@ export const fairRagKind: ExperimentKind<FairRagSpec, FairRagMetrics, RunItemRow
   items: fairRagItems,
   exportFile: (input) => exportFairRag(input, () => fairRagMetrics(input)),
   manifest: fairRagManifest,
+  designWarnings: fairRagDesignWarnings,
   previewPrompt,
 };
 
@@ -113,7 +116,7 @@ async function fairRagManifest(runId: number, spec: FairRagSpec, deps: Experimen
     evaluation: {
       measures: FAIR_RAG_MEASURES,
       measureParameters: { userModel: 'step: MU(i) = 1[i ≤ k]', k: spec.k, target: spec.target, uMax: 'max over every arm of the retriever (α arms and deterministic) and the oracle' },
-      significance: { test: "Table 2: unpaired Student's t vs the deterministic baseline; Fig. 3: paired t between α's (Holm-adjusted p also given)", correction: 'none', alpha: 0.05 },
+      significance: table2ManifestSignificance(spec),
     },
     extra: { runId, models: described, runtimeVersions: versions, stats },
   };

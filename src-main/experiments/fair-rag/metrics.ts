@@ -11,7 +11,7 @@ import { fig3 } from './fig3';
 import { indexRunItems } from './items';
 import { armsOf } from './plan';
 import { queryArmMetrics } from './queryMetrics';
-import { TABLE2_ALPHA, TABLE2_INTERVALS, table2 } from './table2';
+import { table2Options, table2Settings, TABLE2_INTERVALS, table2 } from './table2';
 import { tradeoffTable } from './tradeoff';
 
 export interface FairRagMetricsInput {
@@ -45,11 +45,10 @@ export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
     table1: tradeoffTable(perQuery, retrievers),
     table2: {
       intervals: TABLE2_INTERVALS.map(([a, b]) => [a, b] as [number, number]),
-      test: "unpaired Student's t-test (pooled variance, two-sided)",
-      alpha: TABLE2_ALPHA,
+      ...table2Settings(spec),
       utility: "rows: raw EU per query × α arm on the metric's scale (higher is better; LaMP-3: 4 − MAE, as the paper's Table 2) minus the mean EU of the deterministic arm; normalizedRows: the same with EU̅ = EU / u_max (Eq. 30, in [0, 1])",
-      rows: table2(perQuery, retrievers, input.generatorName),
-      normalizedRows: table2(perQuery, retrievers, input.generatorName, 'normalized'),
+      rows: table2(perQuery, retrievers, input.generatorName, 'raw', table2Options(spec)),
+      normalizedRows: table2(perQuery, retrievers, input.generatorName, 'normalized', table2Options(spec)),
     },
     fig3: fig3(perQuery, retrievers, spec.alphas),
     warnings,

@@ -61,6 +61,12 @@ export interface SignificanceSettings {
   alternative?: string;
   permutations?: number;
   seed?: number | string;
+  /** Which comparisons the correction spans (e.g. each row's intervals). */
+  correctionScope?: string;
+  /** A departure from the reproduced paper's test or correction, in words. */
+  departure?: string;
+  /** A measured null rejection rate of the test (planted-null simulation). */
+  calibration?: { nullRejectionRate: number; lo: number; hi: number; runs: number; alpha: number; seed?: number | string };
 }
 
 export interface EvaluationSettings {

@@ -3,10 +3,18 @@
  * R times on simulated readers with a planted effect, and the power of the spec's own significance
  * test is the share of runs in which that test is significant.
  *
- * - The planted effect e is the simulated reader's `utilityScale`: every planted utility (and
- *   sub-aspect coverage) is multiplied by e. e = 0 is the null: no document helps, every condition
- *   answers right with the closed-book probability, so any difference between conditions is noise and
- *   a calibrated test is significant in a share α of the runs.
+ * - The planted effect e is a difference between exactly the conditions the spec's test compares
+ *   (issue 23 item 3), so e = 0 is the null of that test and the power rises with e:
+ *   Fair RAG (Table 2: the α arms vs the deterministic ranking): the deterministic top-1 document of
+ *   the spec's first retriever has planted utility e for its query and every other candidate 0, so
+ *   the deterministic arm answers right with probability c + (1 − c)·ã₁·e and a sampled arm with
+ *   c + (1 − c)·e·E[ã at that document's position, 0 when it is not sampled]: a difference linear in e
+ *   (the collection's own labels would make the two arms' difference depend on how good the retriever
+ *   is, not on e: the issue measured power 0.20 / 0.27 / 0.17 at e = 0 / 0.5 / 1, the mean difference
+ *   even negative). MoI and RichRAG: every planted utility (and sub-aspect coverage) is multiplied by e
+ *   (`utilityScale`); at e = 0 no document helps and every condition answers right with the
+ *   closed-book probability, so any difference between conditions is noise and a calibrated test is
+ *   significant in a share α of the runs (the row at e = 0 is the test's null rejection rate).
  * - Replications differ in the reader's seed and the spec's own seeds (sampling, permutations,
  *   generation); answers are random (noise 1 by default: "p ≥ τ" with τ uniform is a Bernoulli(p) draw).
  * - The test is the spec's own, as its metrics report it: MoI Table 1 (MoI vs the retriever order on the
@@ -53,7 +61,40 @@ export interface PowerReport {
   test: { description: string; alpha: number; test: string; correction: string };
   profile: Omit<SimProfile, 'seed' | 'utilityScale'>;
   rows: PowerRow[];
+  /** What the planted effect is, in words. */
+  effect: string;
   note: string;
+}
+
+export const FAIR_RAG_EFFECT = "the planted utility of the deterministic top-1 document of the spec's first retriever (every other candidate 0): the gap between the deterministic arm and the sampled α arms that Table 2 tests grows linearly with it";
+export const UTILITY_SCALE_EFFECT = 'the scale of every planted utility and sub-aspect coverage (0: no document helps, every condition answers with the closed-book probability)';
+
+/**
+ * Fair RAG's planted effect (module comment): per selected query, the deterministic top-1 document of
+ * the spec's first retriever (read through the kind's own prompt preview, so it is the ranking the run
+ * uses) gets utility e and every other candidate 0.
+ */
+async function fairRagPlant(scratch: AppServices, base: Omit<SimProfile, 'seed' | 'utilityScale'>, spec: Record<string, unknown>, selected: readonly string[]): Promise<(effect: number) => Record<string, Record<string, number>>> {
+  const name = 'Simulated reader (power: deterministic ranking)';
+  scratch.models.addSim({ name, profile: { ...base, seed: 0 } });
+  const probe = { ...(withGenerator(spec, name) as Record<string, unknown>), name: 'power probe' };
+  const cid = scratch.collections.repo.byName(String(spec.collection))!.id;
+  const queries = new Map(scratch.collections.repo.listQueries(cid, { limit: 1_000_000_000 }).items.map((q) => [q.queryId, q]));
+  let allDocs: string[] | null = null;
+  const top = new Map<string, { top1: string; candidates: string[] }>();
+  for (const qid of selected) {
+    let ranking: string[];
+    try {
+      ranking = (await scratch.experiments.previewPrompt(probe, qid)).ranking;
+    } catch {
+      continue; // a query the run skips (no candidates, no answer): nothing to plant
+    }
+    const q = queries.get(qid);
+    allDocs ??= q?.candidates ? null : scratch.collections.repo.listDocuments(cid, { limit: 1_000_000_000 }).items.map((d) => d.docId);
+    const candidates = q?.candidates ?? allDocs ?? [];
+    if (ranking[0] !== undefined) top.set(qid, { top1: ranking[0], candidates });
+  }
+  return (effect) => Object.fromEntries([...top].map(([qid, t]) => [qid, Object.fromEntries(t.candidates.map((d) => [d, d === t.top1 ? effect : 0]))]));
 }
 
 interface TestOutcome {
@@ -84,16 +125,23 @@ export function primaryTest(kind: string, metrics: Metrics): TestOutcome {
     return { significant: cell?.significant ?? false, difference: cell?.delta ?? null, description: `${row?.condition ?? '?'} vs ${t.baseline ?? 'baseline'} on ${measure} (Table 1)`, alpha: t.alpha, test: t.test, correction: t.correction };
   }
   if (kind === 'fair-rag') {
-    const t = metrics.table2 as { alpha: number; test: string; rows: { cells: { lower: number; upper: number; runs: number; significant: boolean; difference: number | null }[] }[] };
-    const cells = t.rows[0]?.cells ?? [];
+    const t = metrics.table2 as {
+      alpha: number;
+      test: string;
+      correction?: string;
+      rows: { retriever: string; cells: { lower: number; upper: number; runs: number; significant: boolean; difference: number | null; pairedDifference?: number | null }[] }[];
+    };
+    const row = t.rows[0];
+    const cells = row?.cells ?? [];
     const cell = [...cells].sort((a, b) => b.runs - a.runs)[0];
     return {
       significant: cell?.significant ?? false,
-      difference: cell?.difference ?? null,
-      description: cell ? `EU of the α runs with EE-D̄ in [${cell.lower}, ${cell.upper}) vs the deterministic ranking (Table 2)` : 'Table 2 (no cell)',
+      // What the test tests: the per-query paired difference where the table has it (deterministic − … reversed: arms − deterministic).
+      difference: cell ? (cell.pairedDifference !== undefined ? cell.pairedDifference : cell.difference) : null,
+      description: cell ? `EU of the α runs with EE-D̄ in [${cell.lower}, ${cell.upper}) vs the deterministic ranking on ${row!.retriever} (Table 2, the interval with the most runs)` : 'Table 2 (no cell)',
       alpha: t.alpha,
       test: t.test,
-      correction: 'none',
+      correction: t.correction ?? 'none',
     };
   }
   throw new DataError(`no power simulation for experiments of kind '${kind}'`, { field: 'spec.kind' });
@@ -179,6 +227,7 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
     const selected = Array.isArray(listed) ? (listed as string[]) : all;
     const queryCounts = (req.queries ?? [selected.length]).map((q) => Math.min(q, selected.length));
     const sampleCounts: (number | null)[] = kind === 'fair-rag' ? (req.samples ?? [Number(req.spec.samples ?? 100)]) : [null];
+    const plant = kind === 'fair-rag' ? await fairRagPlant(scratch, base, req.spec, selected) : null;
     const cells = req.effects.flatMap((effect) => queryCounts.flatMap((queries) => sampleCounts.map((samples) => ({ effect, queries, samples }))));
     const total = cells.length * req.reps;
     let done = 0;
@@ -191,7 +240,8 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
         signal?.throwIfAborted();
         const seed = (req.seed ?? 0) + rep;
         const name = `Simulated reader (power ${done})`;
-        scratch.models.addSim({ name, profile: { ...base, noise: req.noise ?? 1, seed, utilityScale: cell.effect } });
+        const profile: SimProfile = plant ? { ...base, noise: req.noise ?? 1, seed, utilityScale: 1, utilities: plant(cell.effect) } : { ...base, noise: req.noise ?? 1, seed, utilityScale: cell.effect };
+        scratch.models.addSim({ name, profile });
         let spec = withGenerator(reseed(req.spec, seed), name) as Record<string, unknown>;
         spec = { ...spec, name: `power ${done}`, queries: selected.slice(0, cell.queries), ...(cell.samples !== null ? { samples: cell.samples } : {}) };
         delete spec.tasks;
@@ -222,7 +272,8 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
       test: { description: t.description, alpha: t.alpha, test: t.test, correction: t.correction },
       profile: base,
       rows,
-      note: 'simulated reader: power from runs on planted truth (effect = planted utility scale; 0 = null effect), not from a language model',
+      effect: plant ? FAIR_RAG_EFFECT : UTILITY_SCALE_EFFECT,
+      note: `simulated reader: power from runs on planted truth, not from a language model; effect: ${plant ? FAIR_RAG_EFFECT : UTILITY_SCALE_EFFECT}; the row at effect 0 is the test's null rejection rate (a calibrated test: about alpha)`,
     };
   } finally {
     await scratch.close();

@@ -28,7 +28,19 @@ describe('fairground remote', () => {
     const added = await remote(['add', 'pool', '--model', 'fake-model', '--endpoint', `${a.baseUrl}=3`, '--endpoint', b.baseUrl, '--api-key-env', 'LAB_KEY'], { LAB_KEY: 'sk-cli' });
     expect(added.stderr).toBe('');
     expect(added.code).toBe(0);
-    expect(added.stdout).toBe(`Added 'pool': fake-model (root=/w/llama)\n  ${a.baseUrl}  up to 3 at once\n  ${b.baseUrl}  up to 4 at once\n`);
+    expect(added.stdout).toBe(
+      [
+        `Added 'pool': fake-model (root=/w/llama)`,
+        `  weights: the revision the servers report, verified`,
+        `  timeout: 300 s per request`,
+        // The stand-in server echoes with logprobs and honours response_format (test/support/fakeOpenAiServer.ts).
+        `  completions: yes, chat: yes, scoring (prompt log-probabilities via echo): yes, prompt_logprobs: no`,
+        `  constraints honoured: completions.response_format, chat.response_format`,
+        `  ${a.baseUrl}  up to 3 at once`,
+        `  ${b.baseUrl}  up to 4 at once`,
+        '',
+      ].join('\n'),
+    );
     const listed = await remote(['list', '--json']);
     expect(JSON.parse(listed.stdout)).toMatchObject([{ name: 'pool', revision: 'root=/w/llama', hasApiKey: true, endpoints: [{ maxConcurrency: 3 }, { maxConcurrency: 4 }] }]);
     expect(listed.stdout).not.toContain('sk-cli');
@@ -39,6 +51,28 @@ describe('fairground remote', () => {
     expect(changed).toMatchObject({ code: 0, stdout: `'pool' now has 1 endpoint(s)\n  ${b.baseUrl}  up to 2 at once\n` });
     expect((await remote(['remove', 'pool'])).code).toBe(0);
     expect((await remote(['list'])).stdout).toContain('No servers yet');
+  });
+
+  it('fails on an unreachable server; --no-probe records it as UNVERIFIED; --timeout is stored and changed with remote set', async () => {
+    const dead = 'http://127.0.0.1:9/v1';
+    const refused = await remote(['add', 'dead', '--model', 'fake-model', '--url', dead]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`endpoints: ${dead} cannot be reached`);
+    const offline = await remote(['add', 'dead', '--model', 'fake-model', '--url', dead, '--no-probe', '--timeout', '45']);
+    expect(offline.code).toBe(0);
+    expect(offline.stdout).toBe(
+      [
+        `Added 'dead': fake-model`,
+        `  weights: the model name only — UNVERIFIED: added without asking the servers (--no-probe): not known to be reachable, to serve this model, or which weights it serves`,
+        `  timeout: 45 s per request`,
+        `  capabilities: not probed`,
+        `  ${dead}  up to 4 at once`,
+        '',
+      ].join('\n'),
+    );
+    expect(await remote(['set', 'dead', '--timeout', '9'])).toMatchObject({ code: 0, stdout: `'dead': timeout 9 s per request\n` });
+    expect((await remote(['list'])).stdout).toContain('  timeout: 9 s per request\n');
+    expect((await remote(['remove', 'dead'])).code).toBe(0);
   });
 
   it('names the problem: a missing key variable, both --url and --endpoint, an unknown server', async () => {

@@ -217,9 +217,11 @@ describe('utility labeling with a tiny model', () => {
     try {
       const remote = await services.models.addRemote({ name: 'lab', baseUrl: server.baseUrl, model: 'lab-model', serverKind: 'openai', maxConcurrency: 2 });
       const c = addLabelCollection(services, 'remote-lab', {}, 1, 2);
+      // addRemote probed the server (serverProbe.ts): count the labeling's requests only.
+      const probed = server.requestsTo('/v1/chat/completions').length;
       const report = await label(request({ collectionId: c, generator: { kind: 'remote', endpointId: remote.id }, chat: true, queryIds: ['q1'] }));
       expect(report.calls).toEqual({ total: 3, cached: 0, generated: 3 });
-      expect(server.requestsTo('/v1/chat/completions')).toHaveLength(3);
+      expect(server.requestsTo('/v1/chat/completions')).toHaveLength(probed + 3);
       const j = services.collections.repo.judgmentsOf(c, 'q1')[0]!;
       expect(j.provenance).toMatchObject({ generator: { kind: 'remote', name: 'lab', model: 'lab-model' }, chat: true });
     } finally {

@@ -1,0 +1,97 @@
+/**
+ * Calibration and power of the demo specs' default tests on planted truth (issue 23 items 2 and 3):
+ *
+ *   npx tsx scripts/calibration.ts [--reps 400] [--curve-reps 100] [--specs fair-rag,richrag,moi] [--seed S] [--json FILE]
+ *
+ * For each bundled demo spec (resources/demo/experiments/<name>.json, on the simulated reader) and each test
+ * it is run with (Fair RAG: the default paired sign-flip test and the paper's unpaired t-test), it prints
+ * the null rejection rate at effect 0 over `--reps` simulated runs (≥ 400 for the README's table) with its 95%
+ * Wilson interval and whether the interval holds the test's α (a calibrated test), then the power curve over
+ * the planted effects 0.25, 0.5, 1 (`--curve-reps` runs each). Everything runs in scratch in-memory workspaces
+ * (services/simulation/power.ts); the seed is printed. Not a timed test: ≈ 1 s of CPU per simulated run.
+ * `--json` also writes the rates in the TestCalibration shape (api/contract/kindParts.ts) that Table 2's
+ * `calibration` field shows beside the table.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createAppServices } from '../src-main/services/appServices';
+import { ensureDemo } from '../src-main/services/demoSetup';
+import { simulatePower, wilson } from '../src-main/services/simulation/power';
+
+const { values } = parseArgs({
+  options: {
+    reps: { type: 'string', default: '400' },
+    'curve-reps': { type: 'string', default: '100' },
+    specs: { type: 'string', default: 'fair-rag,richrag,moi' },
+    variants: { type: 'string' },
+    effects: { type: 'string', default: '0.25,0.5,1' },
+    seed: { type: 'string' },
+    json: { type: 'string' },
+  },
+});
+const reps = Number(values.reps);
+const curveReps = Number(values['curve-reps']);
+const seed = values.seed !== undefined ? Number(values.seed) : Math.floor(Date.now() / 86_400_000) * 1000;
+const effects = values.effects.split(',').map(Number);
+
+interface Variant {
+  spec: string;
+  label: string;
+  patch: Record<string, unknown>;
+}
+const variants: Variant[] = values.specs.split(',').flatMap((name): Variant[] =>
+  name === 'fair-rag'
+    ? [
+        { spec: name, label: 'default (paired sign-flip, Holm)', patch: {} },
+        { spec: name, label: "paper's unpaired t (kim-diaz-unpaired-t, no correction)", patch: { significance: { test: 'kim-diaz-unpaired-t', correction: 'none' } } },
+      ]
+    : [{ spec: name, label: 'default', patch: {} }],
+).filter((_v, i) => values.variants === undefined || values.variants.split(',').map(Number).includes(i));
+
+async function main(): Promise<void> {
+  process.stdout.write(`calibration of the demo specs' tests on the simulated reader: ${reps} null runs per test, ${curveReps} runs per effect, seed ${seed}\n\n`);
+  const dir = mkdtempSync(join(tmpdir(), 'fg-calibration-'));
+  const ws = createAppServices(join(dir, 'calibration.fairground'), { transport: 'http', markInterrupted: false });
+  const out: Record<string, unknown>[] = [];
+  try {
+    await ensureDemo(ws);
+    const lines: string[] = ['| spec | test | α | null runs | rejected | null rejection rate [95% CI] | calibrated | power at effect ' + effects.join(' / ') + ' |', '|---|---|---|---|---|---|---|---|'];
+    for (const v of variants) {
+      const raw = JSON.parse(readFileSync(join(process.cwd(), 'resources', 'demo', 'experiments', `${v.spec}.json`), 'utf8')) as Record<string, unknown>;
+      // Attribution judgments do not enter the tested tables (Table 2 compares EU): leave them out to save time.
+      const spec = { ...raw, ...(raw.kind === 'fair-rag' ? { attribution: { judge: 'none' } } : {}), ...v.patch };
+      const t0 = Date.now();
+      const nullReport = await simulatePower(ws.workspace.db, { spec, effects: [0], reps, seed }, (done, total) => {
+        if (done % 50 === 0) process.stderr.write(`  ${v.spec} / ${v.label}: null run ${done} of ${total}\n`);
+      });
+      const row = nullReport.rows[0]!;
+      const alpha = nullReport.test.alpha;
+      const ci = wilson(row.significant, row.reps);
+      const curve = curveReps > 0 ? await simulatePower(ws.workspace.db, { spec, effects, reps: curveReps, seed: seed + reps }) : null;
+      const calibrated = ci.low <= alpha && alpha <= ci.high;
+      const powers = curve ? curve.rows.map((r) => `${r.power.toFixed(2)} [${r.low.toFixed(2)}, ${r.high.toFixed(2)}]`).join(' / ') : '–';
+      lines.push(`| ${v.spec} | ${v.label} | ${alpha} | ${row.reps} | ${row.significant} | ${row.power.toFixed(3)} [${ci.low.toFixed(3)}, ${ci.high.toFixed(3)}] | ${calibrated ? 'yes' : 'NO'} | ${powers} |`);
+      process.stdout.write(`${lines.at(-1)!}\n`);
+      process.stderr.write(`  (${((Date.now() - t0) / 1000).toFixed(0)} s; test: ${nullReport.test.description}; ${nullReport.test.test}, ${nullReport.test.correction})\n`);
+      out.push({
+        spec: v.spec,
+        variant: v.label,
+        effect: nullReport.effect,
+        calibration: { nullRejectionRate: row.power, lo: ci.low, hi: ci.high, runs: row.reps, alpha, test: `${nullReport.test.test}, ${nullReport.test.correction}`, seed, source: `scripts/calibration.ts (simulate power, effect 0), ${new Date().toISOString().slice(0, 10)}` },
+        curve: curve?.rows ?? [],
+      });
+    }
+    process.stdout.write(`\n${lines.join('\n')}\n`);
+    if (values.json) writeFileSync(values.json, `${JSON.stringify({ seed, reps, curveReps, results: out }, null, 2)}\n`);
+  } finally {
+    await ws.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exit(1);
+});
