@@ -3,7 +3,7 @@
 # offline, and caches the binary outside the clone, keyed by the bundle's commit:
 #   ${FAIRGROUND_LLAMA_SERVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fairground/llama-server}/<commit>/llama-server
 # Prints the binary's path on its last line. A cached binary is reused (a few ms); the first build takes
-# about 8-12 min on 2 quiet cores (31 min measured at load 13-23). Flags: ../shared/reference/engines.md.
+# about 8-12 min on 2 quiet cores (31 min measured at load 13-23, 80 min at load 15-19). Flags: ../shared/reference/engines.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bundle=node_modules/node-llama-cpp/llama/gitRelease.bundle
@@ -20,7 +20,7 @@ mkdir -p "$root"
 work=$(mktemp -d "$root/build-$commit.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 echo "build-llama-server: building llama-server $commit (first time only; ~8-12 min on 2 quiet cores)..." >&2
-git clone -q "$bundle" "$work/src"
+git -c advice.detachedHead=false clone -q "$bundle" "$work/src"
 jobs=${FAIRGROUND_BUILD_JOBS:-$(nproc)}
 cmake -S "$work/src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF \
   -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \

@@ -51,6 +51,8 @@ export interface FakeOpenAiOptions {
   failAll: InjectedFailure | undefined;
   /** POST /tokenize and /detokenize at the root, as llama.cpp's server or vLLM spell them (word tokens, ids by first use); off by default. */
   tokenizer: 'llama.cpp' | 'vllm' | undefined;
+  /** Constraint fields the fake reads (a JSON schema in any other is ignored, as real servers do): all four by default. */
+  constraintFields: Array<'response_format' | 'guided_json' | 'json_schema' | 'structured_outputs'>;
   /** Put before every free reply: other "weights" under the same name (weight fingerprints). */
   replyPrefix: string;
   /** The `model` named in answers, when not the one asked for (a replica serving something else). */
@@ -165,6 +167,7 @@ export class FakeOpenAiServer {
       meta: undefined,
       failAll: undefined,
       tokenizer: undefined,
+      constraintFields: ['response_format', 'guided_json', 'json_schema', 'structured_outputs'],
       answerModel: undefined,
       postDelayMs: 0,
       ...options,
@@ -353,7 +356,7 @@ export class FakeOpenAiServer {
     }
     const maxTokens = this.checkSampling(body);
     const last = (messages as Array<{ content: string }>).at(-1)!.content;
-    const reply = this.decode(structuredReply(body) ?? this.options.replyPrefix + fakeReply(last), maxTokens, stopsOf(body));
+    const reply = this.decode(structuredReply(body, this.options.constraintFields) ?? this.options.replyPrefix + fakeReply(last), maxTokens, stopsOf(body));
     const promptTokens = (messages as Array<{ content: string }>).reduce((n, m) => n + fakeTokenize(m.content).length, 0);
     return {
       id: `chatcmpl-${this.nextId++}`,
@@ -375,8 +378,10 @@ export class FakeOpenAiServer {
 
   private completion(body: Record<string, unknown>): unknown {
     const model = this.checkModel(body);
-    if (typeof body.prompt !== 'string') throw new HttpFailure(400, "'prompt' must be a string", 'invalid_request_error', 'prompt');
-    const prompt = body.prompt;
+    // Token ids (as llama.cpp's server takes them) are read back through the fake's tokenizer vocabulary.
+    const ids = body.prompt;
+    const prompt = Array.isArray(ids) && this.options.tokenizer && ids.every((t) => Number.isInteger(t)) ? ids.map((id) => this.vocab[id as number] ?? '').join('') : body.prompt;
+    if (typeof prompt !== 'string') throw new HttpFailure(400, "'prompt' must be a string", 'invalid_request_error', 'prompt');
     const maxTokens = this.checkSampling(body);
     const logprobs = body.logprobs;
     if (logprobs !== undefined && logprobs !== null && (!Number.isInteger(logprobs) || (logprobs as number) < 0 || (logprobs as number) > 5)) {
@@ -387,7 +392,7 @@ export class FakeOpenAiServer {
       throw new HttpFailure(400, "Setting 'echo' and 'logprobs' at the same time is not supported for this model.", 'invalid_request_error', 'echo');
     }
     const echo = wantsEcho && this.options.echo === 'supported';
-    const reply = this.decode(structuredReply(body) ?? this.options.replyPrefix + fakeReply(prompt), maxTokens, stopsOf(body));
+    const reply = this.decode(structuredReply(body, this.options.constraintFields) ?? this.options.replyPrefix + fakeReply(prompt), maxTokens, stopsOf(body));
     const bos = this.options.bosToken;
     const promptTokens = fakeTokenize(prompt).length + (bos !== undefined ? 1 : 0);
 
@@ -505,10 +510,15 @@ function stopsOf(body: Record<string, unknown>): string[] {
   return Array.isArray(stop) ? stop.filter((s): s is string => typeof s === 'string') : [];
 }
 
-/** With a JSON schema (response_format or vLLM's guided_json), answer a value that fits it. */
-function structuredReply(body: Record<string, unknown>): string | undefined {
+/** With a JSON schema in a field the fake reads (response_format, vLLM's guided_json / structured_outputs, llama.cpp's json_schema), answer a value that fits it. */
+function structuredReply(body: Record<string, unknown>, fields: FakeOpenAiOptions['constraintFields']): string | undefined {
   const format = body.response_format as { json_schema?: { schema?: unknown } } | undefined;
-  const schema = format?.json_schema?.schema ?? body.guided_json;
+  const read = (field: (typeof fields)[number], value: unknown): unknown => (fields.includes(field) ? value : undefined);
+  const schema =
+    read('response_format', format?.json_schema?.schema) ??
+    read('guided_json', body.guided_json) ??
+    read('json_schema', body.json_schema) ??
+    read('structured_outputs', (body.structured_outputs as { json?: unknown } | undefined)?.json);
   return schema === undefined ? undefined : JSON.stringify(exampleOf(schema));
 }
 

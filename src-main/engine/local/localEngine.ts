@@ -42,7 +42,7 @@ import {
   type TokenizeResult,
 } from '../types';
 import { engineLog, logLevelOf } from './engineLog';
-import type { LoadResult, WorkerOp, WorkerOps } from './protocol';
+import { TOKENIZATION, type LoadResult, type WorkerOp, type WorkerOps } from './protocol';
 import { FreeCoreMeter } from './freeCores';
 import { runtimeVersions } from './runtimeVersions';
 import { machineKey, resolveLocalEngineSettings, type LocalEngineSettings } from './settings';
@@ -144,8 +144,9 @@ export class LocalEngine implements Engine {
       kind: 'local',
       modelKey,
       modelName: this.options.modelName ?? basename(this.options.modelPath).replace(/\.gguf$/i, ''),
-      // What computes the outputs — the backend llama.cpp actually loaded and its build — not the requested `gpu`.
-      outputAffectingSettings: { backend: runtime.backend, llamaCpp: runtime.build, gpuLayers: runtime.gpuLayers, batchSize: this.settings.batchSize },
+      // What computes the outputs — the backend llama.cpp actually loaded and its build — not the requested `gpu`;
+      // and how prompts become tokens (worker/tokens.ts), so results of an earlier rule are not reused as equal.
+      outputAffectingSettings: { backend: runtime.backend, llamaCpp: runtime.build, gpuLayers: runtime.gpuLayers, batchSize: this.settings.batchSize, tokenization: TOKENIZATION },
       versions: loaded ? { ...loaded.versions } : { ...runtimeVersions() },
     };
   }

@@ -18,6 +18,13 @@ import type {
 import type { LocalEngineSettings } from './settings';
 import type { ThreadMeasurement, TuneRequest, TuneTrial } from './threadTuning';
 
+/**
+ * How the worker turns a prompt into tokens (worker/tokens.ts): the model's own rule, SentencePiece
+ * space prefix included, as llama.cpp's server does. Part of the local engine's cache identity, so
+ * results cached under the earlier rule (no prefix, one token fewer) are not reused as if equal.
+ */
+export const TOKENIZATION = 'model-space-prefix';
+
 export interface TuneTrialsResult {
   trials: TuneTrial[];
   /** The trial shape actually used (the prompt is shortened to fit a small context). */

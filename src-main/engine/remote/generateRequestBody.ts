@@ -12,6 +12,16 @@ export interface GenerateBodySettings {
   jsonSchemaTransport: JsonSchemaTransport;
 }
 
+/** Per call, beside the settings. */
+export interface GenerateCallOptions {
+  /**
+   * The prompt as the server's own token ids (llama.cpp: from its /tokenize with the model's
+   * beginning token and space prefix, special-token text kept as text), sent instead of the text
+   * so the server evaluates exactly the sequence the local engine evaluates. Plain prompts only.
+   */
+  promptTokens?: number[];
+}
+
 /**
  * Maps an engine request (already checked by `checkGenerateRequest`) onto the OpenAI API:
  * `messages` → /chat/completions, a plain `prompt` → /completions (no chat template, as the
@@ -22,19 +32,24 @@ export interface GenerateBodySettings {
  * configured server kind understands, and refused for plain OpenAI rather than silently dropped,
  * because dropping them would change outputs without a trace.
  */
-export function buildGenerateCall(request: GenerateRequest, settings: GenerateBodySettings): GenerateCall {
+export function buildGenerateCall(request: GenerateRequest, settings: GenerateBodySettings, options: GenerateCallOptions = {}): GenerateCall {
   const hasMessages = request.messages !== undefined;
   const { sampling } = request;
 
   const body: Record<string, unknown> = { model: settings.model };
   if (hasMessages) body.messages = request.messages;
-  else body.prompt = request.prompt;
+  else body.prompt = options.promptTokens ?? request.prompt;
   body.max_tokens = request.maxTokens;
   body.temperature = sampling.temperature;
   if (sampling.topP !== undefined) body.top_p = sampling.topP;
   if (sampling.seed !== undefined) body.seed = sampling.seed;
   if (request.stop !== undefined && request.stop.length > 0) body.stop = request.stop;
   Object.assign(body, extraSampling(request, settings.serverKind));
+  // llama.cpp's server reuses a cached KV prefix by default and then evaluates the rest of the
+  // prompt in another batch split: near-tie argmaxes flip with request order (2 of 155 greedy
+  // outputs; 7 of 206 between a live run and a replay). Evaluating every prompt whole keeps
+  // outputs reproducible (issue 24 item 2).
+  if (settings.serverKind === 'llama.cpp') body.cache_prompt = false;
 
   if (request.jsonSchema !== undefined) Object.assign(body, jsonSchemaFields(request.jsonSchema, settings.jsonSchemaTransport));
   if (request.grammar !== undefined) {
@@ -65,12 +80,15 @@ function extraSampling(request: GenerateRequest, kind: RemoteServerKind): Record
 }
 
 /**
+ * The field(s) a JSON schema travels in (remoteEngineConfig.ts, JsonSchemaTransport).
  * `strict: true` asks the OpenAI API to guarantee the schema; it then requires every property to
  * be `required` and `additionalProperties: false` — the caller's schema must follow those rules.
  * vLLM and llama.cpp's server ignore `strict` and always constrain decoding.
  */
 function jsonSchemaFields(schema: Record<string, unknown>, transport: JsonSchemaTransport): Record<string, unknown> {
   if (transport === 'guided_json') return { guided_json: schema };
+  if (transport === 'json_schema') return { json_schema: schema };
+  if (transport === 'structured_outputs') return { structured_outputs: { json: schema } };
   return { response_format: { type: 'json_schema', json_schema: { name: schemaName(schema), schema, strict: true } } };
 }
 

@@ -18,6 +18,7 @@ import { allOrAbort } from './abortable';
 import type { BatchSettings } from './batchCodec';
 import { readEmbeddingsResponse, readGenerateResponse } from './responseReaders';
 import { EchoScorer } from './echoScorer';
+import { checkConstrainedOutput } from './constraintCheck';
 import { buildGenerateCall } from './generateRequestBody';
 import { LinkedSignal } from './linkedSignal';
 import { EndpointPool, type EndpointStats } from './endpointPool';
@@ -47,6 +48,8 @@ export class RemoteEngine implements Engine {
   private readonly lifetime = new AbortController();
   private identityFound: EngineIdentity | undefined;
   private tokenizer: ServerTokenizer | undefined;
+  /** The llama.cpp server answered 404/501 to /tokenize: prompts go as text. */
+  private noTokenizeEndpoint = false;
 
   constructor(config: RemoteEngineConfig) {
     this.config = resolveRemoteConfig(config);
@@ -99,11 +102,43 @@ export class RemoteEngine implements Engine {
     return this.http.pool.stats();
   }
 
+  /**
+   * On llama.cpp's server a plain prompt goes as the server's token ids (POST /tokenize with the
+   * beginning token, special-token text kept as text), the sequence the local engine evaluates for
+   * the same GGUF; a server without /tokenize gets the text. A constrained answer that breaks its
+   * constraint fails the call (constraintCheck.ts).
+   */
   async generate(request: GenerateRequest, signal?: AbortSignal, report?: CallReport): Promise<GenerateResult> {
     checkGenerateRequest(request);
-    const call = buildGenerateCall(request, this.config);
-    // Read as each answer arrives: one of the wrong shape is that endpoint's failure, retried elsewhere.
-    return this.guarded(signal, (s) => this.http.postJson(call.path, call.body, { signal: s, report, read: (json) => readGenerateResponse(call.path, json, request) }));
+    buildGenerateCall(request, this.config); // refuses what this server cannot express before any request
+    const result = await this.guarded(signal, async (s) => {
+      const promptTokens = request.prompt !== undefined ? await this.promptTokenIds(request.prompt, s) : undefined;
+      const call = buildGenerateCall(request, this.config, { promptTokens });
+      // Read as each answer arrives: one of the wrong shape is that endpoint's failure, retried elsewhere.
+      return this.http.postJson(call.path, call.body, { signal: s, report, read: (json) => readGenerateResponse(call.path, json, { stop: request.stop }) });
+    });
+    // A constraint the server ignored is the server's setting, not a passing fault: the call fails, naming it.
+    checkConstrainedOutput(result.text, result.finishReason, request, { model: this.config.model, transport: request.grammar !== undefined ? 'grammar' : this.config.jsonSchemaTransport });
+    return result;
+  }
+
+  /** llama.cpp only: the prompt's token ids as the server's tokenizer makes them, or undefined (send text). */
+  private async promptTokenIds(prompt: string, signal: AbortSignal): Promise<number[] | undefined> {
+    if (this.config.serverKind !== 'llama.cpp' || this.noTokenizeEndpoint) return undefined;
+    try {
+      const json = (await this.http.postJson('/../tokenize', { content: prompt, add_special: true, parse_special: false }, { signal })) as { tokens?: unknown };
+      const ids = json?.tokens;
+      if (!Array.isArray(ids) || !ids.every((t) => Number.isInteger(t) && (t as number) >= 0)) {
+        throw new EngineError('remote-error', 'POST /tokenize: the response has no array of token ids');
+      }
+      return ids as number[];
+    } catch (err) {
+      if (err instanceof EngineError && /HTTP (404|501)/.test(err.message)) {
+        this.noTokenizeEndpoint = true;
+        return undefined;
+      }
+      throw err;
+    }
   }
 
   /** One request per continuation, all within the engine's concurrency bound. */

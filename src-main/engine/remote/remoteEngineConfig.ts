@@ -17,13 +17,27 @@ export type RemoteServerKind = 'openai' | 'vllm' | 'llama.cpp';
 export type RemoteScoringMode = 'auto' | 'echo-logprobs' | 'none';
 
 /**
- * How a JSON schema constraint travels:
+ * How a JSON schema constraint travels (each server reads only its own fields and ignores the
+ * others without an error, so the transport must be the one the server honours; an answer that
+ * does not satisfy the schema fails the call, see constraintCheck.ts):
  * - `response_format`: `{type:'json_schema', json_schema:{name, schema, strict:true}}` — the OpenAI
- *   API, vLLM ≥ 0.6 and llama.cpp's server all accept this shape.
+ *   API and vLLM ≥ 0.6 on both routes; llama.cpp's server reads it on /v1/chat/completions only
+ *   (on /v1/completions it is ignored).
+ * - `json_schema`: llama.cpp's server field (`json_schema: schema`), read on /v1/completions and
+ *   /v1/chat/completions alike. The default for serverKind llama.cpp.
+ * - `structured_outputs`: vLLM ≥ 0.10.2's field (`structured_outputs: {json: schema}`).
  * - `guided_json`: vLLM's older extra field (`guided_json: schema`), for vLLM builds that predate
  *   `response_format` json_schema support. vLLM ≥ 0.10 deprecates it in favour of `response_format`.
+ * Unset, it follows serverKind (`defaultJsonSchemaTransport`); `remote add`'s probe may set it.
  */
-export type JsonSchemaTransport = 'response_format' | 'guided_json';
+export type JsonSchemaTransport = 'response_format' | 'json_schema' | 'structured_outputs' | 'guided_json';
+
+export const JSON_SCHEMA_TRANSPORTS: readonly JsonSchemaTransport[] = ['response_format', 'json_schema', 'structured_outputs', 'guided_json'];
+
+/** The transport a server kind honours on both routes when nothing else is known. */
+export function defaultJsonSchemaTransport(kind: RemoteServerKind): JsonSchemaTransport {
+  return kind === 'llama.cpp' ? 'json_schema' : 'response_format';
+}
 
 /** One replica of a pool: its API root and how many requests it takes at once. */
 export interface RemoteEndpointConfig {
@@ -118,6 +132,7 @@ export const remoteDefaults = {
   jitter: true,
   maxRetryAfterMs: 120_000,
   scoring: 'auto',
+  /** For serverKind openai and vllm; llama.cpp's default is json_schema (defaultJsonSchemaTransport). */
   jsonSchemaTransport: 'response_format',
   embedBatchSize: 64,
   checkRevision: false,
@@ -150,8 +165,9 @@ export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteC
     fingerprint,
   };
   oneOf(resolved.serverKind, ['openai', 'vllm', 'llama.cpp'], 'serverKind');
+  if (config.jsonSchemaTransport === undefined) resolved.jsonSchemaTransport = defaultJsonSchemaTransport(resolved.serverKind);
   oneOf(resolved.scoring, ['auto', 'echo-logprobs', 'none'], 'scoring');
-  oneOf(resolved.jsonSchemaTransport, ['response_format', 'guided_json'], 'jsonSchemaTransport');
+  oneOf(resolved.jsonSchemaTransport, JSON_SCHEMA_TRANSPORTS, 'jsonSchemaTransport');
   positiveInteger(resolved.maxConcurrency, 'maxConcurrency');
   positiveInteger(resolved.embedBatchSize, 'embedBatchSize');
   positiveInteger(resolved.timeoutMs, 'timeoutMs');

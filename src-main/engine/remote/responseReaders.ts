@@ -4,22 +4,37 @@
  * file), so a call answered either way gives the same stored result.
  */
 import { EngineError, type GenerateRequest, type GenerateResult } from '../types';
+import { checkConstrainedOutput, type ConstraintContext } from './constraintCheck';
 import { continuationLogprobs } from './echoLogprobs';
 import type { ScoredContinuation } from './echoScorer';
 import { mapFinishReason } from './generateRequestBody';
 import { chatCompletionResponse, completionLogprobsSchema, completionResponse, embeddingsResponse, parseResponse } from './openAiResponses';
 
-export function readGenerateResponse(path: '/chat/completions' | '/completions', json: unknown, request: Pick<GenerateRequest, 'stop'>): GenerateResult {
+/**
+ * A constrained request's answer is checked against its constraint (constraintCheck.ts): one the
+ * server ignored fails here, live or imported, naming the model (`context`, else the response's).
+ */
+export function readGenerateResponse(
+  path: '/chat/completions' | '/completions',
+  json: unknown,
+  request: Pick<GenerateRequest, 'stop' | 'jsonSchema' | 'grammar'>,
+  context?: ConstraintContext,
+): GenerateResult {
   const where = `POST ${path}`;
   const response = path === '/chat/completions' ? parseResponse(chatCompletionResponse, json, where) : parseResponse(completionResponse, json, where);
   const choice = response.choices[0]!;
-  return {
+  const result: GenerateResult = {
     text: 'message' in choice ? (choice.message.content ?? '') : choice.text,
     // Servers that omit usage leave the counts unknown; 0 keeps them numeric.
     promptTokens: response.usage?.prompt_tokens ?? 0,
     completionTokens: response.usage?.completion_tokens ?? 0,
     finishReason: mapFinishReason(choice.finish_reason, choice.stop_reason, request.stop),
   };
+  if (request.jsonSchema !== undefined || request.grammar !== undefined) {
+    const named = (json as { model?: unknown } | null)?.model;
+    checkConstrainedOutput(result.text, result.finishReason, request, context ?? { model: typeof named === 'string' ? named : 'the served model' });
+  }
+  return result;
 }
 
 /** The continuation's token log-probabilities from an echoed /completions response. */

@@ -20,14 +20,17 @@ afterAll(async () => {
 const TEXTS = ['The most relevant passage is', ' a leading space', 'ünïcødé 🙂 text', '', 'fair ranking of documents '.repeat(20)];
 
 describe('LocalEngine.tokenize', () => {
-  it('counts what node-llama-cpp tokenizes for a prompt (no BOS, no invented space) and cuts on token boundaries', async () => {
+  it('counts what llama.cpp tokenizes for a prompt by the model\'s rule (no BOS, the SentencePiece space prefix included) and cuts on token boundaries', async () => {
     const res = await engine.tokenize({ texts: TEXTS, maxTokens: 7 });
     expect(res.source).toBe('model');
     let llama: Llama | undefined;
     try {
       llama = await getLlama({ gpu: false, maxThreads: 1, build: 'never', logLevel: LlamaLogLevel.error });
       const model = await llama.loadModel({ modelPath: await models.model(1) });
-      const expected = TEXTS.map((t) => model.tokenize(t, false, 'trimLeadingSpace'));
+      const expected = TEXTS.map((t) => model.tokenize(t, false));
+      // The tiny model is a SentencePiece vocabulary without add_space_prefix = false: one `▁` more than the literal text.
+      expect(expected[0]!.length).toBe(model.tokenize(TEXTS[0]!, false, 'trimLeadingSpace').length + 1);
+      expect((model.fileInfo.metadata.tokenizer.ggml.tokens as string[])[expected[0]![0]!]).toBe('\u2581');
       expect(res.counts).toEqual(expected.map((t) => t.length));
       // The tiny vocabulary splits these texts into several tokens each; the empty text has none.
       expect(res.counts[3]).toBe(0);
@@ -35,7 +38,7 @@ describe('LocalEngine.tokenize', () => {
       res.truncated!.forEach((cut, i) => {
         const text = TEXTS[i]!;
         expect(text.startsWith(cut)).toBe(true);
-        const n = model.tokenize(cut, false, 'trimLeadingSpace').length;
+        const n = model.tokenize(cut, false).length;
         if (expected[i]!.length <= 7) expect(cut).toBe(text);
         else {
           // Whole tokens of the text, at most 7: the detokenized first k tokens for the largest k <= 7
@@ -43,7 +46,7 @@ describe('LocalEngine.tokenize', () => {
           expect(n).toBeLessThanOrEqual(7);
           expect(n).toBeGreaterThanOrEqual(5);
           // The cut ends on a token boundary of the text: its tokens are the text's first n.
-          expect(model.tokenize(cut, false, 'trimLeadingSpace')).toEqual(expected[i]!.slice(0, n));
+          expect(model.tokenize(cut, false)).toEqual(expected[i]!.slice(0, n));
         }
       });
     } finally {

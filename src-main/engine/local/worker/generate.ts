@@ -26,7 +26,7 @@ import {
   type Token,
 } from 'node-llama-cpp';
 import { EngineError, type FinishReason, type GenerateRequest, type GenerateResult } from '../../types';
-import { beginningToken, textTokens } from './tokens';
+import { beginningToken, promptTextTokens } from './tokens';
 
 type StopReason = 'eogToken' | 'stopGenerationTrigger' | 'maxTokens' | 'abort' | 'customStopTrigger' | 'functionCalls';
 
@@ -70,7 +70,7 @@ export async function generateInSequence(req: GenerateRequest, env: GenerateEnv)
   };
 
   if (req.prompt !== undefined) {
-    const input = textTokens(model, req.prompt);
+    const input = promptTextTokens(model, req.prompt);
     const promptTokens = input.length + (beginningToken(model) === null ? 0 : 1);
     checkFits(promptTokens, req.maxTokens, sequence.contextSize);
     const generated: Token[] = [];

@@ -42,7 +42,7 @@ import { runTuneTrials } from './tune';
 import { chatPromptTokens, generateInSequence } from './generate';
 import { scoreInSequence } from './score';
 import { SequencePool } from './sequencePool';
-import { promptTokens, textTokens } from './tokens';
+import { promptTextTokens, promptTokens } from './tokens';
 
 /**
  * llama.cpp's log level: warnings and errors by default; FAIRGROUND_LLAMA_LOG_LEVEL (error, warn,
@@ -196,7 +196,7 @@ export class ModelHost {
   }
 
   /**
-   * Counts as a prompt's text is tokenized (tokens.ts), without the beginning-of-sequence token;
+   * Counts as a prompt's text is tokenized (tokens.ts: the model's rule, space prefix included), without the beginning-of-sequence token;
    * with `asPrompt`, every token generate() evaluates for that prompt (the same functions count
    * them: promptTokens for a text prompt, the chat wrapper's context for a user message).
    */
@@ -211,7 +211,7 @@ export class ModelHost {
       return { counts, source: 'model', contextSize };
     }
     for (const text of req.texts) {
-      const tokens = textTokens(this.model, text);
+      const tokens = promptTextTokens(this.model, text);
       counts.push(tokens.length);
       if (req.maxTokens === undefined) continue;
       truncated.push(tokens.length <= req.maxTokens ? text : tokenPrefix(text, req.maxTokens, (k) => this.model.detokenize(tokens.slice(0, k), false)));

@@ -1,9 +1,17 @@
 /**
  * How text becomes tokens, the same way for generation and for scoring, so a score is the
- * log-probability of exactly the tokens a generation would have seen.
+ * log-probability of exactly the tokens a generation would have seen — and the same way as
+ * llama.cpp's server tokenizes a text prompt, so one prompt is one token sequence on every engine
+ * (issue 24 item 2).
  *
- * - Text is taken literally: no space is invented at its start (node-llama-cpp's
- *   "trimLeadingSpace"; SentencePiece tokenizers otherwise add one).
+ * - A prompt's text is tokenized by the model's own rule, as llama.cpp (`llama_tokenize`) and the
+ *   model's reference tokenizer do: a SentencePiece ("llama") vocabulary puts its space prefix
+ *   (`▁`) in front unless the GGUF says `tokenizer.ggml.add_space_prefix = false`; other
+ *   vocabularies add none. Special-token text in a prompt (`<s>`) stays text.
+ *   Until this rule (TOKENIZATION in protocol.ts, part of the cache identity) the prompt was tokenized without the prefix, so the
+ *   server saw one token more than the local engine on every call.
+ * - A continuation (scoring) is taken literally: no space is invented at its start
+ *   (node-llama-cpp's "trimLeadingSpace"), since it continues the prompt's text.
  * - A prompt gets the model's beginning-of-sequence token in front when the model asks for one,
  *   as LlamaCompletion does (this mirrors node-llama-cpp's internal resolveBeginningTokenToPrepend).
  * - A continuation is tokenized on its own and its ids are appended to the prompt's: the boundary
@@ -13,8 +21,14 @@
  */
 import { LlamaVocabularyType, type LlamaModel, type Token } from 'node-llama-cpp';
 
+/** A continuation's tokens: the text literally, no space invented at its start. */
 export function textTokens(model: LlamaModel, text: string): Token[] {
   return model.tokenize(text, false, 'trimLeadingSpace');
+}
+
+/** A prompt's text tokens (no beginning token) by the model's rule: llama.cpp's own tokenizer call. */
+export function promptTextTokens(model: LlamaModel, text: string): Token[] {
+  return model.tokenize(text, false);
 }
 
 export function beginningToken(model: LlamaModel): Token | null {
@@ -27,6 +41,6 @@ export function beginningToken(model: LlamaModel): Token | null {
 /** The tokens a prompt is evaluated as (beginning token included). */
 export function promptTokens(model: LlamaModel, prompt: string): Token[] {
   const bos = beginningToken(model);
-  const tokens = textTokens(model, prompt);
+  const tokens = promptTextTokens(model, prompt);
   return bos === null ? tokens : [bos, ...tokens];
 }
