@@ -87,6 +87,16 @@ export function resolveFixedA(spec: Pick<MoiSpec, 'solver'>, repo: Pick<Experime
     .items(fixed.fromRun, { keyPrefix: KEY_PREFIX.fit })
     .map((it) => it.payload as FitPayload)
     .filter((f) => f.fixedA === null);
+  // As in Fig. 6, a fit without a detected position effect has an a indistinguishable from uniform (any a fits it equally):
+  // it carries no bias profile to calibrate with, so it is left out, and a run with none left is refused.
+  const withEffect = fits.filter((f) => !f.positionEffect || f.positionEffect.detected);
+  if (fits.length > 0 && withEffect.length === 0)
+    throw new DataError(`run ${fixed.fromRun} detected no position effect in any of its ${fits.length} fits: its a is indistinguishable from uniform and cannot calibrate another run (use a random-3N run that shows a position effect, or give solver.fixedA.values)`, { field: 'solver.fixedA.fromRun' });
+  return fixedAFrom(withEffect, fixed.fromRun, length);
+}
+
+function fixedAFrom(fits: readonly FitPayload[], fromRun: number, length: number): { a: number[]; note: string } {
+  const fixed = { fromRun };
   const lengths = [...new Set(fits.map((f) => f.a.length))].sort((a, b) => b - a);
   if (lengths.includes(length)) return { a: meanBias(fits, length)!, note: `mean a of ${fits.filter((f) => f.a.length === length).length} fitted queries of run ${fixed.fromRun}` };
   const longer = lengths.find((l) => l > length);
