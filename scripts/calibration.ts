@@ -4,7 +4,8 @@
  *   npx tsx scripts/calibration.ts [--reps 400] [--curve-reps 100] [--specs fair-rag,richrag,moi] [--seed S] [--json FILE]
  *
  * For each bundled demo spec (resources/demo/experiments/<name>.json, on the simulated reader) and each test
- * it is run with (Fair RAG: the default paired sign-flip test and the paper's unpaired t-test), it prints
+ * it is run with (Fair RAG: the default within-query exchange test, the paired sign-flip test and the paper's unpaired
+ * t-test), it prints
  * the null rejection rate at effect 0 over `--reps` simulated runs (≥ 400 for the README's table) with its 95%
  * Wilson interval and whether the interval holds the test's α (a calibrated test), then the power curve over
  * the planted effects 0.25, 0.5, 1 (`--curve-reps` runs each). Everything runs in scratch in-memory workspaces
@@ -44,7 +45,8 @@ interface Variant {
 const variants: Variant[] = values.specs.split(',').flatMap((name): Variant[] =>
   name === 'fair-rag'
     ? [
-        { spec: name, label: 'default (paired sign-flip, Holm)', patch: {} },
+        { spec: name, label: 'default (within-query exchange, Holm)', patch: {} },
+        { spec: name, label: 'paired sign-flip (paired-randomization, Holm)', patch: { significance: { test: 'paired-randomization', correction: 'holm' } } },
         { spec: name, label: "paper's unpaired t (kim-diaz-unpaired-t, no correction)", patch: { significance: { test: 'kim-diaz-unpaired-t', correction: 'none' } } },
       ]
     : [{ spec: name, label: 'default', patch: {} }],
