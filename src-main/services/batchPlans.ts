@@ -222,7 +222,7 @@ export class BatchPlanService {
         continue;
       }
       const model = (body as { model?: unknown }).model;
-      if (typeof model === 'string' && model !== request.body.model) throw new DataError(`answered by model ${quoteValue(model)}, but the request asked for '${String(request.body.model)}'`, { ...id, field: 'response.body.model' });
+      if (typeof model === 'string' && model !== request.body.model) throw new DataError(`answered by model ${quoteValue(model)}, but the request asked for ${quoteValue(String(request.body.model))}`, { ...id, field: 'response.body.model' });
       const problem = checkEvidence(request, body);
       if (problem) throw new DataError(`${customId}: the response does not answer its request: ${problem}`, { ...at, field: 'response.body' });
       const tokens = (body as { usage?: { prompt_tokens?: unknown } }).usage?.prompt_tokens;

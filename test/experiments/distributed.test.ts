@@ -172,7 +172,7 @@ describe('batch plans for a distributed engine', () => {
     const r = await cli('cache', 'import', results, '--workspace', ws);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('mm-results.jsonl:3');
-    expect(r.stderr).toContain("answered by model 'some-other-model', but the request asked for 'lab-model'");
+    expect(r.stderr).toContain('answered by model "some-other-model", but the request asked for "lab-model"');
     expect(cacheRows(ws)).toBe(before);
     expect(count).toBeGreaterThan(3);
   }, 300_000);

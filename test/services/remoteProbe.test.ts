@@ -46,7 +46,7 @@ beforeAll(async () => {
   await loadDemoCollection(s);
   const meta = { n_params: 1000, size: 2000, n_vocab: 32, vocab_type: 1, n_embd: 8, n_ctx_train: 512 };
   [plain, noRoot, noRootTwin, noRootOther, llamaLike] = await Promise.all([
-    FakeOpenAiServer.start({ models: ['m', 'other-model'], root: '/w/m' }),
+    FakeOpenAiServer.start({ models: ['m', 'other-model'], root: '/w/m', constraintFields: ['response_format', 'guided_json'] }),
     FakeOpenAiServer.start({ models: ['m'], root: null }),
     FakeOpenAiServer.start({ models: ['m'], root: null }),
     FakeOpenAiServer.start({ models: ['m'], root: null, replyPrefix: 'Other weights. ' }),
