@@ -85,7 +85,9 @@ describe('Experiments → MoI run', () => {
     const [data] = await download('moi-fig6-csv');
     const lines = data!.body.trim().split('\n');
     expect(lines[0]).toBe('length,position,mean_a,sd,min,max,queries,uniform');
-    expect(lines).toHaveLength(4); // N = 3 positions
+    // N = 3 positions when the fits detect a position effect; Fig. 6 leaves out fits with none (issue 23 item 1), and the
+    // tiny random-weight model's fits may show none: then the CSV holds the header alone.
+    expect([1, 4]).toContain(lines.length);
   });
 
   it('drills down into a query: permutations, their scores, the fitted a and u', async () => {

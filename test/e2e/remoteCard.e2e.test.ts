@@ -22,7 +22,7 @@ let server: FakeOpenAiServer;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fg-e2e-remote-'));
-  server = await FakeOpenAiServer.start({ models: ['tiny'], root: null, meta: { n_params: 10, size: 20 }, echo: 'ignore' });
+  server = await FakeOpenAiServer.start({ models: ['tiny'], root: null, meta: { n_params: 10, size: 20 }, echo: 'ignore', constraintFields: ['response_format', 'guided_json'] });
   app = await startBrowserMode({ workspacePath: join(dir, 'r.fairground') });
   browser = await launchBrowser();
   page = await browser.newPage({ viewport: { width: 1366, height: 900 } });

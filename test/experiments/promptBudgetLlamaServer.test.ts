@@ -47,7 +47,7 @@ describe.skipIf(!BIN)('prompt budgets on llama-server', () => {
   beforeAll(async () => {
     models = tinyModels();
     const port = await freePort();
-    child = spawn(BIN!, ['-m', await models.model(1), '--host', '127.0.0.1', '--port', String(port), '-c', '512', '-t', '1'], { stdio: 'ignore' });
+    child = spawn(BIN!, ['-m', await models.model(1), '--alias', 'tiny', '--host', '127.0.0.1', '--port', String(port), '-c', '512', '-t', '1'], { stdio: 'ignore' });
     const base = `http://127.0.0.1:${port}`;
     for (let i = 0; ; i++) {
       const ok = await fetch(`${base}/health`).then((r) => r.ok, () => false);

@@ -28,7 +28,7 @@ describe('fairground label', () => {
     const args = ['utility', '--collection', 'tiny-lab', '--model', 'tiny', '--queries', 'q1,q2', '--max-tokens', '8', '--min-useful', '1'];
     const first = await label(args);
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^labelled 2 queries\nLLM calls: 6 \(0 from the cache, 6 generated\)\njudgments: 4 written, 0 unchanged, 0 manual kept, 0 imported replaced\nkept \d queries? with at least 1 useful documents, dropped \d\ncontent hash [0-9a-f]{64}\n$/);
+    expect(first.stdout).toMatch(/^labelled 2 queries\nLLM calls: 6 \(0 from the cache, 6 generated\)\njudgments: 4 written, 0 unchanged, 0 manual kept, 0 imported replaced\nkept \d queries? with at least 1 useful documents, dropped \d\nprompt budget: [^\n]+\ncontent hash [0-9a-f]{64}\n$/);
     expect(first.stderr).toContain('6/6 LLM calls (100%');
     const again = await label([...args, '--json']);
     expect(again.code).toBe(0);
