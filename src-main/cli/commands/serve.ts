@@ -18,6 +18,9 @@ export const serve: CliCommand = {
 Starts browser mode and prints one line:
   Fairground is running at http://127.0.0.1:PORT/?token=TOKEN
 The token changes at every launch; API requests without it are refused.
+The page is served at once; the workspace opens behind it (integrity check, migrations, the demo
+on a fresh workspace) while the page shows "Opening workspace…" and the step, and the server
+prints "Workspace: PATH" when it is open (with --in-process it opens before the server listens).
 
       --port N           port to listen on (default: a free port)
 ${WORKSPACE_HELP}
