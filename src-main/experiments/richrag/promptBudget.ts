@@ -22,7 +22,10 @@
  * token budget then applies to what is left.
  */
 import { DataError } from '../../core/errors';
+import { waterLevel } from '../../engine/tokenBudget';
 import type { TokenizeRequest, TokenizeResult } from '../../engine/types';
+
+export { waterLevel };
 
 export type TokenizeFn = (request: TokenizeRequest) => Promise<TokenizeResult>;
 
@@ -208,17 +211,4 @@ export class RichRagBudget {
   private remember(map: Map<string, unknown>): void {
     if (map.size > 20_000) map.clear();
   }
-}
-
-/** The largest integer c ≥ 0 with Σ min(lengths_i, c) ≤ room (every length when they all fit). */
-export function waterLevel(lengths: readonly number[], room: number): number {
-  const sorted = [...lengths].sort((a, b) => a - b);
-  let used = 0;
-  for (let i = 0; i < sorted.length; i++) {
-    const left = sorted.length - i;
-    const v = sorted[i] as number;
-    if (used + v * left > room) return Math.max(0, Math.floor((room - used) / left));
-    used += v;
-  }
-  return sorted.length === 0 ? 0 : (sorted[sorted.length - 1] as number);
 }
