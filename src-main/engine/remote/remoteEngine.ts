@@ -19,7 +19,7 @@ import type { BatchSettings } from './batchCodec';
 import { readEmbeddingsResponse, readGenerateResponse } from './responseReaders';
 import { EchoScorer } from './echoScorer';
 import { checkConstrainedOutput } from './constraintCheck';
-import { buildGenerateCall } from './generateRequestBody';
+import { buildGenerateCall, trimsAnswer } from './generateRequestBody';
 import { LinkedSignal } from './linkedSignal';
 import { EndpointPool, type EndpointStats } from './endpointPool';
 import { OpenAiHttpClient } from './openAiHttpClient';
@@ -115,7 +115,8 @@ export class RemoteEngine implements Engine {
       const promptTokens = request.prompt !== undefined ? await this.promptTokenIds(request.prompt, s) : undefined;
       const call = buildGenerateCall(request, this.config, { promptTokens });
       // Read as each answer arrives: one of the wrong shape is that endpoint's failure, retried elsewhere.
-      return this.http.postJson(call.path, call.body, { signal: s, report, read: (json) => readGenerateResponse(call.path, json, { stop: request.stop }) });
+      const trim = trimsAnswer(request, call.body);
+      return this.http.postJson(call.path, call.body, { signal: s, report, read: (json) => readGenerateResponse(call.path, json, { stop: request.stop }, undefined, trim) });
     });
     // A constraint the server ignored is the server's setting, not a passing fault: the call fails, naming it.
     checkConstrainedOutput(result.text, result.finishReason, request, { model: this.config.model, transport: request.grammar !== undefined ? 'grammar' : this.config.jsonSchemaTransport });

@@ -28,11 +28,17 @@ export type RemoteScoringMode = 'auto' | 'echo-logprobs' | 'none';
  * - `structured_outputs`: vLLM ≥ 0.10.2's field (`structured_outputs: {json: schema}`).
  * - `guided_json`: vLLM's older extra field (`guided_json: schema`), for vLLM builds that predate
  *   `response_format` json_schema support. vLLM ≥ 0.10 deprecates it in favour of `response_format`.
+ * - `gbnf`: llama.cpp's server only: the schema converted to the GBNF grammar the local engine
+ *   decodes it with (node-llama-cpp's converter, engine/local/jsonSchemaGrammar.ts), sent as
+ *   `grammar` with that grammar's stop ("\n\n\n\n") and the answer's trailing whitespace trimmed,
+ *   as node-llama-cpp does. The server's own conversion of `json_schema` allows other whitespace,
+ *   so the same GGUF writes other JSON there; this transport gives the local engine's answers.
+ *   Chosen when the server was seen to honour `grammar` on /v1/completions (engineConfigOf).
  * Unset, it follows serverKind (`defaultJsonSchemaTransport`); `remote add`'s probe may set it.
  */
-export type JsonSchemaTransport = 'response_format' | 'json_schema' | 'structured_outputs' | 'guided_json';
+export type JsonSchemaTransport = 'response_format' | 'json_schema' | 'structured_outputs' | 'guided_json' | 'gbnf';
 
-export const JSON_SCHEMA_TRANSPORTS: readonly JsonSchemaTransport[] = ['response_format', 'json_schema', 'structured_outputs', 'guided_json'];
+export const JSON_SCHEMA_TRANSPORTS: readonly JsonSchemaTransport[] = ['response_format', 'json_schema', 'structured_outputs', 'guided_json', 'gbnf'];
 
 /** The transport a server kind honours on both routes when nothing else is known. */
 export function defaultJsonSchemaTransport(kind: RemoteServerKind): JsonSchemaTransport {
@@ -168,6 +174,9 @@ export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteC
   if (config.jsonSchemaTransport === undefined) resolved.jsonSchemaTransport = defaultJsonSchemaTransport(resolved.serverKind);
   oneOf(resolved.scoring, ['auto', 'echo-logprobs', 'none'], 'scoring');
   oneOf(resolved.jsonSchemaTransport, JSON_SCHEMA_TRANSPORTS, 'jsonSchemaTransport');
+  if (resolved.jsonSchemaTransport === 'gbnf' && resolved.serverKind !== 'llama.cpp') {
+    throw new DataError(`gbnf (a GBNF grammar) is read only by llama.cpp's server, not serverKind ${resolved.serverKind}`, { field: 'jsonSchemaTransport' });
+  }
   positiveInteger(resolved.maxConcurrency, 'maxConcurrency');
   positiveInteger(resolved.embedBatchSize, 'embedBatchSize');
   positiveInteger(resolved.timeoutMs, 'timeoutMs');
