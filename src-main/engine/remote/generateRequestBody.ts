@@ -1,6 +1,6 @@
 import { JSON_SCHEMA_GRAMMAR_STOP, jsonSchemaGbnf } from '../local/jsonSchemaGrammar';
 import { EngineError, type FinishReason, type GenerateRequest } from '../types';
-import type { JsonSchemaTransport, RemoteServerKind } from './remoteEngineConfig';
+import type { JsonSchemaTransport, RemoteRefusals, RemoteServerKind } from './remoteEngineConfig';
 
 export interface GenerateCall {
   path: '/chat/completions' | '/completions';
@@ -10,7 +10,11 @@ export interface GenerateCall {
 export interface GenerateBodySettings {
   model: string;
   serverKind: RemoteServerKind;
+  /** On /v1/completions (and on chat requests unless `chatJsonSchemaTransport` says otherwise). */
   jsonSchemaTransport: JsonSchemaTransport;
+  chatJsonSchemaTransport?: JsonSchemaTransport | undefined;
+  /** What the server was found not to serve: refused here, before any request. */
+  refusals?: RemoteRefusals | undefined;
 }
 
 /** Per call, beside the settings. */
@@ -36,6 +40,8 @@ export interface GenerateCallOptions {
 export function buildGenerateCall(request: GenerateRequest, settings: GenerateBodySettings, options: GenerateCallOptions = {}): GenerateCall {
   const hasMessages = request.messages !== undefined;
   const { sampling } = request;
+  const transport = hasMessages ? (settings.chatJsonSchemaTransport ?? settings.jsonSchemaTransport) : settings.jsonSchemaTransport;
+  refuseUnserved(request, hasMessages, settings);
 
   const body: Record<string, unknown> = { model: settings.model };
   if (hasMessages) body.messages = request.messages;
@@ -46,7 +52,7 @@ export function buildGenerateCall(request: GenerateRequest, settings: GenerateBo
   if (sampling.seed !== undefined) body.seed = sampling.seed;
   const stops = [...(request.stop ?? [])];
   // The local engine's JSON-schema grammar ends with "\n\n\n\n" and stops there (jsonSchemaGrammar.ts).
-  if (request.jsonSchema !== undefined && settings.jsonSchemaTransport === 'gbnf' && !stops.includes(JSON_SCHEMA_GRAMMAR_STOP)) stops.push(JSON_SCHEMA_GRAMMAR_STOP);
+  if (request.jsonSchema !== undefined && transport === 'gbnf' && !stops.includes(JSON_SCHEMA_GRAMMAR_STOP)) stops.push(JSON_SCHEMA_GRAMMAR_STOP);
   if (stops.length > 0) body.stop = stops;
   Object.assign(body, extraSampling(request, settings.serverKind));
   // llama.cpp's server reuses a cached KV prefix by default and then evaluates the rest of the
@@ -65,10 +71,10 @@ export function buildGenerateCall(request: GenerateRequest, settings: GenerateBo
   }
 
   if (request.jsonSchema !== undefined) {
-    if (settings.jsonSchemaTransport === 'gbnf' && settings.serverKind !== 'llama.cpp') {
+    if (transport === 'gbnf' && settings.serverKind !== 'llama.cpp') {
       throw new EngineError('unsupported', `a JSON schema sent as a GBNF grammar needs a llama.cpp server (serverKind is ${settings.serverKind})`);
     }
-    Object.assign(body, jsonSchemaFields(request.jsonSchema, settings.jsonSchemaTransport));
+    Object.assign(body, jsonSchemaFields(request.jsonSchema, transport));
   }
   if (request.grammar !== undefined) {
     if (settings.serverKind !== 'llama.cpp') {
@@ -77,6 +83,19 @@ export function buildGenerateCall(request: GenerateRequest, settings: GenerateBo
     body.grammar = request.grammar;
   }
   return { path: hasMessages ? '/chat/completions' : '/completions', body };
+}
+
+/** A request the server was found not to serve fails here, before it is sent, naming the model and why. */
+function refuseUnserved(request: GenerateRequest, hasMessages: boolean, settings: GenerateBodySettings): void {
+  const r = settings.refusals;
+  if (!r) return;
+  const reason = hasMessages
+    ? (r.chat ?? (request.jsonSchema !== undefined ? r.chatJsonSchema : undefined))
+    : (r.completions ?? (request.jsonSchema !== undefined ? r.jsonSchema : undefined));
+  const why = reason ?? (request.grammar !== undefined ? r.grammar : undefined);
+  if (why === undefined) return;
+  const what = request.grammar !== undefined ? 'a GBNF-constrained' : request.jsonSchema !== undefined ? 'a JSON-schema-constrained' : 'a';
+  throw new EngineError('unsupported', `model ${JSON.stringify(settings.model)} cannot serve ${what} ${hasMessages ? 'chat' : 'plain-prompt'} request: ${why}`);
 }
 
 function extraSampling(request: GenerateRequest, kind: RemoteServerKind): Record<string, unknown> {

@@ -69,7 +69,12 @@ export class RemoteEngine implements Engine {
       kind: 'remote',
       modelKey: remoteModelKey(this.config.model, this.config.revision),
       modelName: this.config.model,
-      outputAffectingSettings: { serverKind: this.config.serverKind, jsonSchemaTransport: this.config.jsonSchemaTransport },
+      outputAffectingSettings: {
+        serverKind: this.config.serverKind,
+        jsonSchemaTransport: this.config.jsonSchemaTransport,
+        // Only when it differs, so the keys of models without it stay as they were.
+        ...(this.config.chatJsonSchemaTransport !== undefined && this.config.chatJsonSchemaTransport !== this.config.jsonSchemaTransport ? { chatJsonSchemaTransport: this.config.chatJsonSchemaTransport } : {}),
+      },
       versions: {},
     };
     const versions = await this.modelVersions();
@@ -80,7 +85,14 @@ export class RemoteEngine implements Engine {
 
   /** What an OpenAI-Batch file of this engine's calls needs (batchCodec.ts): the served model and request dialect. */
   batchSettings(): BatchSettings {
-    return { model: this.config.model, serverKind: this.config.serverKind, jsonSchemaTransport: this.config.jsonSchemaTransport, embedBatchSize: this.config.embedBatchSize };
+    return {
+      model: this.config.model,
+      serverKind: this.config.serverKind,
+      jsonSchemaTransport: this.config.jsonSchemaTransport,
+      chatJsonSchemaTransport: this.config.chatJsonSchemaTransport,
+      refusals: this.config.refusals,
+      embedBatchSize: this.config.embedBatchSize,
+    };
   }
 
   /** Requests the engine can have in flight at once: the sum of its endpoints' limits (for a work queue's bound). */
@@ -119,7 +131,7 @@ export class RemoteEngine implements Engine {
       return this.http.postJson(call.path, call.body, { signal: s, report, read: (json) => readGenerateResponse(call.path, json, { stop: request.stop }, undefined, trim) });
     });
     // A constraint the server ignored is the server's setting, not a passing fault: the call fails, naming it.
-    checkConstrainedOutput(result.text, result.finishReason, request, { model: this.config.model, transport: request.grammar !== undefined ? 'grammar' : this.config.jsonSchemaTransport });
+    checkConstrainedOutput(result.text, result.finishReason, request, { model: this.config.model, transport: request.grammar !== undefined ? 'grammar' : request.messages !== undefined ? (this.config.chatJsonSchemaTransport ?? this.config.jsonSchemaTransport) : this.config.jsonSchemaTransport });
     return result;
   }
 

@@ -45,6 +45,23 @@ export function defaultJsonSchemaTransport(kind: RemoteServerKind): JsonSchemaTr
   return kind === 'llama.cpp' ? 'json_schema' : 'response_format';
 }
 
+/**
+ * Requests a server was found not to serve (serverProbe.ts `chooseTransports`), each with the
+ * reason: such a request is refused before it is sent, naming the model and the reason.
+ */
+export interface RemoteRefusals {
+  /** Plain prompts (/v1/completions). */
+  completions?: string;
+  /** Chat messages (/v1/chat/completions). */
+  chat?: string;
+  /** A JSON schema on /v1/completions. */
+  jsonSchema?: string;
+  /** A JSON schema on /v1/chat/completions. */
+  chatJsonSchema?: string;
+  /** A GBNF grammar. */
+  grammar?: string;
+}
+
 /** One replica of a pool: its API root and how many requests it takes at once. */
 export interface RemoteEndpointConfig {
   /** The API root including `/v1`, e.g. `http://10.0.0.7:8000/v1`. */
@@ -99,6 +116,10 @@ export interface RemoteEngineConfig {
   maxRetryAfterMs?: number;
   scoring?: RemoteScoringMode;
   jsonSchemaTransport?: JsonSchemaTransport;
+  /** The transport of a JSON schema on chat requests; unset: `jsonSchemaTransport`. */
+  chatJsonSchemaTransport?: JsonSchemaTransport;
+  /** Requests refused before they are sent (what the server was found not to serve). */
+  refusals?: RemoteRefusals;
   /** Texts per /embeddings request. */
   embedBatchSize?: number;
   /**
@@ -120,7 +141,9 @@ export interface RemoteEngineConfig {
   recheckAfterMs?: number;
 }
 
-export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey' | 'baseUrl' | 'endpoints' | 'revision' | 'fingerprint'>> & {
+export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey' | 'baseUrl' | 'endpoints' | 'revision' | 'fingerprint' | 'chatJsonSchemaTransport' | 'refusals'>> & {
+  chatJsonSchemaTransport: JsonSchemaTransport | undefined;
+  refusals: RemoteRefusals;
   apiKey: string | undefined;
   revision: string | undefined;
   fingerprint: WeightsFingerprint | undefined;
@@ -147,7 +170,7 @@ export const remoteDefaults = {
   hedgeFactor: 3,
   hedgeMinMs: 1_000,
   recheckAfterMs: 60_000,
-} as const satisfies Omit<ResolvedRemoteConfig, 'endpoints' | 'model' | 'apiKey' | 'revision' | 'fingerprint'>;
+} as const satisfies Omit<ResolvedRemoteConfig, 'endpoints' | 'model' | 'apiKey' | 'revision' | 'fingerprint' | 'chatJsonSchemaTransport' | 'refusals'>;
 
 /**
  * The cache identity of a served model: its name and, when known, its revision — never a URL, so
@@ -161,10 +184,12 @@ export function remoteModelKey(model: string, revision?: string | null): string 
 /** Fills defaults and rejects settings that cannot work, naming the field. */
 export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteConfig {
   if (typeof config.model !== 'string' || !config.model.trim()) throw new DataError('must not be empty', { field: 'model' });
-  const { baseUrl, endpoints, apiKey, revision, fingerprint, ...rest } = config;
+  const { baseUrl, endpoints, apiKey, revision, fingerprint, chatJsonSchemaTransport, refusals, ...rest } = config;
   const resolved = {
     ...remoteDefaults,
     ...definedOnly(rest),
+    chatJsonSchemaTransport,
+    refusals: refusals ?? {},
     model: config.model,
     apiKey: apiKey || undefined,
     revision: revision?.trim() || undefined,
@@ -174,7 +199,8 @@ export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteC
   if (config.jsonSchemaTransport === undefined) resolved.jsonSchemaTransport = defaultJsonSchemaTransport(resolved.serverKind);
   oneOf(resolved.scoring, ['auto', 'echo-logprobs', 'none'], 'scoring');
   oneOf(resolved.jsonSchemaTransport, JSON_SCHEMA_TRANSPORTS, 'jsonSchemaTransport');
-  if (resolved.jsonSchemaTransport === 'gbnf' && resolved.serverKind !== 'llama.cpp') {
+  if (resolved.chatJsonSchemaTransport !== undefined) oneOf(resolved.chatJsonSchemaTransport, JSON_SCHEMA_TRANSPORTS, 'chatJsonSchemaTransport');
+  if ((resolved.jsonSchemaTransport === 'gbnf' || resolved.chatJsonSchemaTransport === 'gbnf') && resolved.serverKind !== 'llama.cpp') {
     throw new DataError(`gbnf (a GBNF grammar) is read only by llama.cpp's server, not serverKind ${resolved.serverKind}`, { field: 'jsonSchemaTransport' });
   }
   positiveInteger(resolved.maxConcurrency, 'maxConcurrency');
