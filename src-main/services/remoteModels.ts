@@ -9,7 +9,7 @@ import { DataError } from '../core/errors';
 import { remoteDefaults, remoteModelKey, resolveRemoteConfig, type RemoteEngineConfig, type RemoteServerKind } from '../engine/remote/remoteEngineConfig';
 import type { ProbeTarget } from '../engine/remote/probeHttp';
 import { reportedPartOf, revisionIdentifiesWeights, revisionWithFingerprint } from '../engine/remote/servedRevision';
-import { listModel, probeCapabilities, type ServerCapabilities } from '../engine/remote/serverProbe';
+import { chooseTransports, listModel, probeCapabilities, type ServerCapabilities } from '../engine/remote/serverProbe';
 import { probePoolContextSize } from '../engine/remote/contextProbe';
 import { listedNames, verifyEndpointWeights, type ExpectedWeights } from '../engine/remote/weightsCheck';
 import { compareFingerprints, takeFingerprint, type WeightsFingerprint } from '../engine/remote/weightsFingerprint';
@@ -75,9 +75,19 @@ export function endpointsOf(row: RemoteRow): Array<{ baseUrl: string; maxConcurr
   return s.endpoints && s.endpoints.length > 0 ? s.endpoints : [{ baseUrl: row.base_url, maxConcurrency: s.maxConcurrency ?? remoteDefaults.maxConcurrency }];
 }
 
+/**
+ * The engine configuration of a row. The JSON-schema transports and the requests refused before
+ * they are sent come from what the probe at `remote add` saw the server honour
+ * (serverProbe.ts `chooseTransports`); a row without a probe keeps its server kind's defaults.
+ */
 export function engineConfigOf(row: RemoteRow): RemoteEngineConfig {
   const s = storedSettings(row);
+  const chosen = chooseTransports(s.serverKind ?? 'openai', s.capabilities);
+  const refused = Object.keys(chosen.refusals).length > 0;
   return {
+    ...(chosen.jsonSchemaTransport ? { jsonSchemaTransport: chosen.jsonSchemaTransport } : {}),
+    ...(chosen.chatJsonSchemaTransport ? { chatJsonSchemaTransport: chosen.chatJsonSchemaTransport } : {}),
+    ...(refused ? { refusals: chosen.refusals } : {}),
     model: row.model,
     endpoints: endpointsOf(row),
     ...(row.api_key ? { apiKey: row.api_key } : {}),
@@ -207,7 +217,15 @@ export async function settleRemote(input: RemoteInput): Promise<{ baseUrl: strin
 
   // 4. Identity.
   if (stated !== undefined) {
-    return { baseUrl, settings: { ...common, revision: stated, checkRevision: false, capabilities, identity: { source: 'stated', verified: false, note: 'the revision you stated is not checked against the servers' } }, warnings };
+    // Checked where the servers report which weights they load (vLLM's root); refused when they differ.
+    if (revisionIdentifiesWeights(reported)) {
+      if (!statedMatches(stated, reported!)) {
+        throw new ApiFailure('validation', `the revision you stated (${JSON.stringify(stated)}) is not what the servers report: ${baseUrl} serves ${JSON.stringify(reported)}`, 'revision');
+      }
+      return { baseUrl, settings: { ...common, revision: stated, checkRevision: false, capabilities, identity: { source: 'stated', verified: true, note: `the servers report the same weights (${reported})` } }, warnings };
+    }
+    const note = reported !== undefined ? `the revision you stated is not checked: the servers report only ${reported}, which does not name the weights` : 'the revision you stated is not checked: the servers report none';
+    return { baseUrl, settings: { ...common, revision: stated, checkRevision: false, capabilities, identity: { source: 'stated', verified: false, note } }, warnings };
   }
   if (revisionIdentifiesWeights(reported)) {
     return { baseUrl, settings: { ...common, revision: reported!, checkRevision: true, capabilities, identity: { source: 'reported', verified: true } }, warnings };
@@ -263,4 +281,9 @@ export async function checkEndpointsServe(expected: ExpectedWeights, baseUrls: s
     if (verdict.kind === 'different') throw new ApiFailure('validation', `${url} ${verdict.reason}`, 'endpoints');
     if (verdict.kind === 'failed') throw new ApiFailure('validation', `${url} cannot be checked: ${verdict.reason}`, 'endpoints');
   }
+}
+
+/** A stated revision names the reported weights: the same string, or its value without `root=`. */
+function statedMatches(stated: string, reported: string): boolean {
+  return stated === reported || `root=${stated}` === reported;
 }

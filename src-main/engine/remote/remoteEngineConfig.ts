@@ -28,15 +28,38 @@ export type RemoteScoringMode = 'auto' | 'echo-logprobs' | 'none';
  * - `structured_outputs`: vLLM ≥ 0.10.2's field (`structured_outputs: {json: schema}`).
  * - `guided_json`: vLLM's older extra field (`guided_json: schema`), for vLLM builds that predate
  *   `response_format` json_schema support. vLLM ≥ 0.10 deprecates it in favour of `response_format`.
+ * - `gbnf`: llama.cpp's server only: the schema converted to the GBNF grammar the local engine
+ *   decodes it with (node-llama-cpp's converter, engine/local/jsonSchemaGrammar.ts), sent as
+ *   `grammar` with that grammar's stop ("\n\n\n\n") and the answer's trailing whitespace trimmed,
+ *   as node-llama-cpp does. The server's own conversion of `json_schema` allows other whitespace,
+ *   so the same GGUF writes other JSON there; this transport gives the local engine's answers.
+ *   Chosen when the server was seen to honour `grammar` on /v1/completions (engineConfigOf).
  * Unset, it follows serverKind (`defaultJsonSchemaTransport`); `remote add`'s probe may set it.
  */
-export type JsonSchemaTransport = 'response_format' | 'json_schema' | 'structured_outputs' | 'guided_json';
+export type JsonSchemaTransport = 'response_format' | 'json_schema' | 'structured_outputs' | 'guided_json' | 'gbnf';
 
-export const JSON_SCHEMA_TRANSPORTS: readonly JsonSchemaTransport[] = ['response_format', 'json_schema', 'structured_outputs', 'guided_json'];
+export const JSON_SCHEMA_TRANSPORTS: readonly JsonSchemaTransport[] = ['response_format', 'json_schema', 'structured_outputs', 'guided_json', 'gbnf'];
 
 /** The transport a server kind honours on both routes when nothing else is known. */
 export function defaultJsonSchemaTransport(kind: RemoteServerKind): JsonSchemaTransport {
   return kind === 'llama.cpp' ? 'json_schema' : 'response_format';
+}
+
+/**
+ * Requests a server was found not to serve (serverProbe.ts `chooseTransports`), each with the
+ * reason: such a request is refused before it is sent, naming the model and the reason.
+ */
+export interface RemoteRefusals {
+  /** Plain prompts (/v1/completions). */
+  completions?: string;
+  /** Chat messages (/v1/chat/completions). */
+  chat?: string;
+  /** A JSON schema on /v1/completions. */
+  jsonSchema?: string;
+  /** A JSON schema on /v1/chat/completions. */
+  chatJsonSchema?: string;
+  /** A GBNF grammar. */
+  grammar?: string;
 }
 
 /** One replica of a pool: its API root and how many requests it takes at once. */
@@ -95,6 +118,10 @@ export interface RemoteEngineConfig {
   maxRetryAfterMs?: number;
   scoring?: RemoteScoringMode;
   jsonSchemaTransport?: JsonSchemaTransport;
+  /** The transport of a JSON schema on chat requests; unset: `jsonSchemaTransport`. */
+  chatJsonSchemaTransport?: JsonSchemaTransport;
+  /** Requests refused before they are sent (what the server was found not to serve). */
+  refusals?: RemoteRefusals;
   /** Texts per /embeddings request. */
   embedBatchSize?: number;
   /**
@@ -116,7 +143,9 @@ export interface RemoteEngineConfig {
   recheckAfterMs?: number;
 }
 
-export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey' | 'baseUrl' | 'endpoints' | 'revision' | 'fingerprint' | 'contextSize'>> & {
+export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey' | 'baseUrl' | 'endpoints' | 'revision' | 'fingerprint' | 'contextSize' | 'chatJsonSchemaTransport' | 'refusals'>> & {
+  chatJsonSchemaTransport: JsonSchemaTransport | undefined;
+  refusals: RemoteRefusals;
   apiKey: string | undefined;
   contextSize: number | undefined;
   revision: string | undefined;
@@ -144,7 +173,7 @@ export const remoteDefaults = {
   hedgeFactor: 3,
   hedgeMinMs: 1_000,
   recheckAfterMs: 60_000,
-} as const satisfies Omit<ResolvedRemoteConfig, 'endpoints' | 'model' | 'apiKey' | 'revision' | 'fingerprint' | 'contextSize'>;
+} as const satisfies Omit<ResolvedRemoteConfig, 'endpoints' | 'model' | 'apiKey' | 'revision' | 'fingerprint' | 'contextSize' | 'chatJsonSchemaTransport' | 'refusals'>;
 
 /**
  * The cache identity of a served model: its name and, when known, its revision — never a URL, so
@@ -158,10 +187,12 @@ export function remoteModelKey(model: string, revision?: string | null): string 
 /** Fills defaults and rejects settings that cannot work, naming the field. */
 export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteConfig {
   if (typeof config.model !== 'string' || !config.model.trim()) throw new DataError('must not be empty', { field: 'model' });
-  const { baseUrl, endpoints, apiKey, revision, fingerprint, contextSize, ...rest } = config;
+  const { baseUrl, endpoints, apiKey, revision, fingerprint, contextSize, chatJsonSchemaTransport, refusals, ...rest } = config;
   const resolved = {
     ...remoteDefaults,
     ...definedOnly(rest),
+    chatJsonSchemaTransport,
+    refusals: refusals ?? {},
     model: config.model,
     apiKey: apiKey || undefined,
     revision: revision?.trim() || undefined,
@@ -172,6 +203,10 @@ export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteC
   if (config.jsonSchemaTransport === undefined) resolved.jsonSchemaTransport = defaultJsonSchemaTransport(resolved.serverKind);
   oneOf(resolved.scoring, ['auto', 'echo-logprobs', 'none'], 'scoring');
   oneOf(resolved.jsonSchemaTransport, JSON_SCHEMA_TRANSPORTS, 'jsonSchemaTransport');
+  if (resolved.chatJsonSchemaTransport !== undefined) oneOf(resolved.chatJsonSchemaTransport, JSON_SCHEMA_TRANSPORTS, 'chatJsonSchemaTransport');
+  if ((resolved.jsonSchemaTransport === 'gbnf' || resolved.chatJsonSchemaTransport === 'gbnf') && resolved.serverKind !== 'llama.cpp') {
+    throw new DataError(`gbnf (a GBNF grammar) is read only by llama.cpp's server, not serverKind ${resolved.serverKind}`, { field: 'jsonSchemaTransport' });
+  }
   positiveInteger(resolved.maxConcurrency, 'maxConcurrency');
   positiveInteger(resolved.embedBatchSize, 'embedBatchSize');
   positiveInteger(resolved.timeoutMs, 'timeoutMs');
