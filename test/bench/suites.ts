@@ -18,4 +18,5 @@ export const suites: Record<string, BenchSuite> = {
   evalfiles: (ctx) => import('./evalFiles.bench').then((m) => m.evalFilesBench(ctx)),
   threads: (ctx) => import('./threads.bench').then((m) => m.threadsBench(ctx)),
   uistall: (ctx) => import('./uiStall.bench').then((m) => m.uiStallBench(ctx)),
+  runoverhead: (ctx) => import('./runOverhead.bench').then((m) => m.runOverheadBench(ctx)),
 };
