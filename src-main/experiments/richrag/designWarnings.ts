@@ -10,9 +10,10 @@
  *   paired randomization test (exact sign-flips, or its 10,000 random ones) cannot go below
  *   max(2 / 2ⁿ, 1 / 10,001); Holm and Bonferroni compare the smallest p with α / m, m the conditions
  *   tested against the baseline. The paired t-test can in principle (p → 0 as the differences agree),
- *   so it is flagged only below 2 queries; `few-queries` says when a t-test on fewer than 6 queries
- *   must reach |t| above the critical value of its Holm threshold (df = n − 1), which the simulated
- *   calibration (scripts/calibration.ts) shows it seldom does.
+ *   so it is flagged only below 2 queries; `few-queries` says when a t-test on n queries needs a
+ *   standardised effect d_z = mean / sd of the per-query differences ≥ t_{1 − θ/2, n − 1} / √n above 1
+ *   (θ: the corrected threshold), i.e. an effect larger than its own spread over queries: a missing star
+ *   then says little (the demo: 4 queries, Holm over 9 conditions, |t| ≥ 7.18, d_z ≥ 3.59).
  * - `k-covers-pool`: every ranked condition (no-ranker, RAG-Fusion, coverage, list-wise) picks its k
  *   documents from the query's multi-faceted pool; when k is at least the most documents that pool can
  *   hold — min(capacity M, topN × sub-aspects, the documents it is retrieved from: the query's
@@ -22,17 +23,13 @@
 import { richRagConditions, type RichRagSpec } from '../../api/contract/richrag';
 import type { DesignWarning } from '../../api/contract/plans';
 import { DEFAULT_PERMUTATIONS } from '../../core/stats/randomization';
-import { smallestAttainableP, smallestRejectableP } from '../../core/stats/designLimits';
-import { studentTQuantile } from '../../core/stats/studentT';
+import { IMPLAUSIBLE_DZ, pairedTBar, smallestAttainableP, smallestRejectableP } from '../../core/stats/designLimits';
 import type { ExperimentDeps } from '../registry';
 import { analysisBaseline } from './conditions';
 import { loadRichRagData, type RichRagQuery } from './data';
 import { usesCandidates } from './retrieval';
 
 const fmt = (x: number) => (Math.abs(x) >= 0.01 ? x.toFixed(3) : x.toPrecision(2));
-
-/** Below this many queries a paired t-test's Holm/Bonferroni threshold needs an implausibly large |t| (`few-queries`). */
-export const FEW_QUERIES_FOR_T = 6;
 
 /** The largest pool a query can have: min(capacity, topN × aspects, documents retrieved from). */
 export function poolBound(spec: Pick<RichRagSpec, 'retrieval' | 'explorer'>, q: Pick<RichRagQuery, 'candidates' | 'golden'>, setting: 'predicted' | 'golden', collectionSize: number): number {
@@ -91,14 +88,18 @@ export function richRagDesignWarningsSync(spec: RichRagSpec, deps: Pick<Experime
             : `${n} evaluation queries cannot give a significant result in Tables 1 and 3: the smallest p-value the paired randomization test can reach on ${n} queries is ${fmt(best)} (2/2^${n}), above ${against}.`,
         fix: n < 2 ? 'use at least 2 evaluation queries (more for any power)' : `use at least ${need ?? 'more'} evaluation queries, or analysis.test = 't'${a.correction !== 'none' && m > 1 ? ', or fewer conditions (frameworks, settings)' : ''}`,
       });
-    } else if (a.test === 't' && n < FEW_QUERIES_FOR_T && n >= 2) {
-      const tCrit = studentTQuantile(1 - threshold / 2, n - 1);
-      warnings.push({
-        code: 'few-queries',
-        field: 'queries',
-        message: `${n} evaluation queries: a star needs the paired t-test's p ≤ ${against}, i.e. |t| ≥ ${tCrit.toFixed(2)} on ${n - 1} degrees of freedom — the mean difference at least ${(tCrit / Math.sqrt(n)).toFixed(2)} standard deviations of the per-query differences. Only an effect that is almost the same on every query can reach that, so a missing star says little (run 'simulate power' for this design's power).`,
-        fix: `use more evaluation queries (with ${FEW_QUERIES_FOR_T} or more the threshold falls to a usable |t|), or fewer conditions${a.correction !== 'none' ? ` (the ${a.correction} correction divides α by ${m})` : ''}`,
-      });
+    } else if (a.test === 't') {
+      const bar = pairedTBar(n, threshold);
+      if (bar && bar.dz > IMPLAUSIBLE_DZ) {
+        let need = n;
+        while (need < 10_000 && pairedTBar(need, threshold)!.dz > IMPLAUSIBLE_DZ) need++;
+        warnings.push({
+          code: 'few-queries',
+          field: 'queries',
+          message: `${n} evaluation queries: a star needs the paired t-test's p ≤ ${against}, i.e. |t| ≥ ${bar.tCritical.toFixed(2)} on ${n - 1} degrees of freedom — a mean difference of at least ${bar.dz.toFixed(2)} standard deviations of the per-query differences. Only an effect almost the same on every query reaches that, so a missing star says little ('simulate power' measures this design's power).`,
+          fix: `use at least ${need} evaluation queries (then an effect as large as its spread over queries, d_z = 1, can be significant), or fewer conditions${a.correction === 'holm' || a.correction === 'bonferroni' ? ` (the ${a.correction} correction divides α by ${m})` : ''}`,
+        });
+      }
     }
   }
 
