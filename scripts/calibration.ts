@@ -31,6 +31,7 @@ const { values } = parseArgs({
     effects: { type: 'string', default: '0.25,0.5,1' },
     seed: { type: 'string' },
     json: { type: 'string' },
+    chunk: { type: 'string' },
   },
 });
 const reps = Number(values.reps);
@@ -87,11 +88,26 @@ async function main(): Promise<void> {
       // Attribution judgments do not enter the tested tables (Table 2 compares EU): leave them out to save time.
       const spec = { ...raw, ...(raw.kind === 'fair-rag' ? { attribution: { judge: 'none' } } : {}), ...v.patch };
       const t0 = Date.now();
-      const nullReport = await simulatePower(ws.workspace.db, { spec, effects: [0], reps, seed }, (done, total) => {
-        if (done % 50 === 0) process.stderr.write(`  ${v.spec} / ${v.label}: null run ${done} of ${total}\n`);
-      });
-      const row = nullReport.rows[0]!;
-      const alpha = nullReport.test.alpha;
+      // In chunks of `--chunk` runs (seeds seed + i, as one call would use), with the running counts on stderr after each, so
+      // a long calibration on a loaded machine can be stopped and its runs so far still read.
+      const chunk = values.chunk !== undefined ? Number(values.chunk) : reps;
+      let nullReport: Awaited<ReturnType<typeof simulatePower>> | null = null;
+      for (let first = 0; first < reps; first += chunk) {
+        const part = await simulatePower(ws.workspace.db, { spec, effects: [0], reps: Math.min(chunk, reps - first), seed: seed + first });
+        const p = part.rows[0]!;
+        if (!nullReport) nullReport = part;
+        else {
+          const r = nullReport.rows[0]!;
+          const n = r.reps + p.reps;
+          const sig = r.significant + p.significant;
+          const md = r.meanDifference !== null && p.meanDifference !== null ? (r.meanDifference * r.reps + p.meanDifference * p.reps) / n : (r.meanDifference ?? p.meanDifference);
+          nullReport.rows[0] = { ...r, reps: n, significant: sig, power: sig / n, ...wilson(sig, n), rawSignificant: (r.rawSignificant ?? 0) + (p.rawSignificant ?? 0), familySignificant: (r.familySignificant ?? 0) + (p.familySignificant ?? 0), meanDifference: md };
+        }
+        const r = nullReport.rows[0]!;
+        process.stderr.write(`  ${v.spec} / ${v.label}: after ${r.reps} null runs (seeds ${seed}…${seed + r.reps - 1}): starred ${r.significant}, raw p ≤ α ${r.rawSignificant}, family ${r.familySignificant}, mean difference ${r.meanDifference}\n`);
+      }
+      const row = nullReport!.rows[0]!;
+      const alpha = nullReport!.test.alpha;
       const ci = wilson(row.significant, row.reps);
       const curve = curveReps > 0 ? await simulatePower(ws.workspace.db, { spec, effects, reps: curveReps, seed: seed + reps }) : null;
       // Calibrated: the test's own level (raw p ≤ α of the tested cell) holds α within its interval (the level of the
@@ -105,14 +121,14 @@ async function main(): Promise<void> {
       const powers = curve ? curve.rows.map((r) => `${r.power.toFixed(2)} [${r.low.toFixed(2)}, ${r.high.toFixed(2)}]`).join(' / ') : '–';
       lines.push(`| ${v.spec} | ${v.label} | ${alpha} | ${row.reps} | ${rate(row.significant, ci)} | ${rate(rawHits, rawCi)} | ${rate(fam, famCi)} | ${calibrated} | ${powers} |`);
       process.stdout.write(`${lines.at(-1)!}\n`);
-      process.stderr.write(`  (${((Date.now() - t0) / 1000).toFixed(0)} s; test: ${nullReport.test.description}; ${nullReport.test.test}, ${nullReport.test.correction})\n`);
+      process.stderr.write(`  (${((Date.now() - t0) / 1000).toFixed(0)} s; test: ${nullReport!.test.description}; ${nullReport!.test.test}, ${nullReport!.test.correction})\n`);
       out.push({
         spec: v.spec,
         variant: v.label,
-        effect: nullReport.effect,
+        effect: nullReport!.effect,
         rawRejectionRate: { rate: rawHits / row.reps, lo: rawCi.low, hi: rawCi.high },
         familyRejectionRate: { rate: fam / row.reps, lo: famCi.low, hi: famCi.high },
-        calibration: { nullRejectionRate: row.power, lo: ci.low, hi: ci.high, runs: row.reps, alpha, test: `${nullReport.test.test}, ${nullReport.test.correction}`, seed, source: `scripts/calibration.ts (simulate power, effect 0), ${new Date().toISOString().slice(0, 10)}` },
+        calibration: { nullRejectionRate: row.power, lo: ci.low, hi: ci.high, runs: row.reps, alpha, test: `${nullReport!.test.test}, ${nullReport!.test.correction}`, seed, source: `scripts/calibration.ts (simulate power, effect 0), ${new Date().toISOString().slice(0, 10)}` },
         curve: curve?.rows ?? [],
       });
     }
