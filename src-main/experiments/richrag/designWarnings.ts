@@ -22,14 +22,11 @@
  */
 import { richRagConditions, type RichRagSpec } from '../../api/contract/richrag';
 import type { DesignWarning } from '../../api/contract/plans';
-import { DEFAULT_PERMUTATIONS } from '../../core/stats/randomization';
-import { IMPLAUSIBLE_DZ, pairedTBar, smallestAttainableP, smallestRejectableP } from '../../core/stats/designLimits';
 import type { ExperimentDeps } from '../registry';
+import { pairedSignificanceWarnings } from '../significanceWarnings';
 import { analysisBaseline } from './conditions';
 import { loadRichRagData, type RichRagQuery } from './data';
 import { usesCandidates } from './retrieval';
-
-const fmt = (x: number) => (Math.abs(x) >= 0.01 ? x.toFixed(3) : x.toPrecision(2));
 
 /** The largest pool a query can have: min(capacity, topN × aspects, documents retrieved from). */
 export function poolBound(spec: Pick<RichRagSpec, 'retrieval' | 'explorer'>, q: Pick<RichRagQuery, 'candidates' | 'golden'>, setting: 'predicted' | 'golden', collectionSize: number): number {
@@ -70,38 +67,8 @@ export function richRagDesignWarningsSync(spec: RichRagSpec, deps: Pick<Experime
   const n = queries.length;
   const a = spec.analysis;
 
-  // 2. Too few queries for the test and correction to ever reject.
-  if (compared.length > 0 && n > 0) {
-    const m = compared.length;
-    const threshold = smallestRejectableP(a.alpha, a.correction, m);
-    const best = n < 2 ? 1 : a.test === 't' ? 0 : smallestAttainableP({ test: 'randomization', paired: true, nA: n, permutations: DEFAULT_PERMUTATIONS });
-    const against = a.correction === 'holm' || a.correction === 'bonferroni' ? `α/${m} = ${fmt(threshold)} (${a.correction} correction over the ${m} conditions compared with '${baseline}')` : `α = ${a.alpha}`;
-    if (best > threshold) {
-      let need: number | null = null;
-      if (a.test !== 't') for (let k = 2; k <= 64 && need === null; k++) if (smallestAttainableP({ test: 'randomization', paired: true, nA: k, permutations: DEFAULT_PERMUTATIONS }) <= threshold) need = k;
-      warnings.push({
-        code: 'too-few-queries',
-        field: 'queries',
-        message:
-          n < 2
-            ? `${n} evaluation ${n === 1 ? 'query' : 'queries'}: a paired comparison needs at least 2 queries, so Tables 1 and 3 make no test.`
-            : `${n} evaluation queries cannot give a significant result in Tables 1 and 3: the smallest p-value the paired randomization test can reach on ${n} queries is ${fmt(best)} (2/2^${n}), above ${against}.`,
-        fix: n < 2 ? 'use at least 2 evaluation queries (more for any power)' : `use at least ${need ?? 'more'} evaluation queries, or analysis.test = 't'${a.correction !== 'none' && m > 1 ? ', or fewer conditions (frameworks, settings)' : ''}`,
-      });
-    } else if (a.test === 't') {
-      const bar = pairedTBar(n, threshold);
-      if (bar && bar.dz > IMPLAUSIBLE_DZ) {
-        let need = n;
-        while (need < 10_000 && pairedTBar(need, threshold)!.dz > IMPLAUSIBLE_DZ) need++;
-        warnings.push({
-          code: 'few-queries',
-          field: 'queries',
-          message: `${n} evaluation queries: a star needs the paired t-test's p ≤ ${against}, i.e. |t| ≥ ${bar.tCritical.toFixed(2)} on ${n - 1} degrees of freedom — a mean difference of at least ${bar.dz.toFixed(2)} standard deviations of the per-query differences. Only an effect almost the same on every query reaches that, so a missing star says little ('simulate power' measures this design's power).`,
-          fix: `use at least ${need} evaluation queries (then an effect as large as its spread over queries, d_z = 1, can be significant), or fewer conditions${a.correction === 'holm' || a.correction === 'bonferroni' ? ` (the ${a.correction} correction divides α by ${m})` : ''}`,
-        });
-      }
-    }
-  }
+  // 2. Too few queries for the test and correction to ever reject (or to reject anything but a uniform effect).
+  warnings.push(...pairedSignificanceWarnings({ queries: n, test: a.test, correction: a.correction, alpha: a.alpha, comparisons: compared.length, baseline, tables: 'Tables 1 and 3', unit: 'conditions' }));
 
   // 3. k at least the pool: every ranked condition shows the same documents.
   const ranked = conditions.filter((c) => c.setting !== null);

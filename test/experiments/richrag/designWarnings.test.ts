@@ -93,4 +93,18 @@ describe('RichRAG design warnings', () => {
     const est = JSON.parse(json.stdout) as { warnings: { code: string; field?: string }[] };
     expect(est.warnings).toEqual([expect.objectContaining({ code: 'too-few-queries', field: 'queries' })]);
   });
+
+  it('MoI demo (4 queries, paired t, Holm over moi + 4 Table 1 baselines): few-queries, |t| ≥ 5.84 on 3 df (scipy), d_z ≥ 2.92, 11 queries for d_z = 1; randomization: never (2/2⁴ > 0.01), 8 queries', async () => {
+    const moi = JSON.parse(readFileSync(join(process.cwd(), 'resources', 'demo', 'experiments', 'moi.json'), 'utf8')) as Record<string, unknown>;
+    const w = (await warn(moi)).filter((x) => x.code.includes('queries'));
+    expect(w.map((x) => x.code)).toEqual(['few-queries']);
+    expect(w[0]!.message).toContain('a star in Table 1 needs the paired t-test\'s p ≤ α/5 = 0.010 (holm correction over the 5 methods compared with \'retriever order\')');
+    expect(w[0]!.message).toContain('|t| ≥ 5.84 on 3 degrees of freedom');
+    expect(w[0]!.message).toContain('at least 2.92 standard deviations');
+    expect(w[0]!.fix).toMatch(/^use at least 11 evaluation queries/);
+    const r = (await warn({ ...moi, significance: { test: 'randomization', correction: 'holm', alpha: 0.05 } })).filter((x) => x.code.includes('queries'));
+    expect(r.map((x) => x.code)).toEqual(['too-few-queries']);
+    expect(r[0]!.message).toContain('is 0.125 (2/2^4), above α/5 = 0.010');
+    expect(r[0]!.fix).toMatch(/^use at least 8 evaluation queries/);
+  });
 });
