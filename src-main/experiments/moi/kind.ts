@@ -18,6 +18,7 @@ import { moiMetrics } from './metrics';
 import { PromptLayout } from './promptLayout';
 import { moiQueryDetail } from './queryDetail';
 import { manifestRuntime } from '../manifestRuntime';
+import { pairedSignificanceWarnings } from '../significanceWarnings';
 
 export const moiKind: ExperimentKind<MoiSpec, MoiMetrics, MoiQueryDetail> = {
   kind: 'moi',
@@ -30,7 +31,7 @@ export const moiKind: ExperimentKind<MoiSpec, MoiMetrics, MoiQueryDetail> = {
   exportFile: (input) => exportMoi(input, () => moiMetrics(input)),
   manifest: moiManifest,
   previewPrompt,
-  designWarnings: (spec) => Promise.resolve(moiDesignWarnings(spec)),
+  designWarnings: (spec, deps) => Promise.resolve([...moiDesignWarnings(spec), ...moiSignificanceWarnings(spec, deps)]),
 };
 
 /**
@@ -64,6 +65,22 @@ export function moiDesignWarnings(spec: MoiSpec): DesignWarning[] {
     });
   }
   return out;
+}
+
+/**
+ * Table 1's test on this many queries (issue 23 items 1 and 5; experiments/significanceWarnings.ts): MoI and the
+ * Table 1 baselines (not the reversed orders or gold positions) against the retriever order, corrected together.
+ */
+export function moiSignificanceWarnings(spec: MoiSpec, deps: Pick<ExperimentDeps, 'collections' | 'retrievalRuns'>): DesignWarning[] {
+  let queries: number;
+  try {
+    queries = loadMoiData(spec, deps).queries.length;
+  } catch {
+    return []; // an unusable spec is refused by validation and by the run, with its own message
+  }
+  const compared = ['moi', ...spec.baselines.filter((b) => b !== 'gold-position' && !b.endsWith('-reversed'))];
+  const { test, correction, alpha } = spec.significance;
+  return pairedSignificanceWarnings({ queries, test, correction, alpha, comparisons: compared.length, baseline: 'retriever order', tables: 'Table 1', unit: 'methods' });
 }
 
 /** Drill-down items: one per query, its detail (with `condition`, only that method's row). */

@@ -12,6 +12,7 @@ import type { ExperimentsRepo } from '../../store/experimentsRepo';
 import { pageOfQueries } from '../itemsPage';
 import type { ExperimentDeps, ExperimentKind, ItemsPage, ItemsQuery, ManifestParts } from '../registry';
 import { analysisBaseline, judgeBaseline, promptAspects } from './conditions';
+import { richRagDesignWarnings } from './designWarnings';
 import { loadRichRagData } from './data';
 import { executeRichRag } from './execute';
 import { normalizeAspects } from './explorer';
@@ -40,6 +41,7 @@ export const richRagKind: ExperimentKind<RichRagSpec, RichRagMetrics, RichRagQue
   exportFile: (input) => exportRichRag(input, () => richRagMetrics(input)),
   manifest: richRagManifest,
   previewPrompt,
+  designWarnings: richRagDesignWarnings,
 };
 
 /** Drill-down items: one per query, its view (with `condition`, only that condition's list and judgments). */
