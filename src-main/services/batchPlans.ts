@@ -414,7 +414,17 @@ export class BatchPlanService {
       return { ...(await this.price(stages, hitKeys.size, stoppedBy, placeholders)), warnings };
     } finally {
       this.experiments.repo.deleteRun(run.id);
+      this.giveBackId('runs', run.id);
     }
+  }
+
+  /**
+   * A throwaway row's id is given back (issue 26: run and experiment numbers stay consecutive): the
+   * table's AUTOINCREMENT counter is set back to what it was before the row, unless a later row was
+   * made meanwhile (then the gap stays: ids are never reused below a live row).
+   */
+  private giveBackId(table: 'runs' | 'experiments', id: number): void {
+    this.db.prepare(`UPDATE sqlite_sequence SET seq = ? WHERE name = ? AND seq = ?`).run(id - 1, table, id);
   }
 
   /**
@@ -434,6 +444,7 @@ export class BatchPlanService {
       return await this.estimate(experiment.id, signal);
     } finally {
       this.experiments.repo.deleteExperiment(experiment.id);
+      this.giveBackId('experiments', experiment.id);
     }
   }
 

@@ -56,6 +56,8 @@ describe('cost estimates cover every stage (demo specs, simulated reader, fresh 
       const run = await runCliCaptured(['run', spec, '--workspace', ws], { cwd: dir });
       expect(run.code, run.stderr).toBe(0);
       const made = count(ws, 'SELECT count(*) AS n FROM llm_call_cache');
+      // The dry run's throwaway run gave its number back: the first real run is run 1 (issue 26: consecutive run numbers).
+      expect(count(ws, 'SELECT max(id) AS n FROM runs')).toBe(1);
       console.log(`${c.kind}: estimated ${e.toCompute} call(s) in ${e.stages?.length} stage(s), the run made ${made}`);
       expect(made).toBeGreaterThan(c.firstStageOnly);
       expect(Math.abs(e.toCompute - made)).toBeLessThanOrEqual(0.1 * made);
