@@ -180,7 +180,7 @@ export class CachedEngine implements Engine {
     keep: (r: R) => boolean = () => true,
   ): Promise<Tracked<R>> {
     const counts = this.state.counts;
-    if (!cacheable) {
+    if (!cacheable && this.policy.mode !== 'estimate') {
       counts.bypassed++;
       return { result: await this.inQueue(() => call(signal), signal), fromCache: false };
     }
@@ -188,8 +188,10 @@ export class CachedEngine implements Engine {
     const identity = await abortable(this.identity(), signal, 'the model identity lookup');
     const key = callCacheKey(identity, op, request);
     const hit = this.store.get(key);
-    if (hit) return this.hit(hit.response as R);
+    if (hit) return this.hit(hit.response as R, key);
     if (!computes(this.policy, key)) {
+      // A cost estimate's stand-in answer: used, never stored, never computed.
+      if (this.policy.mode === 'estimate' && this.policy.standIns.has(key)) return { result: this.policy.standIns.get(key) as R, fromCache: false };
       const deferred = { key, modelKey: identity.modelKey, op, request, engine: this.inner };
       this.run?.noteDeferred(deferred);
       throw new CallDeferredError(deferred);
@@ -238,13 +240,16 @@ export class CachedEngine implements Engine {
     })().finally(() => this.state.computing.delete(key));
     this.state.computing.set(key, computing);
     const result = await computing;
-    if (!computedHere) return this.hit(result);
+    if (!computedHere) return this.hit(result, key);
     return { result, fromCache: false };
   }
 
-  private hit<R>(result: R): Tracked<R> {
+  private hit<R>(result: R, key: string): Tracked<R> {
     this.state.counts.hits++;
-    if (this.run) this.run.hits++;
+    if (this.run) {
+      this.run.hits++;
+      this.run.hitKeys.add(key);
+    }
     return { result, fromCache: true };
   }
 

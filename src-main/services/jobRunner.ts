@@ -123,6 +123,11 @@ export class JobRunner {
     return this.kinds.has(kind);
   }
 
+  /** Whether the job runs in this process now (started and not yet settled). */
+  isLive(id: string): boolean {
+    return this.running.has(id);
+  }
+
   /** Start a registered kind with params. */
   startKind(kind: string, params: unknown): Job {
     const handler = this.kinds.get(kind);

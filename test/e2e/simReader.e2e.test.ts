@@ -104,8 +104,8 @@ describe('the simulated reader in a wizard', () => {
     await page.goto(`${app.server.launchUrl.split('#')[0]}#/experiments/new`);
     await page.getByTestId('new-kind-moi').click();
     await page.getByTestId('moi-wizard').waitFor();
-    // The tiny GGUF stays the default; the simulated reader is one option away.
-    await expect.poll(() => page.getByTestId('moi-generator').inputValue()).toBe('model:fairground-tiny');
+    // The simulated reader of the demo collection is the default generator (issue 26 item 1).
+    await expect.poll(() => page.getByTestId('moi-generator').inputValue()).toBe(`model:${DEMO_SIM_NAME}`);
     await page.getByTestId('moi-generator').selectOption(`model:${DEMO_SIM_NAME}`);
     await page.getByTestId('kw-name').fill('MoI on the simulated reader');
     await page.getByTestId('kw-queries-ids').check();
