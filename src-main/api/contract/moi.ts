@@ -105,11 +105,11 @@ export const MoiSpec = z
     n: z.number().int().min(2).max(20).default(5),
     permutations: z
       .object({
-        /** random3n: 3N random (Sec. 3.2.1); cyclic: N rotations of φ (Eq. 7-9); pruned: their L-prefixes (Eq. 5-6); all: N! (N ≤ 7). */
-        set: z.enum(['random3n', 'cyclic', 'pruned', 'all']).default('random3n'),
-        /** random3n only: the number of random permutations (default 3N). */
+        /** random3n: 3N random (Sec. 3.2.1); cyclic: N rotations of φ (Eq. 7-9); pruned: their L-prefixes (Eq. 5-6); random-pruned: L-prefixes of 3N random permutations (not in the paper: learns a and breaks the mirror symmetry); all: N! (N ≤ 7). */
+        set: z.enum(['random3n', 'cyclic', 'pruned', 'random-pruned', 'all']).default('random3n'),
+        /** random3n and random-pruned: the number of random permutations (default 3N). */
         count: z.number().int().min(1).max(5040).optional(),
-        /** pruned only: L, passages per prompt (default ⌈N/2⌉; the paper does not state it). */
+        /** pruned and random-pruned: L, passages per prompt (default ⌈N/2⌉; the paper does not state it). */
         length: z.number().int().min(1).max(20).optional(),
       })
       .strict()
@@ -194,8 +194,8 @@ export const MoiSpec = z
   .strict()
   .superRefine((spec, ctx) => {
     const p = spec.permutations;
-    if (p.count !== undefined && p.set !== 'random3n') ctx.addIssue({ code: 'custom', path: ['permutations', 'count'], message: "only used with set 'random3n'" });
-    if (p.length !== undefined && p.set !== 'pruned') ctx.addIssue({ code: 'custom', path: ['permutations', 'length'], message: "only used with set 'pruned'" });
+    if (p.count !== undefined && p.set !== 'random3n' && p.set !== 'random-pruned') ctx.addIssue({ code: 'custom', path: ['permutations', 'count'], message: "only used with set 'random3n' or 'random-pruned'" });
+    if (p.length !== undefined && p.set !== 'pruned' && p.set !== 'random-pruned') ctx.addIssue({ code: 'custom', path: ['permutations', 'length'], message: "only used with set 'pruned' or 'random-pruned'" });
     if (p.length !== undefined && p.length > spec.n) ctx.addIssue({ code: 'custom', path: ['permutations', 'length'], message: `L must be at most N = ${spec.n}` });
     if (p.set === 'all' && spec.n > 7) ctx.addIssue({ code: 'custom', path: ['permutations', 'set'], message: `'all' is for N ≤ 7 (N! calls), got N = ${spec.n}` });
     const seen = new Set<string>();
