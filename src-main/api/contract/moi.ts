@@ -268,6 +268,16 @@ export const MoiMethodCost = z.object({
   perQuery: z.object({ scorePasses: Num, generations: Num, tokens: Num }),
 });
 
+/** A fit's certificate as the views show it (issue 23): why it is not certified (empty: certified), distinct optima among the starts, starts tried, exact fit. */
+export const MoiFitCertificate = z.object({
+  reasons: z.array(z.string()),
+  distinctOptima: z.number().int(),
+  startsTried: z.number().int(),
+  exactFit: z.boolean(),
+});
+/** Whether the fit's a is distinguishable from uniform (a position effect), with the test's p-value and name. */
+export const MoiPositionEffect = z.object({ detected: z.boolean(), pValue: NumOrNull, method: z.string() });
+
 export const MoiQuerySummary = z.object({
   queryId: z.string(),
   text: z.string(),
@@ -279,6 +289,11 @@ export const MoiQuerySummary = z.object({
   /** The fit is certified (null: no fit); `caveats` says why not, and flags orientation set by the rule and no position effect. */
   converged: z.boolean().nullable().optional(),
   caveats: z.array(z.string()).optional(),
+  /** The fit's certificate (null: no fit, or a run before issue 23). */
+  certificate: MoiFitCertificate.nullable().optional(),
+  positionEffect: MoiPositionEffect.nullable().optional(),
+  /** Full-length prompts: the orientation rule, not the data, chose between the curve and its mirror. */
+  orientationByRule: z.boolean().nullable().optional(),
   /** Kendall tau of u against the retriever order. */
   retrieverTau: NumOrNull,
   /** Primary metric per method. */
@@ -353,6 +368,13 @@ export const MoiQueryDetail = z.object({
       retrieverTau: NumOrNull,
       converged: z.boolean(),
       fixedA: z.array(Num).nullable(),
+      /** The rule that orients full-length fits, and whether it (not the data) decided here. */
+      orientationRule: z.string().optional(),
+      orientationByRule: z.boolean().optional(),
+      certificate: MoiFitCertificate.nullable().optional(),
+      positionEffect: MoiPositionEffect.nullable().optional(),
+      /** The fit's uncertainty in words (not certified and why, no position effect, orientation by rule); empty when none. */
+      caveats: z.array(z.string()).optional(),
     })
     .nullable(),
   methods: z.array(
