@@ -108,7 +108,7 @@ describe('Experiments → MoI run', () => {
     const csv = await download('moi-export-table1-csv');
     expect(csv.map((f) => f.name).sort()).toEqual([expect.stringMatching(/^MoI_e2e-run\d+-table1\.csv$/), expect.stringMatching(/^MoI_e2e-run\d+-table1\.csv\.manifest\.json$/)]);
     const text = csv.find((f) => f.name.endsWith('.csv'))!.body;
-    expect(text.split('\r\n')[0]).toBe('method,label,measure,mean,n,difference_vs_baseline,p,p_adjusted,significant');
+    expect(text.split('\r\n')[0]).toBe('method,label,measure,mean,n,difference_vs_baseline,p,p_adjusted,significant,test,correction');
     expect(text).toContain('moi,MoI,rougeL,');
     const manifest = JSON.parse(csv.find((f) => f.name.endsWith('.json'))!.body) as { export: { sha256: string }; parameters: { n: number } };
     expect(manifest.parameters.n).toBe(3);
