@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { ensureDemo } from '../../src-main/services/demoSetup';
-import { DEMO_SIM_NAME } from '../../src-main/services/simulation/demoSim';
+import { DEMO_MOI_SIM_NAME, DEMO_SIM_NAME } from '../../src-main/services/simulation/demoSim';
 import { coveredControls, launchBrowser } from '../support/browser';
 
 let dir: string;
@@ -93,7 +93,7 @@ describe('the simulated reader in a wizard', () => {
     await page.getByTestId('new-kind-richrag').click();
     await page.getByTestId('richrag-wizard').waitFor();
     const group = page.locator('[data-testid="rr-generator"] optgroup[label="Simulated readers"] option');
-    await expect.poll(() => group.allTextContents()).toEqual([DEMO_SIM_NAME, 'Simulated reader (recency e2e)'].sort());
+    await expect.poll(() => group.allTextContents()).toEqual([DEMO_SIM_NAME, DEMO_MOI_SIM_NAME, 'Simulated reader (recency e2e)'].sort());
     await page.getByTestId('rr-generator').selectOption('model:Simulated reader (recency e2e)');
     await page.getByTestId('kw-show-json').check();
     await expect.poll(async () => JSON.parse((await page.getByTestId('kw-spec-json').textContent()) ?? '{}') as Record<string, unknown>).toMatchObject({ generator: { model: 'Simulated reader (recency e2e)' } });

@@ -45,13 +45,13 @@ export function moiDesignWarnings(spec: MoiSpec): DesignWarning[] {
   const n = spec.n;
   const p = spec.permutations;
   const fixed = spec.solver.fixedA !== undefined;
-  const L = p.set === 'pruned' ? (p.length ?? Math.ceil(n / 2)) : n;
-  const prompts = p.set === 'random3n' ? (p.count ?? 3 * n) : p.set === 'all' ? Infinity : n;
+  const L = p.set === 'pruned' || p.set === 'random-pruned' ? Math.min(n, p.length ?? Math.ceil(n / 2)) : n;
+  const prompts = p.set === 'random3n' || p.set === 'random-pruned' ? (p.count ?? 3 * n) : p.set === 'all' ? Infinity : n;
   const unknowns = n + L - 1;
   if (!fixed && prompts < unknowns) {
     out.push({
       code: 'moi-unidentified',
-      message: `${p.set === 'random3n' ? `${prompts} random` : p.set} prompts (${prompts}) for ${unknowns} unknowns (N + L − 1 with N = ${n}, L = ${L}): every a fits exactly (an exact-fit manifold), so the bias profile is not learned and u follows the solver's start`,
+      message: `${p.set === 'random3n' || p.set === 'random-pruned' ? `${prompts} ${p.set === 'random-pruned' ? 'random pruned' : 'random'}` : p.set} prompts (${prompts}) for ${unknowns} unknowns (N + L − 1 with N = ${n}, L = ${L}): every a fits exactly (an exact-fit manifold), so the bias profile is not learned and u follows the solver's start`,
       fix: `use permutations.set 'random3n' (3N = ${3 * n} prompts), or hold a fixed from a random-3N calibration run (solver.fixedA.fromRun)`,
       field: 'permutations',
     });
@@ -60,7 +60,7 @@ export function moiDesignWarnings(spec: MoiSpec): DesignWarning[] {
     out.push({
       code: 'moi-orientation',
       message: `full-length prompts (L = N = ${n}) fit a bias curve and its mirror equally well: the orientation rule '${spec.solver.orientation}', not the data, decides primacy vs recency and the direction of MoI's ranking (results label it so)`,
-      fix: "use prefix-pruned prompts (permutations.set 'pruned', L < N) with a bias profile from a random-3N calibration run (solver.fixedA.fromRun), or accept the rule (the paper finds decreasing a for every model)",
+      fix: "use prefix-pruned prompts: permutations.set 'random-pruned' (3N random L-prefixes, L < N: learns a and its orientation from the data), or 'pruned' with a bias profile from a random-3N calibration run (solver.fixedA.fromRun); or accept the rule (the paper finds decreasing a for every model)",
       field: 'permutations',
     });
   }
