@@ -27,17 +27,21 @@ import { toResultRows, type RunRankings } from '../retrieval/runs/runTypes';
 import { ModelsRepo } from '../store/modelsRepo';
 import { RetrievalRepo, type RunRow } from '../store/retrievalRepo';
 import type { JobContext, JobRunner } from './jobRunner';
+import { createSimEngine, isSimRecord } from './simulation/simModels';
 
 /** Opens the engine for a model reference. The service closes what it opened. */
 export type OpenEngine = (model: string) => Promise<Engine>;
 
 /**
  * The default `OpenEngine`: a model-library name (its stored SHA-256 spares re-hashing the file),
- * else a GGUF path, served by a local llama.cpp engine.
+ * else a GGUF path, served by a local llama.cpp engine. A simulated reader of the library embeds
+ * with its own lexical embedding (hashed bag of words; issue 26 item 4): its path `sim:COLLECTION`
+ * is no file.
  */
 export function localEngineOpener(db: Database, settings: () => { threads?: number | undefined }): OpenEngine {
   return async (model) => {
     const rec = new ModelsRepo(db).getByName(model);
+    if (rec && isSimRecord(rec)) return createSimEngine(db, rec);
     const { threads } = settings();
     return new LocalEngine({
       modelPath: rec?.path ?? model,

@@ -49,7 +49,8 @@ ${WORKSPACE_HELP}
   --stopwords S          none (default) | english (Lucene's 33 English stop words)
   --stem                 Porter-stem every token (NLTK mode; off by default, as in Fair-RAG)
  dense:
-  --model NAME|FILE      embedding model: a model-library name ('fairground model add') or a GGUF file
+  --model NAME|FILE      embedding model: a model-library name ('fairground model add'; a simulated reader
+                         embeds with its hashed bag of words) or a GGUF file
   --metric M             cosine (default) | dot
   --threads N            llama.cpp threads (default: physical cores)
   --batch-size N         texts per embedding call (default 16)
