@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import YAML from 'yaml';
 import { internalScripts } from '../../src-main/app/shellSetup';
@@ -130,7 +131,7 @@ describe('npm run dist', () => {
   });
 
   it('the preflight names the Electron build it needs, and refuses (exit 1, no packaging) when it is missing and cannot be built', async () => {
-    const { electronNativeBinding } = (await import('../../scripts/dist-preflight.mjs')) as {
+    const { electronNativeBinding } = (await import(pathToFileURL(join(root, 'scripts', 'dist-preflight.mjs')).href)) as {
       electronNativeBinding: (root: string, platform?: string, arch?: string) => { abi: string | null; path: string | null; present: boolean; reason: string | null };
     };
     const fake = mkdtempSync(join(tmpdir(), 'fg-dist-'));
