@@ -243,10 +243,15 @@ export class RetrievalService {
         signal: ctx.signal,
         onProgress,
       });
+      // Two scorers under one "BM25" (issue 26 item 3): which queries each scored is recorded, so
+      // the run is labelled truthfully (in-memory Okapi over candidates vs FTS5 over the collection).
+      const allQueries = this.repo.queries(spec.collectionId);
+      const withCandidates = allQueries.filter((q) => q.candidates !== null).length;
       params = {
         k: spec.k,
         collection: { fts5: 'bm25() over a per-collection index, k1 1.2, b 0.75', tokenizer: 'porter unicode61 remove_diacritics 2', weights: spec.weights },
         candidates: spec.candidates,
+        scorers: { candidatesOkapi: withCandidates, collectionFts5: allQueries.length - withCandidates },
       };
     } else if (spec.method === 'dense') {
       const engine = await this.engine(spec.model);
