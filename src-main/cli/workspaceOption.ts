@@ -1,6 +1,6 @@
 /** The `--workspace PATH` option every command that touches a workspace accepts. */
 import { resolve } from 'node:path';
-import { defaultWorkspacePath } from '../store/workspace';
+import { defaultWorkspacePath } from '../store/workspacePath';
 import type { CliIo } from './command';
 
 export { WORKSPACE_HELP, workspaceOptionSpec } from './workspaceHelp';

@@ -14,6 +14,7 @@ import { createHash } from 'node:crypto';
 import { CallDeferredError, COMPUTE, computes, type CallPolicy } from './queue/callPolicy';
 import type { RunCalls } from './queue/runCalls';
 import { Slots, type SlotStats } from './queue/slots';
+import { abortable } from './remote/abortable';
 import type { CallReport, EmbedRequest, EmbedResult, Engine, EngineIdentity, GenerateRequest, GenerateResult, ScoreRequest, ScoreResult, TokenizeRequest, TokenizeResult } from './types';
 import { canonicalJson } from '../core/canonicalJson';
 
@@ -172,7 +173,8 @@ export class CachedEngine implements Engine {
       counts.bypassed++;
       return { result: await this.inQueue(() => call(signal), signal), fromCache: false };
     }
-    const identity = await this.identity();
+    // Shared by every call (a remote engine asks GET /models for it): a cancelled call stops waiting.
+    const identity = await abortable(this.identity(), signal, 'the model identity lookup');
     const key = callCacheKey(identity, op, request);
     const hit = this.store.get(key);
     if (hit) return this.hit(hit.response as R);

@@ -5,11 +5,15 @@
  * 127.0.0.1, the LAN or a cloud metadata endpoint (169.254.169.254). The URL the user typed is
  * fetched even when it is local (a llama.cpp server on 127.0.0.1 is a normal setup).
  *
- * The check resolves each redirect's host name once; a DNS answer that changes between the check
- * and the connection (rebinding) is not covered.
+ * A redirect to another host is checked twice: its name's addresses before it is followed (for a
+ * clear error), and again by the connection itself, whose address lookup refuses a non-public
+ * answer — so a DNS answer that changes between the check and the connection (rebinding) cannot
+ * reach a private address either.
  */
 import { lookup } from 'node:dns/promises';
+import type { LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
+import { Agent } from 'undici';
 
 const nonPublic = new BlockList();
 for (const [net, bits] of [
@@ -61,6 +65,31 @@ export type Resolver = (host: string) => Promise<string[]>;
 
 const dnsResolver: Resolver = async (host) => (await lookup(host, { all: true })).map((r) => r.address);
 
+/**
+ * A connection pool whose every connection looks its host up with `resolve` and refuses to
+ * connect when an answer is not public: the check and the connection use the same answer.
+ */
+function publicOnlyAgent(resolve: Resolver): Agent {
+  return new Agent({
+    connect: {
+      lookup: (hostname: string, options: { all?: boolean }, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {
+        resolve(hostname).then(
+          (addresses) => {
+            const bad = addresses.find(isNonPublicAddress);
+            if (addresses.length === 0) callback(new Error(`${hostname}: no address`), []);
+            else if (bad !== undefined) callback(new OutboundRefusedError(`a redirect to ${hostname} resolved to ${bad} when connecting, a local or private address that was not typed; refused`), []);
+            else if (options.all) callback(null, addresses.map((address) => ({ address, family: isIP(address) })));
+            else callback(null, addresses[0]!, isIP(addresses[0]!));
+          },
+          (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), []),
+        );
+      },
+    },
+  });
+}
+
+let defaultAgent: Agent | undefined;
+
 export interface OutboundOptions {
   /** At most this many redirects (default 5). */
   maxRedirects?: number;
@@ -96,7 +125,15 @@ export async function outboundFetch(input: string | URL, init: RequestInit = {},
   let url = typed;
   let current: RequestInit = { ...init, redirect: 'manual' };
   for (let hop = 0; ; hop++) {
-    const response = await fetch(url, current);
+    // Off the host typed, the connection itself refuses a non-public address (rebinding).
+    const dispatcher = url.hostname === typed.hostname ? undefined : options.resolve ? publicOnlyAgent(options.resolve) : (defaultAgent ??= publicOnlyAgent(dnsResolver));
+    let response: Response;
+    try {
+      response = await fetch(url, dispatcher ? ({ ...current, dispatcher } as RequestInit) : current);
+    } catch (error) {
+      const cause = (error as { cause?: unknown }).cause;
+      throw cause instanceof OutboundRefusedError ? cause : error;
+    }
     if (response.status < 300 || response.status > 399 || response.status === 304) return response;
     const location = response.headers.get('location');
     if (!location) return response;

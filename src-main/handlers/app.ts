@@ -3,7 +3,7 @@ import type { AppServices } from '../services/appServices';
 import type { Handlers } from '../api/router';
 import { APP_VERSION } from '../services/version';
 
-type AppHandlers = Pick<Handlers, 'app.info' | 'workspace.info' | 'settings.get' | 'settings.update' | 'files.allowedFolders' | 'files.setAllowedFolders' | 'files.browse'>;
+type AppHandlers = Pick<Handlers, 'app.info' | 'app.startup' | 'workspace.info' | 'settings.get' | 'settings.update' | 'files.allowedFolders' | 'files.setAllowedFolders' | 'files.browse'>;
 
 export function appHandlers(s: AppServices): AppHandlers {
   return {
@@ -16,6 +16,8 @@ export function appHandlers(s: AppServices): AppHandlers {
       ...(process.versions.electron ? { electron: process.versions.electron } : {}),
       cpuCount: availableParallelism(),
     }),
+    // Answered before the workspace is open by serve's opening host (host/openingHost.ts); here it is open.
+    'app.startup': () => ({ state: 'ready' as const, step: 'ready', elapsedMs: 0 }),
     'workspace.info': () => s.workspaceService.info(),
     'settings.get': () => s.settings.get(),
     'settings.update': (patch) => s.settings.update(patch),

@@ -10,6 +10,7 @@ import { remoteDefaults, remoteModelKey, resolveRemoteConfig, type RemoteEngineC
 import type { ProbeTarget } from '../engine/remote/probeHttp';
 import { reportedPartOf, revisionIdentifiesWeights, revisionWithFingerprint } from '../engine/remote/servedRevision';
 import { listModel, probeCapabilities, type ServerCapabilities } from '../engine/remote/serverProbe';
+import { probePoolContextSize } from '../engine/remote/contextProbe';
 import { listedNames, verifyEndpointWeights, type ExpectedWeights } from '../engine/remote/weightsCheck';
 import { compareFingerprints, takeFingerprint, type WeightsFingerprint } from '../engine/remote/weightsFingerprint';
 import { ApiFailure } from '../api/router';
@@ -43,6 +44,11 @@ export interface StoredRemoteSettings {
   capabilities?: ServerCapabilities;
   /** Per-request timeout (one HTTP attempt), milliseconds. */
   timeoutMs?: number;
+  /**
+   * The context one request may use, as the servers reported it at `remote add` (contextProbe.ts;
+   * the smallest of a pool's), or why none was: the default prompt budget (context − maxTokens).
+   */
+  context?: { size: number; source: string } | { size: null; reason: string };
 }
 
 export interface RemoteInput {
@@ -80,6 +86,7 @@ export function engineConfigOf(row: RemoteRow): RemoteEngineConfig {
     ...(s.revision ? { revision: s.revision, checkRevision: s.checkRevision === true } : {}),
     ...(s.revision && s.fingerprint ? { fingerprint: s.fingerprint } : {}),
     ...(s.timeoutMs !== undefined ? { timeoutMs: s.timeoutMs } : {}),
+    ...(typeof s.context?.size === 'number' ? { contextSize: s.context.size } : {}),
   };
 }
 
@@ -190,6 +197,13 @@ export async function settleRemote(input: RemoteInput): Promise<{ baseUrl: strin
 
   // 3. What the server can do (asked of the first endpoint; replicas run the same server).
   const capabilities = await probeCapabilities(target(baseUrl), input.model, resolved.serverKind);
+  // The context one request may use (the pool's smallest): the default prompt budget.
+  const context = await probePoolContextSize(
+    endpoints.map((e) => target(e.baseUrl)),
+    input.model,
+  );
+  common.context = context.size !== undefined ? { size: context.size, source: context.source } : { size: null, reason: context.reason };
+  if (context.size === undefined) warnings.push(`no context size: ${context.reason}; prompt budgets need an explicit total, else the run's prompts are not checked before they are sent`);
 
   // 4. Identity.
   if (stated !== undefined) {

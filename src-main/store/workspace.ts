@@ -7,7 +7,7 @@
 import Database from 'better-sqlite3';
 import { sqliteVecPath } from './sqliteVecPath';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { homedir, hostname } from 'node:os';
+import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Migration } from './migration';
@@ -81,19 +81,7 @@ export function latestSchemaVersion(migrations: readonly Migration[] = allMigrat
   return migrations.reduce((max, m) => Math.max(max, m.version), 0);
 }
 
-/** Where the workspace lives when no `--workspace` is given: the user's data folder, per platform. */
-export function defaultWorkspacePath(
-  env: Record<string, string | undefined> = process.env,
-  platform: NodeJS.Platform = process.platform,
-  home: string = homedir(),
-): string {
-  if (env.FAIRGROUND_WORKSPACE) return resolve(env.FAIRGROUND_WORKSPACE);
-  let dataDir: string;
-  if (platform === 'darwin') dataDir = join(home, 'Library', 'Application Support', 'Fairground');
-  else if (platform === 'win32') dataDir = join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Fairground');
-  else dataDir = join(env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'fairground');
-  return join(dataDir, 'workspace.fairground');
-}
+export { defaultWorkspacePath } from './workspacePath';
 
 /** Read a workspace's schema state without writing anything (no WAL files are created for a non-WAL file). */
 export function inspectWorkspace(path: string, options: Pick<OpenOptions, 'migrations' | 'nativeBinding'> = {}): WorkspaceInspection {

@@ -2,5 +2,6 @@
 import type { ApiOutput } from '$contract';
 
 export type AppInfo = ApiOutput<'app.info'>;
+export type StartupState = ApiOutput<'app.startup'>;
 export type WorkspaceInfo = ApiOutput<'workspace.info'>;
 export type SettingsValue = ApiOutput<'settings.get'>;

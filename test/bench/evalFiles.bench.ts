@@ -11,8 +11,8 @@
  * measured it at 4.05× trec_eval (eval ir) and 1.9× expected_exposure (eval exposure).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -104,7 +104,9 @@ export async function evalFilesBench(ctx: BenchContext): Promise<BenchRow[]> {
         previousNote: "v0.1's reader with the same exposure code and no input checks; the issue measured v0.1 at 1.9× Fair-RAG's expected_exposure",
       },
     ]);
+    const peer = await trecEvalRow(ctx, dir, runFile, qrelsFile, queries);
     return [
+      ...peer,
       ...processes,
       alternationRow(
         {
@@ -229,4 +231,87 @@ async function processRows(ctx: BenchContext, dir: string, cases: ProcessCase[])
     }
   }
   return rows;
+}
+
+/** trec_eval's name for each of MEASURES (its -m option and the first column it prints). */
+const TREC_EVAL_MEASURES: Record<string, [option: string, printed: string]> = { AP: ['map', 'map'], 'nDCG@10': ['ndcg_cut.10', 'ndcg_cut_10'], 'P@10': ['P.10', 'P_10'], RR: ['recip_rank', 'recip_rank'] };
+
+/**
+ * A trec_eval binary to measure against (issue 25 item 4): FAIRGROUND_TREC_EVAL, else `trec_eval`
+ * on PATH, else ~/.cache/fairground/trec_eval. None is bundled; build it from usnistgov/trec_eval
+ * with its own Makefile (`make`, which compiles with -g and no -O, as it ships).
+ */
+function findTrecEval(): string | undefined {
+  const candidates = [process.env.FAIRGROUND_TREC_EVAL, ...(process.env.PATH ?? '').split(':').map((d) => join(d, 'trec_eval')), join(homedir(), '.cache', 'fairground', 'trec_eval')];
+  return candidates.find((c): c is string => c !== undefined && c !== '' && existsSync(c));
+}
+
+/**
+ * `fairground eval ir` (built CLI, whole process) against trec_eval 10.0 on the same files, as CPU
+ * time (user + system, from getrusage of each child) and wall time, alternating pairs; the four
+ * means must agree to trec_eval's 4 decimals. No row when no trec_eval is found.
+ */
+export async function trecEvalRow(ctx: BenchContext, dir: string, runFile: string, qrelsFile: string, queries: number): Promise<BenchRow[]> {
+  const trecEval = findTrecEval();
+  if (!trecEval) {
+    ctx.log('trec_eval not found (FAIRGROUND_TREC_EVAL, PATH, ~/.cache/fairground/trec_eval): no peer row');
+    return [];
+  }
+  const b = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--main-only', '--if-stale'], { cwd: root, encoding: 'utf8' });
+  if (b.status !== 0) throw new Error(`build failed: ${b.stderr}`);
+  const timeBin = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
+  if (!timeBin) {
+    ctx.log('no /usr/bin/time: no trec_eval CPU row');
+    return [];
+  }
+  const cpuFile = join(dir, 'cpu.txt');
+  const timed = (command: string[], env: Record<string, string> = {}): { out: string; cpuMs: number; wallMs: number } => {
+    const t0 = performance.now();
+    const r = spawnSync(timeBin, ['-o', cpuFile, '-f', '%U %S', ...command], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 1 << 26 });
+    const wallMs = performance.now() - t0;
+    if (r.status !== 0) throw new Error(`${command.join(' ')} exited ${r.status}: ${r.stderr}`);
+    const [user, sys] = readFileSync(cpuFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+    return { out: r.stdout, cpuMs: ((user ?? 0) + (sys ?? 0)) * 1000, wallMs };
+  };
+  const peer = () => timed([trecEval, ...MEASURES.flatMap((m) => ['-m', TREC_EVAL_MEASURES[m]![0]]), qrelsFile, runFile]);
+  const ours = () => timed([process.execPath, join(root, 'bin', 'fairground.js'), 'eval', 'ir', '--run', runFile, '--qrels', qrelsFile, ...MEASURES.flatMap((m) => ['-m', m])], { FAIRGROUND_USE_DIST: '1' });
+  const a = peer();
+  const c = ours();
+  for (const m of MEASURES) {
+    const theirs = new RegExp(`^${TREC_EVAL_MEASURES[m]![1]}\\s+all\\s+(\\S+)$`, 'm').exec(a.out)?.[1];
+    const mine = new RegExp(`^${m}\\tall\\t(\\S+)$`, 'm').exec(c.out)?.[1];
+    if (theirs === undefined || mine === undefined || Math.abs(Number(theirs) - Number(mine)) > 5e-5) throw new Error(`eval ir and trec_eval disagree on ${m}: ${mine} vs ${theirs}`);
+  }
+  const pairs = 7;
+  const cpu = { b: [] as number[], c: [] as number[] };
+  const wall = { b: [] as number[], c: [] as number[] };
+  for (let p = 0; p < pairs; p++) {
+    const order = p % 2 === 0 ? [peer, ours] : [ours, peer];
+    for (const f of order) {
+      const r = f();
+      (f === peer ? cpu.b : cpu.c).push(r.cpuMs);
+      (f === peer ? wall.b : wall.c).push(r.wallMs);
+    }
+  }
+  const row = (metric: string, xs: { b: number[]; c: number[] }, note: string): BenchRow => {
+    const ratios = xs.c.map((x, i) => x / xs.b[i]!).sort((x, y) => x - y);
+    return {
+      suite: 'evalfiles',
+      name: `\`fairground eval ir\`, ${queries} queries × 1000 docs, 4 measures (built CLI, whole process) vs trec_eval 10.0 (C)`,
+      metric,
+      better: 'lower',
+      baselineLabel: 'trec_eval',
+      candidateLabel: 'built CLI',
+      baseline: median(xs.b),
+      candidate: median(xs.c),
+      ratio: median(ratios),
+      spread: { low: ratios[0]!, high: ratios[ratios.length - 1]!, pairs },
+      note,
+    };
+  };
+  ctx.log(`eval ir vs trec_eval: CPU ${median(cpu.b).toFixed(0)} vs ${median(cpu.c).toFixed(0)} ms, wall ${median(wall.b).toFixed(0)} vs ${median(wall.c).toFixed(0)} ms`);
+  return [
+    row('CPU ms per process (user + system)', cpu, `same means to 4 decimals; ${trecEval} (its Makefile's build: -g, no -O); a bare node process is ~100–150 ms of CPU; goal ≤ 1.0`),
+    row('ms per process', wall, ''),
+  ];
 }

@@ -14,13 +14,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { isDeepStrictEqual } from 'node:util';
+import { spawnSync } from 'node:child_process';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { sampleCommand } from '../../src-main/cli/commands/sample';
 import { createRng } from '../../src-main/core/random/rng';
 import { plackettLuceLogits, sampleTopKByLogits } from '../../src-main/core/sampling/plackettLuce';
 import { compareIds } from '../../src-main/core/sampling/itemChecks';
 import { formatRun, readRunFile, type RunWriteRow } from '../../src-main/io/trec';
 import { sampleTopKByLogitsV0 } from './baselines/samplerV0';
-import { alternate, alternationRow, type BenchContext, type BenchRow } from './harness';
+import { alternate, alternationRow, median, type BenchContext, type BenchRow } from './harness';
+import { peakProcess, writePeakPreload, type PeakRun } from './peakRss';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export async function samplerBench(ctx: BenchContext): Promise<BenchRow[]> {
   const queries = Math.max(20, Math.round(1000 * ctx.scale));
@@ -47,8 +53,10 @@ export async function samplerBench(ctx: BenchContext): Promise<BenchRow[]> {
   const a = await alternate(run(sampleTopKByLogitsV0), run(sampleTopKByLogits), { pairs: 7, per: queries });
   ctx.log(`${queries} queries: full sort ${(a.baselineMs * queries).toFixed(0)} ms, partial selection ${(a.candidateMs * queries).toFixed(0)} ms`);
   const cmd = await commandRow(workload, queries);
+  const memory = await memoryRows(ctx);
   return [
     cmd,
+    ...memory,
     alternationRow(
       {
         suite: 'sampler',
@@ -121,6 +129,51 @@ async function commandRow(workload: { ids: string[]; logits: number[] }[], queri
       },
       c,
     );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Issue 25 item 3: `fairground sample` (built CLI, whole process, to a file) on 1,000 and on 3,000
+ * queries × 100 candidates, N = 100, k = 5, alternating: peak RSS (VmHWM) should not grow with the
+ * number of queries (the run is read one query at a time). CPU time beside.
+ */
+export async function memoryRows(ctx: BenchContext, pairs = 3): Promise<BenchRow[]> {
+  const b = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--main-only', '--if-stale'], { cwd: root, encoding: 'utf8' });
+  if (b.status !== 0) throw new Error(`build failed: ${b.stderr}`);
+  const dir = mkdtempSync(join(tmpdir(), 'fg-bench-sample-rss-'));
+  try {
+    const preload = writePeakPreload(dir);
+    const rng = createRng(25);
+    const sizes = [1000, 3000].map((n) => Math.max(20, Math.round(n * Math.min(1, ctx.scale))));
+    for (const n of sizes) {
+      let text = '';
+      for (let q = 0; q < n; q++) for (let d = 0; d < 100; d++) text += `q${q} Q0 q${q}d${(d * 37) % 100} ${d + 1} ${(rng.nextFloat() * 30).toFixed(4)} bm25\n`;
+      writeFileSync(join(dir, `in${n}.trec`), text);
+    }
+    const runOf = (n: number) => () => peakProcess([join(root, 'bin', 'fairground.js'), 'sample', '--run', `in${n}.trec`, '--alpha', '2', '--samples', '100', '-k', '5', '--seed', '42', '--output', `out${n}.trec`], preload, dir, { FAIRGROUND_USE_DIST: '1' });
+    const small: PeakRun[] = [];
+    const large: PeakRun[] = [];
+    const t = await alternate(async () => small.push(await runOf(sizes[0]!)()), async () => large.push(await runOf(sizes[1]!)()), { pairs, warmup: 0 });
+    const peaks = large.map((x, i) => x.peakMiB / small[i]!.peakMiB).sort((x, y) => x - y);
+    const cpu = (runs: PeakRun[]) => median(runs.map((r) => r.cpuMs));
+    ctx.log(`sample peak RSS: ${sizes[0]} queries ${median(small.map((r) => r.peakMiB)).toFixed(1)} MiB, ${sizes[1]} queries ${median(large.map((r) => r.peakMiB)).toFixed(1)} MiB; CPU ${cpu(small).toFixed(0)} / ${cpu(large).toFixed(0)} ms; wall ${t.baselineMs.toFixed(0)} / ${t.candidateMs.toFixed(0)} ms`);
+    return [
+      {
+        suite: 'sampler',
+        name: `\`fairground sample\` (built CLI, whole process, to a file), 100 candidates, N=100, k=5: ${sizes[1]} queries vs ${sizes[0]}`,
+        metric: 'peak RSS, MiB',
+        better: 'lower',
+        baselineLabel: `${sizes[0]} queries`,
+        candidateLabel: `${sizes[1]} queries`,
+        baseline: median(small.map((r) => r.peakMiB)),
+        candidate: median(large.map((r) => r.peakMiB)),
+        ratio: median(peaks),
+        spread: { low: peaks[0]!, high: peaks[peaks.length - 1]!, pairs },
+        note: `the run is read one query at a time; goal ≤ 1.3 (was 1.49–1.51); CPU ${cpu(small).toFixed(0)} vs ${cpu(large).toFixed(0)} ms (user + system)`,
+      },
+    ];
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

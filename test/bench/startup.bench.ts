@@ -15,6 +15,7 @@
  * set FAIRGROUND_USE_DIST=1 so that an edit made during the bench cannot switch them to tsx.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import http from 'node:http';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -35,6 +36,119 @@ function runProcess(args: string[], env: Record<string, string> = {}, command: s
     child.on('error', reject);
     child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')} exited ${code}: ${err.trim().split('\n').slice(-3).join(' | ')}`))));
   });
+}
+
+/** Milliseconds from spawn to the first HTTP 200 of `/` (the app page), and to a stderr line matching `readyLine`. */
+function firstPage(args: string[], env: Record<string, string>, readyLine?: RegExp): Promise<{ firstMs: number; readyMs: number | undefined }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    let firstMs: number | undefined;
+    let readyMs: number | undefined;
+    let asked = false;
+    const finish = () => {
+      if (firstMs === undefined || (readyLine && readyMs === undefined)) return;
+      child.kill('SIGTERM');
+    };
+    child.stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+      const url = /(http:\/\/127\.0\.0\.1:\d+\/)/.exec(out)?.[1];
+      if (!url || asked) return;
+      asked = true;
+      const get = (): void => {
+        http
+          .get(url, (res) => {
+            res.resume();
+            res.on('end', () => {
+              if (res.statusCode !== 200) return reject(new Error(`${url}: HTTP ${res.statusCode}`));
+              firstMs = performance.now() - t0;
+              finish();
+            });
+          })
+          .on('error', () => setTimeout(get, 2));
+      };
+      get();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      err += c.toString();
+      if (readyLine && readyMs === undefined && readyLine.test(err)) {
+        readyMs = performance.now() - t0;
+        finish();
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (firstMs !== undefined && (!readyLine || readyMs !== undefined)) resolve({ firstMs, readyMs });
+      else reject(new Error(`${args.join(' ')} exited ${code} before serving: ${err.trim().split('\n').slice(-3).join(' | ')}`));
+    });
+  });
+}
+
+/**
+ * Issue 25 item 2: `fairground serve` (built) to the first HTTP 200 of the app page, against a bare
+ * Node HTTP server to its first 200 (both print their URL once listening; the GET follows at
+ * once), in alternating pairs, on an existing workspace and on a fresh one each time. The time
+ * until the workspace is open and set up (serve's `Workspace:` line) is noted beside.
+ */
+export async function serveRows(ctx: BenchContext, pairs: number, bin: string, dist: Record<string, string>): Promise<BenchRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'fg-bench-serve-'));
+  try {
+    const bare = ['-e', "const s = require('node:http').createServer((q, r) => r.end('ok')).listen(0, '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().port + '/'))"];
+    const serveArgs = (ws: string) => [bin, 'serve', '--no-open', '--port', '0', '--workspace', ws];
+    const existing = join(dir, 'existing.fairground');
+    await firstPage(serveArgs(existing), dist, /^Workspace: /m); // creates it with the demo
+    let fresh = 0;
+    const rows: BenchRow[] = [];
+    for (const [label, wsFor] of [
+      ['an existing workspace (with the demo)', () => existing],
+      ['a fresh workspace (demo set up behind the page)', () => join(dir, `fresh-${fresh++}.fairground`)],
+    ] as const) {
+      const b: number[] = [];
+      const c: number[] = [];
+      const ready: number[] = [];
+      const runBare = async () => b.push((await firstPage(bare, {})).firstMs);
+      const runServe = async () => {
+        const r = await firstPage(serveArgs(wsFor()), dist, /^Workspace: /m);
+        c.push(r.firstMs);
+        ready.push(r.readyMs as number);
+      };
+      await runBare();
+      await runServe(); // warm-up pair, not recorded
+      b.length = 0;
+      c.length = 0;
+      ready.length = 0;
+      for (let p = 0; p < pairs; p++) {
+        if (p % 2 === 0) {
+          await runBare();
+          await runServe();
+        } else {
+          await runServe();
+          await runBare();
+        }
+      }
+      const ratios = c.map((x, i) => x / (b[i] as number)).sort((x, y) => x - y);
+      ctx.log(`serve, ${label}: bare node ${median(b).toFixed(0)} ms, fairground serve ${median(c).toFixed(0)} ms to the first 200; workspace open after ${median(ready).toFixed(0)} ms`);
+      rows.push(
+        alternationRow(
+          {
+            suite: 'startup',
+            metric: 'ms to the first HTTP 200',
+            better: 'lower',
+            name: `\`fairground serve\` (built) to the first 200 of the app page on ${label} vs a bare Node HTTP server to its first 200`,
+            baselineLabel: 'bare node http',
+            candidateLabel: 'fairground serve',
+            note: `the workspace opens behind the page (app.startup): open and set up after ${median(ready).toFixed(0)} ms [${Math.min(...ready).toFixed(0)}–${Math.max(...ready).toFixed(0)}]; goal ≤ 3× on an existing workspace`,
+          },
+          { baselineMs: median(b), candidateMs: median(c), ratio: median(ratios), low: ratios[0] as number, high: ratios[ratios.length - 1] as number, pairs, baselineTimes: b, candidateTimes: c },
+        ),
+      );
+    }
+    return rows;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export async function startupBench(ctx: BenchContext): Promise<BenchRow[]> {
@@ -74,6 +188,7 @@ export async function startupBench(ctx: BenchContext): Promise<BenchRow[]> {
   } finally {
     rmSync(small, { recursive: true, force: true });
   }
+  rows.push(...(await serveRows(ctx, pairs, bin, dist)));
   const common = { suite: 'startup', metric: 'ms per process', better: 'lower' as const };
   rows.push(
     alternationRow({ ...common, name: '`fairground --version`, checkout: built output vs tsx over the sources', baselineLabel: 'tsx (before)', candidateLabel: 'built (now)' }, vsTsx),

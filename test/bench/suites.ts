@@ -16,6 +16,7 @@ export const suites: Record<string, BenchSuite> = {
   pools: (ctx) => import('./pools.bench').then((m) => m.poolsBench(ctx)),
   queue: (ctx) => import('./queue.bench').then((m) => m.queueBench(ctx)),
   evalfiles: (ctx) => import('./evalFiles.bench').then((m) => m.evalFilesBench(ctx)),
+  importmemory: (ctx) => import('./importMemory.bench').then((m) => m.importMemoryBench(ctx)),
   threads: (ctx) => import('./threads.bench').then((m) => m.threadsBench(ctx)),
   uistall: (ctx) => import('./uiStall.bench').then((m) => m.uiStallBench(ctx)),
 };

@@ -5,61 +5,26 @@
  * message) equals the prompt tokens the server reports for the same generation, and a Fair RAG
  * prompt over long documents rendered with the server's counts fits its budget as the server counts it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FairRagSpec } from '../../src-main/api/contract/experiments';
 import { ModelTokenCounter } from '../../src-main/core/prompts/index';
 import { RemoteEngine } from '../../src-main/engine/remote/remoteEngine';
 import { promptRenderer } from '../../src-main/experiments/fair-rag/prompt';
 import { tinyModels, type TinyModels } from '../engine/support/tinyModels';
+import { llamaServerSkip, startLlamaServer, type LlamaServer } from '../support/llamaServer';
 
-function cachedServer(): string | undefined {
-  const root = process.env.FAIRGROUND_LLAMA_SERVER_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'fairground', 'llama-server');
-  if (!existsSync(root)) return undefined;
-  for (const d of readdirSync(root)) {
-    const bin = join(root, d, 'llama-server');
-    if (!d.startsWith('build-') && existsSync(bin)) return bin;
-  }
-  return undefined;
-}
-
-const BIN = cachedServer();
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-describe.skipIf(!BIN)('prompt budgets on llama-server', () => {
+describe.skipIf(llamaServerSkip !== undefined)('prompt budgets on llama-server', () => {
   let models: TinyModels;
-  let child: ChildProcess | undefined;
+  let server: LlamaServer | undefined;
   let engine: RemoteEngine;
   beforeAll(async () => {
     models = tinyModels();
-    const port = await freePort();
-    child = spawn(BIN!, ['-m', await models.model(1), '--alias', 'tiny', '--host', '127.0.0.1', '--port', String(port), '-c', '512', '-t', '1'], { stdio: 'ignore' });
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i++) {
-      const ok = await fetch(`${base}/health`).then((r) => r.ok, () => false);
-      if (ok) break;
-      if (i > 600) throw new Error('llama-server did not become healthy in 60 s');
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    engine = new RemoteEngine({ baseUrl: `${base}/v1`, model: 'tiny', serverKind: 'llama.cpp' });
+    server = await startLlamaServer(await models.model(1), { alias: 'tiny', contextSize: 512 });
+    engine = new RemoteEngine({ baseUrl: server.baseUrl, model: 'tiny', serverKind: 'llama.cpp' });
   }, 120_000);
   afterAll(async () => {
     await engine?.close();
-    child?.kill('SIGTERM');
+    await server?.stop();
     models?.cleanup();
   });
 

@@ -24,6 +24,7 @@ beforeAll(async () => {
     if (req.url === '/to-other-loopback') return to(`http://127.0.0.2:${(server.address() as AddressInfo).port}/final`);
     if (req.url === '/to-localhost') return to(`http://localhost:${(server.address() as AddressInfo).port}/final`);
     if (req.url === '/to-file') return to('file:///etc/passwd');
+    if (req.url === '/to-rebind') return to(`http://rebind.test:${(server.address() as AddressInfo).port}/final`);
     if (req.url === '/loop') return to('/loop');
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end('final');
@@ -65,5 +66,24 @@ describe('outbound requests', () => {
     await expect(checkRedirectTarget(new URL('https://cdn.example/m.gguf'), typed, async () => ['93.184.216.34', 'fd00::2'])).rejects.toThrow(/fd00::2/);
     await expect(checkRedirectTarget(new URL('https://cdn.example/m.gguf'), typed, async () => ['93.184.216.34'])).resolves.toBeUndefined();
     await expect(checkRedirectTarget(new URL('https://huggingface.co/other'), typed, async () => ['10.0.0.5'])).resolves.toBeUndefined();
+  });
+
+  it('a name that resolves to a public address when checked and to loopback when connecting (DNS rebinding) is refused at the connection', async () => {
+    hits.length = 0;
+    const answers: string[] = [];
+    // First answer (the check): public; every later one (the connection's own lookup): loopback.
+    const rebinding = async (host: string) => {
+      answers.push(host);
+      return answers.length === 1 ? ['93.184.216.34'] : ['127.0.0.1'];
+    };
+    const refused = await outboundFetch(`${base}/to-rebind`, {}, { resolve: rebinding }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(refused).toBeInstanceOf(OutboundRefusedError);
+    expect(String(refused)).toContain('a redirect to rebind.test resolved to 127.0.0.1 when connecting');
+    expect(answers).toEqual(['rebind.test', 'rebind.test']);
+    // The redirect never reached the server behind the rebound name.
+    expect(hits).toEqual([expect.stringMatching(/^127\.0\.0\.1:\d+ \/to-rebind /)]);
   });
 });

@@ -32,6 +32,17 @@ export const WorkspaceInfo = z.object({
   counts: z.record(z.string(), z.number().int()),
 });
 
+/** Whether the workspace is still opening behind the first paint (issue 25 item 2; `fairground serve`). */
+export const StartupState = z.object({
+  state: z.enum(['opening', 'ready', 'failed']),
+  /** What the opening is doing now (or did last). */
+  step: z.string(),
+  /** Milliseconds since the opening began (its whole duration once done). */
+  elapsedMs: z.number().int().min(0),
+  /** Why the workspace could not be opened (state 'failed'). */
+  error: z.string().optional(),
+});
+
 /** Which files API requests may name (issue 15 item 3; services/paths.ts). */
 export const AllowedFolders = z.object({
   /** 'folders': browser mode (files under `folders`); 'grants': Electron (files picked in a dialog or dropped, and files under `folders`); 'any': CLI. */
@@ -67,6 +78,7 @@ export const appContract = {
     'The folders and regular files in an allowed folder (default: the workspace folder), for a path field’s file picker.',
   ),
   'app.info': method(Empty, AppInfo, 'Version and runtime of the running app.'),
+  'app.startup': method(Empty, StartupState, 'Whether the workspace is open yet: browser mode serves the app first and opens the workspace behind it; other calls wait until it is open.'),
   'workspace.info': method(Empty, WorkspaceInfo, 'The open workspace: path, schema, size and row counts.'),
   'settings.get': method(Empty, Settings, 'All settings with defaults filled in.'),
   'settings.update': method(SettingsPatch, Settings, 'Change some settings; returns all settings.'),

@@ -148,6 +148,13 @@ export const MoiSpec = z
     generator: GeneratorSelector,
     /** chat applies to the answer generations only; scoring always uses the raw layout. */
     decoding: Decoding.prefault({}),
+    /**
+     * Prompts that do not fit the agent's or the generator's context: each passage's text is cut once per
+     * query, to one common token cap that every ordering, baseline and final answer shares
+     * (experiments/moi/promptBudget.ts), never below minPassageTokens (default 32); a query that still
+     * does not fit refuses the run before any call.
+     */
+    promptBudget: z.object({ minPassageTokens: z.number().int().min(1).max(100_000).optional() }).strict().optional(),
     prompt: MoiPromptLayout.prefault({}),
     /** Answer quality; default: each query's own metric. */
     metric: AnswerMetric.prefault({}),

@@ -20,7 +20,7 @@ import { compareIds } from '../../core/sampling/itemChecks';
 import { plackettLuceLogits, topKSampler, type ScoredItem, type TopKSampler } from '../../core/sampling/plackettLuce';
 import type { ScoreNormalization } from '../../core/sampling/scoreNormalization';
 import { checkToken } from '../../io/trec/fields';
-import { readRunFile, type RunRow } from '../../io/trec';
+import { readRunByQuery, readRunColumnsSync, runQueries, RunNotGroupedError, type RunColumns } from '../../io/trec/run';
 import { outputTargetPath } from '../../io/outputTarget';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
@@ -94,12 +94,9 @@ export const sampleCommand: CliCommand = {
 
     checkToken(tag, 'tag');
 
-    const rows = readRows(path.resolve(io.cwd, runFile), runFile);
-    // Every query's sampler is built (and its scores checked) before anything is written, so a bad
-    // query fails the command with no output rather than after part of the run.
+    const resolved = path.resolve(io.cwd, runFile);
     const root = createRng(seed);
-    const plans: { qid: string; docnos: string[]; sampler: TopKSampler }[] = [];
-    for (const [qid, items] of candidatesByQuery(rows, runFile)) {
+    const prepare = (qid: string, items: ScoredItem[]): Prepared => {
       checkToken(qid, 'qid');
       const docnos = items.map((it) => it.id);
       for (const docno of docnos) checkToken(docno, 'docno');
@@ -109,74 +106,129 @@ export const sampleCommand: CliCommand = {
           alpha,
           normalization as ScoreNormalization,
         );
-        plans.push({ qid, docnos, sampler: topKSampler({ ids: docnos, logits, k, samples }) });
+        return { qid, docnos, sampler: topKSampler({ ids: docnos, logits, k, samples }) };
       } catch (err) {
         if (err instanceof RangeError) throw new CliError(`query '${qid}': ${err.message}`);
         throw err;
       }
-    }
-
-    // Streamed: memory stays bounded whatever N is (the rankings are never held). A file is written
-    // beside its final name and renamed into place at the end, so a failure leaves no partial run.
-    const sink = values.output === undefined ? streamSink(io.stdout) : fileSink(path.resolve(io.cwd, values.output), values.output);
-    try {
-      for (const { qid, docnos, sampler } of plans) {
-        const rng = root.fork(qid);
-        const top = new Int32Array(sampler.depth);
-        const prefix = `${qid} Q`;
-        for (let s = 0; s < samples; s++) {
-          sampler.draw(rng, top);
-          const head = `${prefix}${s} `;
-          for (let i = 0; i < top.length; i++) {
-            // rank i + 1, score depth − i: strictly decreasing, so formatRun would keep it too.
-            sink.text += `${head}${docnos[top[i] as number] as string} ${i + 1} ${top.length - i} ${tag}\n`;
-          }
-          if (sink.text.length >= FLUSH_CHARS) await sink.flush();
+    };
+    // Streamed (issue 25 item 3): the run is read one query at a time and each query's rankings are
+    // written as soon as it is complete, so memory is bounded by the largest query, not the run
+    // (nor N: the rankings are never held). A file is written beside its final name and renamed
+    // into place at the end, so an error in any query leaves no partial run. Standard output
+    // cannot be taken back: there every query is read and checked first (a bad query fails the
+    // command with no output), then read again and sampled.
+    const emit = async (sink: Sink, { qid, docnos, sampler }: Prepared): Promise<void> => {
+      const rng = root.fork(qid);
+      const top = new Int32Array(sampler.depth);
+      const prefix = `${qid} Q`;
+      for (let s = 0; s < samples; s++) {
+        sampler.draw(rng, top);
+        const head = `${prefix}${s} `;
+        for (let i = 0; i < top.length; i++) {
+          // rank i + 1, score depth − i: strictly decreasing, so formatRun would keep it too.
+          sink.text += `${head}${docnos[top[i] as number] as string} ${i + 1} ${top.length - i} ${tag}\n`;
         }
+        if (sink.text.length >= FLUSH_CHARS) await sink.flush();
       }
-      await sink.finish();
-    } catch (err) {
-      sink.abort();
-      throw err;
+    };
+    if (values.output === undefined) {
+      const grouped = await eachQuery(resolved, runFile, true, (qid, items) => void prepare(qid, items));
+      const sink = streamSink(io.stdout);
+      try {
+        await eachQuery(resolved, runFile, grouped, (qid, items) => emit(sink, prepare(qid, items)));
+        await sink.finish();
+      } catch (err) {
+        sink.abort();
+        throw err;
+      }
+    } else {
+      const target = path.resolve(io.cwd, values.output);
+      let sink = fileSink(target, values.output);
+      try {
+        const grouped = await eachQuery(resolved, runFile, true, (qid, items) => emit(sink, prepare(qid, items)), () => {
+          // Queries come back after others: start over on the whole run.
+          sink.abort();
+          sink = fileSink(target, values.output as string);
+        });
+        void grouped;
+        await sink.finish();
+      } catch (err) {
+        sink.abort();
+        throw err;
+      }
     }
     return 0;
   },
 };
 
-function readRows(resolved: string, given: string): RunRow[] {
-  try {
-    return readRunFile(resolved);
-  } catch (err) {
-    throw err instanceof DataError ? err.inFile(given) : err;
-  }
+interface Prepared {
+  qid: string;
+  docnos: string[];
+  sampler: TopKSampler;
 }
 
 /**
- * Candidates per query, queries in order of first appearance, candidates sorted by docno. A
- * deterministic run has one ranking per query; a second column-2 value for the same query means
- * the input is already stochastic, which is refused rather than silently pooled.
+ * Each query's candidates, sorted by docno, queries in order of first appearance; `onQuery` may
+ * be asynchronous (it is awaited between blocks of the file, and the queries of a block are handed
+ * over in order). A run whose rows of a query are consecutive is read one query at a time
+ * (`grouped`); one whose queries come back after others is read whole, after `restart` is called.
+ * Returns whether the run was read grouped. A deterministic run has one ranking per query: a
+ * second column-2 value for the same query means the input is already stochastic, which is
+ * refused rather than silently pooled.
  */
-function candidatesByQuery(rows: readonly RunRow[], file: string): Map<string, ScoredItem[]> {
-  const byQuery = new Map<string, { iter: string; items: ScoredItem[] }>();
-  for (const row of rows) {
-    // trec_eval keeps Unicode spaces (U+00A0) inside a field; the run we write may not (formatRun).
-    for (const field of ['qid', 'docno'] as const) {
-      if (/\s/.test(row[field])) throw new DataError(`contains a Unicode space, which the written run cannot keep: '${row[field]}'`, { file, line: row.line, field });
+async function eachQuery(
+  resolved: string,
+  given: string,
+  grouped: boolean,
+  onQuery: (qid: string, items: ScoredItem[]) => void | Promise<void>,
+  restart?: () => void,
+): Promise<boolean> {
+  const items = (qid: string, run: RunColumns, rows: readonly number[] | undefined): ScoredItem[] => {
+    const n = rows ? rows.length : run.length;
+    const out: ScoredItem[] = new Array(n);
+    const first = rows ? (rows[0] as number) : 0;
+    const iter = run.iter[first] as string;
+    for (let j = 0; j < n; j++) {
+      const i = rows ? (rows[j] as number) : j;
+      // trec_eval keeps Unicode spaces (U+00A0) inside a field; the run we write may not (formatRun).
+      for (const field of ['qid', 'docno'] as const) {
+        const value = run[field][i] as string;
+        if (/\s/.test(value)) throw new DataError(`contains a Unicode space, which the written run cannot keep: '${value}'`, { file: given, line: run.line[i] as number, field });
+      }
+      if (run.iter[i] !== iter) {
+        throw new DataError(`query '${qid}' has rankings '${iter}' and '${run.iter[i] as string}'; expected one deterministic ranking per query`, {
+          file: given,
+          line: run.line[i] as number,
+          field: 'iter',
+        });
+      }
+      out[j] = { id: run.docno[i] as string, score: run.score[i] as number };
     }
-    let q = byQuery.get(row.qid);
-    if (!q) byQuery.set(row.qid, (q = { iter: row.iter, items: [] }));
-    if (row.iter !== q.iter) {
-      throw new DataError(`query '${row.qid}' has rankings '${q.iter}' and '${row.iter}'; expected one deterministic ranking per query`, {
-        file,
-        line: row.line,
-        field: 'iter',
-      });
+    return out.sort((a, b) => compareIds(a.id, b.id));
+  };
+  try {
+    if (grouped) {
+      const queue: { qid: string; items: ScoredItem[] }[] = [];
+      try {
+        await readRunByQuery(resolved, (qid, run) => void queue.push({ qid, items: items(qid, run, undefined) }), {
+          afterBlock: async () => {
+            for (const q of queue) await onQuery(q.qid, q.items);
+            queue.length = 0;
+          },
+        });
+        return true;
+      } catch (err) {
+        if (!(err instanceof RunNotGroupedError)) throw err;
+        restart?.();
+      }
     }
-    q.items.push({ id: row.docno, score: row.score });
+    const run = readRunColumnsSync(resolved);
+    for (const [qid, { rows }] of runQueries(run)) await onQuery(qid, items(qid, run, rows));
+    return false;
+  } catch (err) {
+    throw err instanceof DataError ? err.inFile(given) : err;
   }
-  const out = new Map<string, ScoredItem[]>();
-  for (const [qid, q] of byQuery) out.set(qid, q.items.sort((a, b) => compareIds(a.id, b.id)));
-  return out;
 }
 
 interface Sink {

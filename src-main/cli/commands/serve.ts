@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 import { numberOption, parseCliArgs } from '../args';
 import type { CliCommand } from '../command';
 import { WORKSPACE_HELP, resolveWorkspacePath, workspaceOptionSpec } from '../workspaceOption';
-import { startBrowserMode, startHostedBrowserMode, type ServedApp } from '../../server/browserMode';
+import type { ServedApp } from '../../server/browserMode';
+import { startOpeningBrowserMode } from '../../server/openingBrowserMode';
 import { defaultLogFolder } from '../../services/logging/rotatingLog';
 
 /** How long a stop may take before the process exits anyway. */
@@ -17,6 +18,9 @@ export const serve: CliCommand = {
 Starts browser mode and prints one line:
   Fairground is running at http://127.0.0.1:PORT/?token=TOKEN
 The token changes at every launch; API requests without it are refused.
+The page is served at once; the workspace opens behind it (integrity check, migrations, the demo
+on a fresh workspace) while the page shows "Opening workspace…" and the step, and the server
+prints "Workspace: PATH" when it is open (with --in-process it opens before the server listens).
 
       --port N           port to listen on (default: a free port)
 ${WORKSPACE_HELP}
@@ -35,18 +39,41 @@ Stop with Ctrl-C.`,
       onInternalError: (err: unknown) => io.stderr.write(`internal error: ${(err as Error).stack ?? String(err)}\n`),
       logFolder: defaultLogFolder(io.env),
     };
-    // Issue 17 item 6: the services in a worker thread, so this thread always answers HTTP.
-    const app: ServedApp = values['in-process']
-      ? await startBrowserMode(options)
-      : await startHostedBrowserMode({ ...options, onHostExit: (reason) => io.stderr.write(`the services stopped (${reason}): API calls fail until Fairground is restarted\n`) });
-    if (!values['no-demo']) await app.host.ensureDemo((m) => io.stderr.write(`${m}\n`));
-    io.stdout.write(`Fairground is running at ${app.server.launchUrl}\n`);
-    io.stderr.write(`Workspace: ${app.host.workspacePath}\n`);
-    if (!values['no-open']) openBrowser(app.server.launchUrl);
-    const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    const signalled = new Promise<NodeJS.Signals>((resolve) => {
       process.once('SIGINT', () => resolve('SIGINT'));
       process.once('SIGTERM', () => resolve('SIGTERM'));
     });
+    let app: ServedApp;
+    if (values['in-process']) {
+      // Everything in this thread: the workspace opens before the server listens.
+      const { startBrowserMode } = await import('../../server/browserMode');
+      app = await startBrowserMode(options);
+      if (!values['no-demo']) await app.host.ensureDemo((m) => io.stderr.write(`${m}\n`));
+      io.stdout.write(`Fairground is running at ${app.server.launchUrl}\n`);
+      io.stderr.write(`Workspace: ${app.host.workspacePath}\n`);
+      if (!values['no-open']) openBrowser(app.server.launchUrl);
+    } else {
+      // Issue 25 item 2: the app page is served at once; the services start in a worker thread
+      // (issue 17 item 6) and open the workspace behind it, while the page shows the step.
+      const opening = await startOpeningBrowserMode({
+        ...options,
+        demo: !values['no-demo'],
+        onDemoLog: (m) => io.stderr.write(`${m}\n`),
+        onHostExit: (reason) => io.stderr.write(`the services stopped (${reason}): API calls fail until Fairground is restarted\n`),
+      });
+      app = opening;
+      io.stdout.write(`Fairground is running at ${app.server.launchUrl}\n`);
+      io.stderr.write(`Opening the workspace ${workspacePath}…\n`);
+      if (!values['no-open']) openBrowser(app.server.launchUrl);
+      const first = await Promise.race([opening.opened.then(() => null, (err: unknown) => ({ err })), signalled.then(() => null)]);
+      if (first) {
+        // The workspace could not be opened: the same error as before the server was served first.
+        await app.close();
+        throw first.err;
+      }
+      if (opening.host.startup.state === 'ready') io.stderr.write(`Workspace: ${app.host.workspacePath}\n`);
+    }
+    const signal = await signalled;
     // Stop within seconds (issue 15 item 4): running jobs are cancelled and awaited (their work so
     // far is kept and resumable); a job that does not stop in time, or a second signal, ends the
     // process anyway — SQLite keeps every committed transaction either way.

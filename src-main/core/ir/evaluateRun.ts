@@ -184,10 +184,24 @@ function groupQrels(qrels: readonly QrelEntry[], file: string): Map<string, Map<
 function rankedLabels(docs: QueryRanking | undefined, labelsByDoc: Map<string, number>, depth: number): Label[] {
   if (!docs) return [];
   const { docnos, scores } = docs;
+  const n = Math.min(docnos.length, depth);
+  const out: Label[] = new Array(n);
+  // Runs are written in rank order almost always: when the rows already are in trec_eval's order
+  // (one linear check), they are read in place instead of sorted (issue 25 item 4).
+  let sorted = true;
+  for (let i = 1; i < docnos.length; i++) {
+    const d = scores[i - 1]! - scores[i]!;
+    if (d < 0 || (d === 0 && compareBytewise(docnos[i - 1]!, docnos[i]!) < 0)) {
+      sorted = false;
+      break;
+    }
+  }
+  if (sorted) {
+    for (let i = 0; i < n; i++) out[i] = labelsByDoc.get(docnos[i]!);
+    return out;
+  }
   const order = Array.from({ length: docnos.length }, (_, i) => i);
   order.sort((a, b) => scores[b]! - scores[a]! || compareBytewise(docnos[b]!, docnos[a]!));
-  const n = Math.min(order.length, depth);
-  const out: Label[] = new Array(n);
   for (let i = 0; i < n; i++) out[i] = labelsByDoc.get(docnos[order[i]!]!);
   return out;
 }

@@ -32,13 +32,14 @@ export interface PolishResult {
 }
 
 /** The ridged objective ALS minimises: ‖r‖² + ρ‖u − m‖², with ρ and m as in the u-step at this a. */
-function ridgedObjective(problem: MoiProblem, a: readonly number[], u: readonly number[], rho: number, m: number): number {
+export function ridgedObjective(problem: MoiProblem, a: readonly number[], u: readonly number[], rho: number, m: number): number {
   let f = moiObjective(problem, a, u);
   if (rho > 0) for (const v of u) f += rho * (v - m) ** 2;
   return f;
 }
 
-function ridgeOf(problem: MoiProblem, a: readonly number[], ridge: number): number {
+/** ρ of the u-step at this a: `ridge` times the mean diagonal of XᵀX. */
+export function ridgeOf(problem: MoiProblem, a: readonly number[], ridge: number): number {
   if (ridge === 0) return 0;
   let trace = 0;
   for (const perm of problem.permutations) {

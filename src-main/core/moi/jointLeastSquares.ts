@@ -22,6 +22,7 @@
  */
 import { moiObjective, type MoiProblem } from './moiProblem';
 import { choleskySolve } from './cholesky';
+import { ridgedObjective, ridgeOf } from './gaussNewtonPolish';
 
 export interface JointFit {
   a: number[];
@@ -39,19 +40,6 @@ export interface JointOptions {
   exactFit: number;
 }
 
-function ridgeOf(problem: MoiProblem, a: readonly number[], ridge: number): number {
-  if (ridge === 0) return 0;
-  let trace = 0;
-  for (const perm of problem.permutations) for (let j = 0; j < perm.length; j++) trace += (a[j] as number) ** 2;
-  return (ridge * trace) / problem.n;
-}
-
-function ridged(problem: MoiProblem, a: readonly number[], u: readonly number[], rho: number, m: number): number {
-  let f = moiObjective(problem, a, u);
-  if (rho > 0) for (const v of u) f += rho * (v - m) ** 2;
-  return f;
-}
-
 export function jointLevenbergMarquardt(problem: MoiProblem, a0: readonly number[], u0: readonly number[], opts: JointOptions): JointFit {
   const { n, permutations, scores } = problem;
   const M = permutations.length;
@@ -62,7 +50,7 @@ export function jointLevenbergMarquardt(problem: MoiProblem, a0: readonly number
   let a = a0.slice();
   let u = u0.slice();
   let rho = ridgeOf(problem, a, opts.ridge);
-  let f = ridged(problem, a, u, rho, m);
+  let f = ridgedObjective(problem, a, u, rho, m);
   let mu = -1;
   let growth = 2;
   let iterations = 0;
@@ -164,7 +152,7 @@ export function jointLevenbergMarquardt(problem: MoiProblem, a0: readonly number
       na[e] = (na[e] as number) - sum;
       const nu = u.map((v, p) => v + (x[others.length + p] as number));
       const nRho = ridgeOf(problem, na, opts.ridge);
-      const nf = ridged(problem, na, nu, nRho, m);
+      const nf = ridgedObjective(problem, na, nu, nRho, m);
       // Predicted decrease of the linearised model: ‖rhs‖² − ‖rhs − J x‖².
       let pred = 0;
       rows.forEach((row, i) => {

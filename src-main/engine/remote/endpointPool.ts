@@ -293,8 +293,15 @@ export class EndpointPool {
     this.dispatch();
   }
 
+  /** Aborted by close(): ends what the pool started on its own (weights checks shared by calls). */
+  private readonly lifetime = new AbortController();
+  get closedSignal(): AbortSignal {
+    return this.lifetime.signal;
+  }
+
   /** Fails every waiting request (the engine is closing). */
   close(error: EngineError): void {
+    this.lifetime.abort(error);
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
     this.wakeTimer = undefined;
     for (const waiter of this.waiters.splice(0)) waiter.fail(error);

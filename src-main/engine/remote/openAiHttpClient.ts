@@ -380,7 +380,7 @@ export class OpenAiHttpClient {
       const where = `GET ${endpoint.baseUrl}/models`;
       // The reported revision and, where recorded, the weights fingerprint (weightsCheck.ts).
       const verdict = await verifyEndpointWeights(
-        { baseUrl: endpoint.baseUrl, apiKey: this.settings.apiKey, timeoutMs: Math.min(this.settings.timeoutMs, checkTimeoutMs) },
+        { baseUrl: endpoint.baseUrl, apiKey: this.settings.apiKey, timeoutMs: Math.min(this.settings.timeoutMs, checkTimeoutMs), signal: this.pool.closedSignal },
         {
           model: this.settings.model,
           serverKind: this.settings.serverKind,

@@ -173,7 +173,9 @@ export class RemoteEngine implements Engine {
   async tokenize(request: TokenizeRequest, signal?: AbortSignal): Promise<TokenizeResult> {
     checkTokenizeRequest(request);
     const tokenizer = (this.tokenizer ??= new ServerTokenizer(this.config.serverKind, this.config.model, (path, body, s) => this.http.postJson(path, body, { signal: s })));
-    return this.guarded(signal, (s) => tokenizer.tokenize(request, s));
+    const result = await this.guarded(signal, (s) => tokenizer.tokenize(request, s));
+    const contextSize = this.config.contextSize;
+    return contextSize !== undefined && result.contextSize === undefined ? { ...result, contextSize } : result;
   }
 
   async close(): Promise<void> {

@@ -83,6 +83,8 @@ export interface RemoteEngineConfig {
   maxConcurrency?: number;
   /** Per HTTP attempt (not per operation): LLM calls can be slow, so the default is generous. */
   timeoutMs?: number;
+  /** The context one request may use, as the server reported it (contextProbe.ts); `tokenize` answers it, for prompt budgets' default. */
+  contextSize?: number;
   /** Extra attempts after a 408/429/5xx or a network error. */
   retries?: number;
   backoffBaseMs?: number;
@@ -114,8 +116,9 @@ export interface RemoteEngineConfig {
   recheckAfterMs?: number;
 }
 
-export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey' | 'baseUrl' | 'endpoints' | 'revision' | 'fingerprint'>> & {
+export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey' | 'baseUrl' | 'endpoints' | 'revision' | 'fingerprint' | 'contextSize'>> & {
   apiKey: string | undefined;
+  contextSize: number | undefined;
   revision: string | undefined;
   fingerprint: WeightsFingerprint | undefined;
   /** At least one; URLs without trailing slashes, each with its own limit. */
@@ -141,7 +144,7 @@ export const remoteDefaults = {
   hedgeFactor: 3,
   hedgeMinMs: 1_000,
   recheckAfterMs: 60_000,
-} as const satisfies Omit<ResolvedRemoteConfig, 'endpoints' | 'model' | 'apiKey' | 'revision' | 'fingerprint'>;
+} as const satisfies Omit<ResolvedRemoteConfig, 'endpoints' | 'model' | 'apiKey' | 'revision' | 'fingerprint' | 'contextSize'>;
 
 /**
  * The cache identity of a served model: its name and, when known, its revision — never a URL, so
@@ -155,7 +158,7 @@ export function remoteModelKey(model: string, revision?: string | null): string 
 /** Fills defaults and rejects settings that cannot work, naming the field. */
 export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteConfig {
   if (typeof config.model !== 'string' || !config.model.trim()) throw new DataError('must not be empty', { field: 'model' });
-  const { baseUrl, endpoints, apiKey, revision, fingerprint, ...rest } = config;
+  const { baseUrl, endpoints, apiKey, revision, fingerprint, contextSize, ...rest } = config;
   const resolved = {
     ...remoteDefaults,
     ...definedOnly(rest),
@@ -163,6 +166,7 @@ export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteC
     apiKey: apiKey || undefined,
     revision: revision?.trim() || undefined,
     fingerprint,
+    contextSize,
   };
   oneOf(resolved.serverKind, ['openai', 'vllm', 'llama.cpp'], 'serverKind');
   if (config.jsonSchemaTransport === undefined) resolved.jsonSchemaTransport = defaultJsonSchemaTransport(resolved.serverKind);
@@ -182,6 +186,7 @@ export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteC
   }
   nonNegativeInteger(resolved.hedgeMinMs, 'hedgeMinMs');
   nonNegativeInteger(resolved.recheckAfterMs, 'recheckAfterMs');
+  if (resolved.contextSize !== undefined) positiveInteger(resolved.contextSize, 'contextSize');
   if (resolved.checkRevision && !resolved.revision) throw new DataError('checkRevision needs a revision to check against', { field: 'revision' });
   return { ...resolved, endpoints: resolveEndpoints(baseUrl, endpoints, resolved.maxConcurrency) };
 }

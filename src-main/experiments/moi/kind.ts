@@ -131,6 +131,8 @@ async function moiManifest(runId: number, spec: MoiSpec, deps: ExperimentDeps, s
       qg: spec.qg,
       gold: spec.gold,
       prompt: spec.prompt,
+      // How the prompts were fitted to the contexts (unit — 'estimated tokens' where no tokenizer answered —, contexts, passages cut once per query).
+      promptBudget: stats.promptBudget ?? spec.promptBudget ?? null,
       metric: spec.metric,
       extraMetrics: spec.extraMetrics,
       scoringRequestExample: { prompt: scoring.prompt, continuation: scoring.continuation },

@@ -98,11 +98,16 @@ export async function readRunColumns(path: string, opts: RunReadOptions & LineRe
 export async function readRunByQuery(
   path: string,
   onQuery: (qid: string, rows: RunColumns) => void,
-  opts: RunReadOptions & LineReadOptions = {},
+  opts: RunReadOptions & LineReadOptions & { afterBlock?: () => Promise<void> } = {},
 ): Promise<{ queries: number; rows: number }> {
   const parser = new RunParser(path, opts, onQuery);
-  for await (const block of readTextBlocks(path, { ...opts, maxLineBytes: opts.maxLineBytes ?? TREC_MAX_LINE_BYTES })) parser.push(block);
+  for await (const block of readTextBlocks(path, { ...opts, maxLineBytes: opts.maxLineBytes ?? TREC_MAX_LINE_BYTES })) {
+    parser.push(block);
+    // A caller that writes asynchronously (and waits for a slow reader) does so here, between blocks.
+    if (opts.afterBlock) await opts.afterBlock();
+  }
   parser.endGroup();
+  if (opts.afterBlock) await opts.afterBlock();
   return { queries: parser.groupCount, rows: parser.rowCount };
 }
 

@@ -6,7 +6,7 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { defaultWorkspacePath } from '../../store/workspace';
+import { defaultWorkspacePath } from '../../store/workspacePath';
 
 export type LogLevel = 'info' | 'warn' | 'error';
 

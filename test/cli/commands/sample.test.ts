@@ -133,4 +133,30 @@ describe('fairground sample', () => {
     expect(readFileSync(path.join(dir, 'ok.trec'), 'utf8')).toBe((await cli(args(RUN, []))).stdout);
     expect(readdirSync(dir).filter((f) => f.startsWith('ok.trec'))).toEqual(['ok.trec']);
   });
+
+  it('reads one query at a time: a run whose queries come back is read whole with the same output; a bad later query leaves no output', async () => {
+    // Many queries (past several 64 KiB blocks of the file), read grouped, against the same rows read whole:
+    // the ungrouped file moves each query's last row to the end, so q0's rows come back after q299's.
+    const rng = createRng(2501);
+    const queries = Array.from({ length: 300 }, (_, q) => Array.from({ length: 40 }, (_, d) => `q${q} Q0 q${q}d${d} ${d + 1} ${(rng.nextFloat() * 10).toFixed(5)} bm25`));
+    const grouped = file(queries.flat().join('\n') + '\n', 'grouped.trec');
+    const ungrouped = file([...queries.map((q) => q.slice(0, -1)).flat(), ...queries.map((q) => q[q.length - 1])].join('\n') + '\n', 'ungrouped.trec');
+    const a = await cli(args(grouped, []));
+    expect(a.code).toBe(0);
+    expect(a.stdout.split('\n').length - 1).toBe(300 * 5 * 4);
+    expect((await cli(args(ungrouped, []))).stdout).toBe(a.stdout);
+    expect((await cli(args(ungrouped, ['--output', 'ungrouped.out']))).code).toBe(0);
+    expect(readFileSync(path.join(dir, 'ungrouped.out'), 'utf8')).toBe(a.stdout);
+    expect(readdirSync(dir).filter((f) => f.startsWith('ungrouped.out'))).toEqual(['ungrouped.out']);
+    // The last query is stochastic (a second column-2 value): refused, with nothing on stdout and no file.
+    const bad = file([...queries.flat(), 'q299 Q1 q299d0 1 1 bm25'].join('\n') + '\n', 'badlast.trec');
+    const r = await cli(args(bad, []));
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/badlast\.trec:12001: iter: query 'q299' has rankings 'Q0' and 'Q1'/);
+    const f = await cli(args(bad, ['--output', 'badlast.out']));
+    expect(f.code).toBe(2);
+    expect(f.stderr).toMatch(/badlast\.trec:12001: iter:/);
+    expect(readdirSync(dir).filter((x) => x.startsWith('badlast.out'))).toEqual([]);
+  });
 });

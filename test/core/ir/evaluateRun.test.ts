@@ -126,3 +126,38 @@ describe('evaluateRun', () => {
     expect(() => evaluateRun([], [], ['nope'])).toThrow(/unknown measure/);
   });
 });
+
+describe('rows already in trec_eval order are read in place (issue 25 item 4)', () => {
+  it('gives what the sort gives: ties by docno descending, in either input order', () => {
+    // Tie at 1.0: trec_eval ranks d2 before d1 (docno descending), so the relevant d1 is 2nd: RR = 0.5.
+    const labels = qrels('q', { d1: 1 });
+    for (const docs of [
+      [['d2', 1], ['d1', 1], ['d0', 0.5]],
+      [['d1', 1], ['d2', 1], ['d0', 0.5]],
+      [['d0', 0.5], ['d1', 1], ['d2', 1]],
+    ] as [string, number][][]) {
+      const ev = evaluateRun(run('q', docs), labels, ['RR', 'P@1', 'AP']);
+      expect(ev.all.get('RR')).toBe(0.5);
+      expect(ev.all.get('P@1')).toBe(0);
+      expect(ev.all.get('AP')).toBe(0.5);
+    }
+  });
+
+  it('matches the sorted evaluation on random runs with many ties, sorted or shuffled', () => {
+    const seed = 2504;
+    let s = seed;
+    const rnd = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+    for (let q = 0; q < 40; q++) {
+      const docs: [string, number][] = Array.from({ length: 60 }, (_, i) => [`d${i}`, Math.floor(rnd() * 6)]);
+      const judged: Record<string, number> = {};
+      for (const [d] of docs) if (rnd() < 0.4) judged[d] = Math.floor(rnd() * 3);
+      judged.extra = 1;
+      const inOrder = sortTrecEvalOrder(docs.map(([docno, score]) => ({ docno, score }))).map((d) => [d.docno, d.score] as [string, number]);
+      const shuffled = docs.slice().sort(() => rnd() - 0.5);
+      const measures = ['AP', 'nDCG@10', 'P@5', 'RR', 'R@20'];
+      const a = evaluateRun(run(`q${q}`, inOrder), qrels(`q${q}`, judged), measures);
+      const b = evaluateRun(run(`q${q}`, shuffled), qrels(`q${q}`, judged), measures);
+      for (const m of measures) expect(a.all.get(m), `seed ${seed}, query ${q}, ${m}`).toBe(b.all.get(m));
+    }
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Browser mode as `fairground serve` runs it (issue 25 item 2): the HTTP server listens and serves
+ * the app page first; then the services host starts in its worker thread, opens the workspace
+ * (quick_check, migrations) and sets up the demo, while the page shows "Opening workspace…" and
+ * the step (`app.startup`, answered by openingHost.ts). API calls made meanwhile wait for the
+ * workspace; if it cannot be opened they answer why, and `opened` rejects with the error.
+ *
+ * This module loads only the HTTP server and the host's client: the services, SQLite and the API
+ * handlers load in the host's thread, after the server is up.
+ */
+import { openingHost, type OpeningHost } from '../host/openingHost';
+import type { ServiceHost } from '../host/serviceHost';
+import { rendererDir } from '../services/packagePaths';
+import type { HostedBrowserModeOptions, ServedApp } from './browserMode';
+import { startHttpServer, type RunningServer } from './httpServer';
+
+export interface OpeningBrowserModeOptions extends HostedBrowserModeOptions {
+  /** Set up the demo (tiny model, collection, conversations) before API calls are answered. */
+  demo: boolean;
+  /** The demo set-up's messages (serve prints them). */
+  onDemoLog?: (message: string) => void;
+  /** Runs inside the opening, before the host starts (tests hold the opening here). */
+  beforeOpen?: () => Promise<void>;
+}
+
+export interface OpeningBrowserMode extends ServedApp {
+  host: OpeningHost;
+  /** Resolves when the workspace is open and set up; rejects with why it could not be. */
+  opened: Promise<ServiceHost>;
+}
+
+export async function startOpeningBrowserMode(options: OpeningBrowserModeOptions): Promise<OpeningBrowserMode> {
+  let listening: () => void = () => {};
+  let notListening: (err: Error) => void = () => {};
+  const up = new Promise<void>((resolve, reject) => {
+    listening = resolve;
+    notListening = reject;
+  });
+  const host = openingHost(options.workspacePath, async (ctx) => {
+    await up;
+    await options.beforeOpen?.();
+    ctx.step('opening the workspace (integrity check, migrations)');
+    const { startServiceHost } = await import('../host/hostClient');
+    const started = await startServiceHost({
+      workspacePath: options.workspacePath,
+      transport: 'http',
+      ...(options.logFolder !== undefined ? { logFolder: options.logFolder } : {}),
+      ...(options.closeGraceMs !== undefined ? { closeGraceMs: options.closeGraceMs } : {}),
+      onInternalError: (err) => options.onInternalError?.(err),
+      onExit: (reason) => {
+        if (options.onHostExit) options.onHostExit(reason);
+        else options.onInternalError?.(new Error(`the services host stopped: ${reason}`));
+      },
+    });
+    ctx.started(started);
+    if (options.demo) {
+      ctx.step('setting up the demo');
+      await started.ensureDemo((message) => {
+        ctx.step(`setting up the demo: ${message}`);
+        options.onDemoLog?.(message);
+      });
+    }
+  });
+  let server: RunningServer;
+  try {
+    server = await startHttpServer({
+      router: host.router,
+      events: host.events,
+      staticDir: options.staticDir ?? rendererDir(),
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      ...(options.token !== undefined ? { token: options.token } : {}),
+    });
+  } catch (err) {
+    notListening(err as Error);
+    await host.close();
+    throw err;
+  }
+  listening();
+  return {
+    host,
+    server,
+    opened: host.opened,
+    async close() {
+      await server.close();
+      await host.close();
+    },
+  };
+}
