@@ -17,7 +17,8 @@ import { startServiceHost } from '../host/hostClient';
 import { inProcessSessionHost, type ServiceHost } from '../host/serviceHost';
 import { createApiRouter } from '../handlers/index';
 import { WorkspaceSession } from '../services/workspaces/workspaceSession';
-import { claimSingleInstance, OpenRequests, workspaceFromArgv } from './openRequests';
+import { OpenRequests, workspaceFromArgv } from './openRequests';
+import { chooseKeychain, isOurContents, prepareShell } from './shellSetup';
 import { createAppServices } from '../services/appServices';
 import { SecretStore, type OsCipher } from '../services/secrets';
 import { defaultWorkspacePath } from '../store/workspace';
@@ -34,25 +35,31 @@ const here = dirname(fileURLToPath(import.meta.url)); // dist/main/app
 const appRoot = join(here, '..', '..', '..');
 const rendererRoot = join(appRoot, 'dist', 'renderer');
 const preloadPath = join(here, 'preload.cjs');
-// The local engine's worker is emitted once, beside cli.js (see scripts/build.mjs).
-process.env.FAIRGROUND_ENGINE_WORKER ??= join(here, '..', 'worker', 'workerMain.js');
-// The service host's worker thread, emitted beside it (see scripts/build.mjs).
-process.env.FAIRGROUND_SERVICE_HOST ??= join(here, '..', 'host', 'hostMain.js');
+// Before anything else: the internal script paths (packaged: never from the environment), app://'s
+// privileges, the sandbox, the navigation guard on every web contents, the single-instance lock.
+const windows = new Set<BrowserWindow>();
+const openRequests = new OpenRequests();
+const primary = prepareShell({
+  app,
+  protocol,
+  env: process.env,
+  here,
+  openExternal: (url) => void shell.openExternal(url),
+  openRequests,
+  focus: () => {
+    const win = [...windows][0];
+    if (!win) return;
+    if (win.isMinimized()) win.restore();
+    win.focus();
+  },
+  log: (m) => console.warn(m),
+});
 // Local models run in Electron utility processes (crash-isolated), not child_process forks: the
 // host's are started here through the relay, the in-process services' directly.
 const engineSpawner = utilityProcessSpawner((modulePath, args, options) => utilityProcess.fork(modulePath, args, options));
 setWorkerSpawner(engineSpawner);
 
-protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
-app.enableSandbox();
-// Every web contents the app ever creates (windows, and anything a page might open) is guarded:
-// no navigation out of app://, no new windows, no webviews (checklist items 12-15).
-app.on('web-contents-created', (_e, contents) => {
-  guardContents(contents, (url) => void shell.openExternal(url));
-});
-
 let host: ServiceHost | undefined;
-const windows = new Set<BrowserWindow>();
 
 /** `--workspace PATH` or a `.fairground` file the system launched us with (file association). */
 function workspaceArg(): string {
@@ -73,16 +80,6 @@ async function openRequested(h: ServiceHost, path: string): Promise<void> {
     return;
   }
   for (const w of windows) w.webContents.reload();
-}
-
-/**
- * safeStorage as the key sealer, unless it would only obfuscate: on Linux without a keyring it
- * falls back to a fixed password ('basic_text'); the per-user key file is used then instead.
- */
-function osKeychain(): OsCipher | null {
-  if (!safeStorage.isEncryptionAvailable()) return null;
-  if (process.platform === 'linux' && safeStorage.getSelectedStorageBackend() === 'basic_text') return null;
-  return safeStorage;
 }
 
 function createWindow(): BrowserWindow {
@@ -107,7 +104,7 @@ async function start(): Promise<void> {
 
   const nativeBinding = chooseNativeBinding(process.versions, appRoot, process.resourcesPath) as string;
   // Remote API keys sealed with the OS keychain (issue 17 item 8).
-  const keychain = osKeychain();
+  const keychain: OsCipher | null = chooseKeychain(safeStorage, process.platform);
   const onInternalError = (err: unknown) => console.error('internal error', err);
   const secrets = new SecretStore(keychain);
   const h = process.argv.includes('--in-process')
@@ -132,12 +129,11 @@ async function start(): Promise<void> {
       });
   host = h;
   if (!process.argv.includes('--no-demo')) await h.ensureDemo((m) => console.log(m));
-  const ours = (sender: unknown) => [...windows].some((w) => w.webContents === (sender as WebContents));
   registerIpc({
     ipcMain,
     router: h.router,
     events: h.events,
-    isOurContents: ours,
+    isOurContents: (sender) => isOurContents(windows, sender),
     grant: (path) => h.grant(path),
     targets: () => [...windows].map((w) => w.webContents),
     pickFile: async (sender, request) => {
@@ -175,14 +171,6 @@ app.on('will-quit', (event) => {
   void h.close().finally(() => app.quit());
 });
 
-// One Fairground per user: a second launch hands its workspace to this one and quits (issue 17 item 5).
-const openRequests = new OpenRequests();
-const primary = claimSingleInstance(app, openRequests, () => {
-  const win = [...windows][0];
-  if (!win) return;
-  if (win.isMinimized()) win.restore();
-  win.focus();
-});
 if (primary) {
   void start().catch((err: unknown) => {
     console.error(`Fairground could not start: ${(err as Error).message}`);

@@ -8,6 +8,7 @@
 import { createApiRouter } from '../handlers/index';
 import { setWorkerSpawner } from '../engine/local/workerChild';
 import { createAppServices } from '../services/appServices';
+import { userFoldersFile } from '../services/workspaces/userFolders';
 import { WorkspaceSession } from '../services/workspaces/workspaceSession';
 import { ensureDemo } from '../services/demoSetup';
 import { RotatingLog } from '../services/logging/rotatingLog';
@@ -39,6 +40,7 @@ export function runServiceHost(port: HostPort, init: HostInit): void {
       open: (path) =>
         createAppServices(path, {
           transport: init.transport,
+          userFoldersFile: userFoldersFile(),
           ...(init.nativeBinding !== undefined ? { nativeBinding: init.nativeBinding } : {}),
           ...(log ? { log } : {}),
           ...(secrets ? { secrets } : {}),

@@ -6,7 +6,8 @@
  * Those are refused, naming the path. A symbolic link is written through: the file it points to is replaced, the link
  * stays (a link to something that is not a regular file, or to nothing, is refused).
  */
-import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { lstatSync, realpathSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 function kindOf(st: Stats): string {
   if (st.isDirectory()) return 'a folder';
@@ -44,4 +45,21 @@ export function outputTargetPath(target: string, shown: string = target): string
     return real;
   }
   throw new Error(`${shown} is ${kindOf(st)}, not a regular file; refusing to replace it (output is written only to regular files)`);
+}
+
+/**
+ * Write `content` to `target` atomically and only over nothing or a regular file (through a link to
+ * one): a temporary sibling renamed into place (issue 26 item 5: every CLI output file goes through
+ * here). Throws, naming `shown`, before anything is written when the target is refused.
+ */
+export function writeOutputFile(target: string, content: string | Uint8Array, shown: string = target): void {
+  const dest = outputTargetPath(target, shown);
+  const tmp = join(dirname(dest), `.${basename(dest)}.${process.pid}-${Math.random().toString(36).slice(2)}.partial`);
+  try {
+    writeFileSync(tmp, content);
+    renameSync(tmp, dest);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
 }

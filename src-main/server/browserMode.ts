@@ -14,6 +14,7 @@ import { RotatingLog } from '../services/logging/rotatingLog';
 import { startServiceHost, type HostedServices } from '../host/hostClient';
 import { inProcessSessionHost, type ServiceHost } from '../host/serviceHost';
 import { createApiRouter } from '../handlers/index';
+import { userFoldersFile } from '../services/workspaces/userFolders';
 import { WorkspaceSession } from '../services/workspaces/workspaceSession';
 import { startHttpServer, type RunningServer } from './httpServer';
 
@@ -57,7 +58,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
   };
   // Switchable without restarting (workspaces.open/create): `services` is always the open workspace's.
   const session = WorkspaceSession.open(options.workspacePath, {
-    open: (path) => createAppServices(path, { transport: 'http', ...(log ? { log } : {}) }),
+    open: (path) => createAppServices(path, { transport: 'http', userFoldersFile: userFoldersFile(), ...(log ? { log } : {}) }),
     routerFor: (s, switcher) => createApiRouter(s, onInternalError, switcher),
   });
   try {

@@ -17,6 +17,7 @@ import { ModelService } from './modelService';
 import { PathAccess, type PathAccessMode, type PathAccessStore } from './paths';
 import { SecretStore } from './secrets';
 import { localEngineOpener, RetrievalService } from './retrievalService';
+import { userFoldersStore } from './workspaces/userFolders';
 import { SettingsService } from './settingsService';
 import { WorkspaceService } from './workspaceService';
 import type { RotatingLog } from './logging/rotatingLog';
@@ -54,6 +55,11 @@ export interface AppServicesOptions extends OpenOptions {
   secrets?: SecretStore;
   /** Log job outcomes (and what transports report) to this file. */
   log?: RotatingLog;
+  /**
+   * The user's allowed folders in this file of the app's config folder (the app and `serve`:
+   * they follow the user across workspaces, issue 26 item 3); without it, the workspace's settings.
+   */
+  userFoldersFile?: string;
 }
 
 export function createAppServices(workspacePath: string, options: AppServicesOptions): AppServices {
@@ -79,7 +85,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
   const paths = new PathAccess(
     options.pathAccess ?? (options.transport === 'electron' ? 'grants' : 'folders'),
     workspace.path === ':memory:' ? null : dirname(workspace.path),
-    allowedFoldersStore(workspace.db),
+    options.userFoldersFile !== undefined ? userFoldersStore(options.userFoldersFile, allowedFoldersStore(workspace.db)) : allowedFoldersStore(workspace.db),
   );
   const workspaceService = new WorkspaceService(workspace);
   jobs.registerKind<{ full: boolean }>('workspace.check', {

@@ -27,17 +27,21 @@ import { toResultRows, type RunRankings } from '../retrieval/runs/runTypes';
 import { ModelsRepo } from '../store/modelsRepo';
 import { RetrievalRepo, type RunRow } from '../store/retrievalRepo';
 import type { JobContext, JobRunner } from './jobRunner';
+import { createSimEngine, isSimRecord } from './simulation/simModels';
 
 /** Opens the engine for a model reference. The service closes what it opened. */
 export type OpenEngine = (model: string) => Promise<Engine>;
 
 /**
  * The default `OpenEngine`: a model-library name (its stored SHA-256 spares re-hashing the file),
- * else a GGUF path, served by a local llama.cpp engine.
+ * else a GGUF path, served by a local llama.cpp engine. A simulated reader of the library embeds
+ * with its own lexical embedding (hashed bag of words; issue 26 item 4): its path `sim:COLLECTION`
+ * is no file.
  */
 export function localEngineOpener(db: Database, settings: () => { threads?: number | undefined }): OpenEngine {
   return async (model) => {
     const rec = new ModelsRepo(db).getByName(model);
+    if (rec && isSimRecord(rec)) return createSimEngine(db, rec);
     const { threads } = settings();
     return new LocalEngine({
       modelPath: rec?.path ?? model,
@@ -239,10 +243,15 @@ export class RetrievalService {
         signal: ctx.signal,
         onProgress,
       });
+      // Two scorers under one "BM25" (issue 26 item 3): which queries each scored is recorded, so
+      // the run is labelled truthfully (in-memory Okapi over candidates vs FTS5 over the collection).
+      const allQueries = this.repo.queries(spec.collectionId);
+      const withCandidates = allQueries.filter((q) => q.candidates !== null).length;
       params = {
         k: spec.k,
         collection: { fts5: 'bm25() over a per-collection index, k1 1.2, b 0.75', tokenizer: 'porter unicode61 remove_diacritics 2', weights: spec.weights },
         candidates: spec.candidates,
+        scorers: { candidatesOkapi: withCandidates, collectionFts5: allQueries.length - withCandidates },
       };
     } else if (spec.method === 'dense') {
       const engine = await this.engine(spec.model);

@@ -5,7 +5,7 @@
  * numbered migrations, each in its own transaction.
  */
 import Database from 'better-sqlite3';
-import * as sqliteVec from 'sqlite-vec';
+import { sqliteVecPath } from './sqliteVecPath';
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -464,7 +464,7 @@ export async function withWriteLock<T>(db: Database.Database, fn: () => T, opts:
   }
 }
 
-/** Load sqlite-vec into a connection (idempotent per connection). */
+/** Load sqlite-vec into a connection (idempotent per connection); from app.asar.unpacked when packaged. */
 export function loadVectorExtension(db: Database.Database): void {
   try {
     db.prepare('SELECT vec_version()').get();
@@ -472,7 +472,7 @@ export function loadVectorExtension(db: Database.Database): void {
   } catch {
     // not loaded yet
   }
-  sqliteVec.load(db);
+  db.loadExtension(sqliteVecPath());
 }
 
 interface HeaderState {

@@ -1,5 +1,5 @@
 /** `fairground conversation import|evaluate|export`: conversation sets for GFRC / GFRC2 from the command line. */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { AttributeSetInput } from '../../api/contract/conversations';
@@ -13,6 +13,7 @@ import { inspectWorkspace, openWorkspace } from '../../store/workspace';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
 import { WORKSPACE_HELP, resolveWorkspacePath, workspaceOptionSpec } from '../workspaceOption';
+import { writeOutputFile } from '../../io/outputTarget';
 
 const R_VARIANTS: readonly RVariant[] = ['eq6', 'eq7', 'eq9'];
 
@@ -177,7 +178,7 @@ Example: fairground conversation export --set fairweb-cs --format gfrc2 --out gf
       const set = setByName(svc, setName);
       if (format === 'jsonl') {
         const file = svc.exportJsonl(set.id);
-        if (values.out) writeFileSync(resolve(io.cwd, values.out), file.content);
+        if (values.out) writeOutput(resolve(io.cwd, values.out), file.content, values.out);
         else io.stdout.write(file.content);
         return 0;
       }
@@ -185,9 +186,19 @@ Example: fairground conversation export --set fairweb-cs --format gfrc2 --out gf
       const dir = resolve(io.cwd, out);
       mkdirSync(dir, { recursive: true });
       const files = svc.exportGfrcInputs({ setId: set.id });
-      for (const f of files) writeFileSync(join(dir, f.fileName), f.content);
+      for (const f of files) writeOutput(join(dir, f.fileName), f.content, join(values.out ?? dir, f.fileName));
       io.stdout.write(`wrote ${files.length} file(s) to ${dir}\n`);
       return 0;
     });
   },
 };
+
+/** An output file through io/outputTarget (atomic, never over a FIFO, device or folder); a refusal is a CLI error. */
+function writeOutput(path: string, content: string, shown: string): void {
+  try {
+    writeOutputFile(path, content, shown);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new CliError(code ? `cannot write ${shown} (${code})` : (err as Error).message);
+  }
+}

@@ -10,7 +10,8 @@
  * - QRELS: every candidate of the query (n = its rows, m = rows with rel > 0; rel ≤ 0, including
  *   expeval's −1 "unjudged", counts as non-useful). A ranked document missing from the qrels is an
  *   error naming the run line: with n fixed by the qrels, an unknown item has no place in ε.
- *   A run query without qrels is an error; qrels queries absent from the run are skipped (noted
+ *   A run query without qrels is an error, unless --judged-only leaves such queries out (named
+ *   on stderr, and counted in no mean); qrels queries absent from the run are skipped (noted
  *   on stderr), as trec_eval does without -c.
  * - FILE (--attribution): `qid sample docno 0|1`, one line per top-k item of every sample, no more
  *   and no less: a missing label or a label for an item outside a sample's top k is an error.
@@ -32,7 +33,7 @@ import { formatValue, inputFile, placesOption, readWarnings } from './evalInputs
 
 const TARGETS: readonly TargetVariant[] = ['paper', 'code'];
 
-const help = `Usage: fairground eval exposure --run RUN --qrels QRELS -k K [--target paper|code] [--attribution FILE] [-q] [-p N]
+const help = `Usage: fairground eval exposure --run RUN --qrels QRELS -k K [--target paper|code] [--attribution FILE] [--judged-only] [-q] [-p N]
 
 Expected exposure of a stochastic run under the step machine-user model of Fair RAG (Kim & Diaz,
 Sec. 3.3.1, App. C): an item's exposure is the fraction of the query's N rankings that hold it in
@@ -45,6 +46,8 @@ Options:
   --qrels FILE         every candidate of each query: rel > 0 useful, rel <= 0 not useful
                        (n = rows of the query, m = useful rows); a ranked document that is not in the
                        qrels is an error
+  --judged-only        leave out the run's queries that the qrels do not hold (e.g. queries without
+                       utility labels), naming them on stderr; without it such a query is an error
   -k K                 ranking depth of the machine user
   --target T           paper (default): Eq. 6 target, non-useful items get (K-m)/(n-m) when m < K;
                        code: the released code's target, 0 for non-useful items (same EE-R bound)
@@ -81,6 +84,7 @@ export const evalExposureCommand: CliCommand = {
       target: { type: 'string' },
       attribution: { type: 'string' },
       q: { type: 'boolean', short: 'q' },
+      'judged-only': { type: 'boolean' },
       places: { type: 'string', short: 'p' },
     });
     const runFile = requireOption(values.run, 'run');
@@ -100,12 +104,18 @@ export const evalExposureCommand: CliCommand = {
     const measures: string[] = [...EXPOSURE_MEASURES, ...(labels ? ATTRIBUTION_MEASURES : [])];
     let perQuery = new Map<string, Record<string, number>>();
     let longRankings = 0;
+    const judgedOnly = values['judged-only'] ?? false;
+    let unjudged: string[] = [];
     /** One query's rows of the run (`rows` of `run`, all of them when undefined). */
     const evaluateQuery = (qid: string, run: RunColumns, rows: readonly number[] | undefined): void => {
       const samples = querySamples(run, rows, qid, runFile);
       const items = candidates.get(qid);
       const firstRow = samples.values().next().value![0]!;
-      if (!items) throw new DataError(`query '${qid}' is not in the qrels ${qrelsFile}`, { file: runFile, line: run.line[firstRow], field: 'qid' });
+      if (!items && judgedOnly) {
+        unjudged.push(qid);
+        return;
+      }
+      if (!items) throw new DataError(`query '${qid}' is not in the qrels ${qrelsFile} (--judged-only leaves such queries out)`, { file: runFile, line: run.line[firstRow], field: 'qid' });
       const known = new Set(items.map((it) => it.id));
       for (const sampleRows of samples.values()) {
         if (sampleRows.length > k) longRankings++;
@@ -155,11 +165,12 @@ export const evalExposureCommand: CliCommand = {
           for (const label of labels?.values() ?? []) label.used = false;
           perQuery = new Map();
           longRankings = 0;
+          unjudged = [];
         },
       }),
     );
     warnings.flush();
-    if (perQuery.size === 0) throw new DataError('the run holds no rankings', { file: runFile });
+    if (perQuery.size === 0) throw new DataError(unjudged.length > 0 ? `none of the run's ${unjudged.length} queries is in the qrels ${qrelsFile}` : 'the run holds no rankings', { file: runFile });
 
     if (labels) {
       for (const label of labels.values()) {
@@ -173,6 +184,10 @@ export const evalExposureCommand: CliCommand = {
     }
 
     if (longRankings > 0) io.stderr.write(`warning: ${longRankings} ranking(s) are longer than k = ${k}; their positions after ${k} are ignored\n`);
+    if (unjudged.length > 0) {
+      const shown = unjudged.slice(0, 10).join(', ') + (unjudged.length > 10 ? `, … (${unjudged.length - 10} more)` : '');
+      io.stderr.write(`note: ${unjudged.length} run quer${unjudged.length === 1 ? 'y is' : 'ies are'} not in the qrels and left out (--judged-only): ${shown}\n`);
+    }
     const skipped = [...candidates.keys()].filter((qid) => !perQuery.has(qid)).length;
     if (skipped > 0) io.stderr.write(`note: ${skipped} qrels quer${skipped === 1 ? 'y has' : 'ies have'} no rankings in the run and ${skipped === 1 ? 'is' : 'are'} skipped\n`);
 

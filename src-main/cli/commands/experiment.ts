@@ -1,5 +1,4 @@
 /** `fairground experiment list|show|export`: experiments and their runs from the command line. */
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ExportFormat } from '../../api/contract/experiments';
 import { writeManifestBeside } from '../../io/manifest/writeManifest';
@@ -8,6 +7,7 @@ import { parseCliArgs } from '../args';
 import { CliError, type CliCommand } from '../command';
 import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceOption';
 import { describeStats, runIdArg, summaryTable, withExperimentServices } from './experimentServices';
+import { writeOutputFile } from '../../io/outputTarget';
 
 export const experimentList: CliCommand = {
   path: ['experiment', 'list'],
@@ -111,7 +111,7 @@ Example (check the exposure numbers independently):
       }
       const path = resolve(io.cwd, values.output);
       try {
-        writeFileSync(path, file.text);
+        writeOutput(path, file.text, path);
       } catch (err) {
         throw new CliError(`cannot write ${values.output} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
       }
@@ -121,3 +121,13 @@ Example (check the exposure numbers independently):
     });
   },
 };
+
+/** An output file through io/outputTarget (atomic, never over a FIFO, device or folder); a refusal is a CLI error. */
+function writeOutput(path: string, content: string, shown: string): void {
+  try {
+    writeOutputFile(path, content, shown);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new CliError(code ? `cannot write ${shown} (${code})` : (err as Error).message);
+  }
+}

@@ -2,7 +2,6 @@
  * `fairground retrieve`: a retrieval run (BM25, dense or RRF) over every query of a collection,
  * stored in the workspace and written as a TREC run.
  */
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { RunSpec } from '../../api/contract/retrieval';
 import { ApiFailure } from '../../api/router';
@@ -12,6 +11,7 @@ import { openWorkspace } from '../../store/workspace';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand, type CliIo } from '../command';
 import { WORKSPACE_HELP, resolveWorkspacePath, workspaceOptionSpec } from '../workspaceOption';
+import { outputTargetPath, writeOutputFile } from '../../io/outputTarget';
 
 const HELP = `Usage: fairground retrieve --collection NAME --method bm25|dense|rrf [options]
 
@@ -49,7 +49,8 @@ ${WORKSPACE_HELP}
   --stopwords S          none (default) | english (Lucene's 33 English stop words)
   --stem                 Porter-stem every token (NLTK mode; off by default, as in Fair-RAG)
  dense:
-  --model NAME|FILE      embedding model: a model-library name ('fairground model add') or a GGUF file
+  --model NAME|FILE      embedding model: a model-library name ('fairground model add'; a simulated reader
+                         embeds with its hashed bag of words) or a GGUF file
   --metric M             cosine (default) | dot
   --threads N            llama.cpp threads (default: physical cores)
   --batch-size N         texts per embedding call (default 16)
@@ -99,6 +100,14 @@ export const retrieveCommand: CliCommand = {
     const method = requireOption(values.method, 'method');
     if (!['bm25', 'dense', 'rrf'].includes(method)) throw new CliError(`--method: expected bm25, dense or rrf, got '${method}'`);
     const threads = numberOption(values.threads, 'threads', { integer: true, min: 1 });
+    // A refused output target is reported before anything is computed or stored.
+    if (values.output !== undefined) {
+      try {
+        outputTargetPath(resolve(io.cwd, values.output), values.output);
+      } catch (err) {
+        throw new CliError((err as Error).message);
+      }
+    }
 
     return withRetrieval(io, values.workspace, threads, async (service) => {
       const collectionId = service.repo.collectionIdByName(collectionName);
@@ -198,8 +207,9 @@ function cliContext(io: CliIo) {
 
 function writeOutput(path: string, given: string, text: string): void {
   try {
-    writeFileSync(path, text);
+    writeOutputFile(path, text, given);
   } catch (err) {
-    throw new CliError(`cannot write ${given} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new CliError(code ? `cannot write ${given} (${code})` : (err as Error).message);
   }
 }

@@ -12,6 +12,7 @@ import { readSpecFile, requireValidSpec } from '../../experiments/specFile';
 import { DataError } from '../../core/errors';
 import { DEMO_COLLECTION_NAME } from '../../services/collectionsDemo';
 import { DEMO_MODEL_NAME, ensureDemo } from '../../services/demoSetup';
+import { DEMO_SIM_NAME, ensureDemoSimReader } from '../../services/simulation/demoSim';
 import { parseShard, type CallPolicy } from '../../engine/queue/callPolicy';
 import { BatchPlanService, type CostEstimate } from '../../services/batchPlans';
 import { numberOption, parseCliArgs } from '../args';
@@ -177,9 +178,20 @@ export async function ensureDemoIfNamed(s: ExperimentCliServices, spec: Record<s
   // Also when it exists: an incomplete demo (a load killed midway) is completed (issue 15 item 1).
   const wantsCollection = spec.collection === DEMO_COLLECTION_NAME;
   const wantsModel = generator?.model === DEMO_MODEL_NAME && !s.models.models.getByName(DEMO_MODEL_NAME);
-  if (!wantsCollection && !wantsModel) return;
+  // The demo's simulated reader, named anywhere in the spec (generator, judge): a workspace with the
+  // demo collection but another model library gets it too (issue 26 item 1).
+  const wantsSim = namesModel(spec, DEMO_SIM_NAME) && !s.models.models.getByName(DEMO_SIM_NAME);
+  if (!wantsCollection && !wantsModel && !wantsSim) return;
   const demo = await ensureDemo(s, (m) => io.stderr.write(`${m}\n`));
   if (wantsModel && demo.model === 'skipped') throw new CliError(`the spec names the demo model '${DEMO_MODEL_NAME}', which this workspace does not have (its library already holds other models)`);
+  if (wantsSim && ensureDemoSimReader(s) === 'created') io.stderr.write(`Registered the simulated reader '${DEMO_SIM_NAME}' (planted truth) of the demo collection\n`);
+}
+
+/** Whether some `model` field of the spec (at any depth) is `name`. */
+function namesModel(value: unknown, name: string): boolean {
+  if (Array.isArray(value)) return value.some((v) => namesModel(v, name));
+  if (typeof value !== 'object' || value === null) return false;
+  return Object.entries(value).some(([k, v]) => (k === 'model' && v === name) || namesModel(v, name));
 }
 
 /** Waits for the job, printing progress on stderr (at most once a second) and cancelling on Ctrl-C. */

@@ -4,7 +4,6 @@
  * and prints the power of the spec's own significance test per effect × number of queries (× samples N
  * for Fair RAG), with 95% Wilson intervals; --csv writes the table, --json the whole report.
  */
-import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defaultExperimentRegistry } from '../../experiments/kinds';
 import { readSpecFile, requireValidSpec } from '../../experiments/specFile';
@@ -14,6 +13,7 @@ import { numberOption, parseCliArgs } from '../args';
 import { CliError, type CliCommand } from '../command';
 import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceOption';
 import { withExperimentServices } from './experimentServices';
+import { writeOutputFile } from '../../io/outputTarget';
 
 const HELP = `Usage: fairground simulate power SPEC --effect E[,E…] --reps R [options]
 
@@ -90,7 +90,7 @@ export const simulatePowerCommand: CliCommand = {
         last = now;
         io.stderr.write(`[${done} / ${total} runs] ${message}\n`);
       });
-      if (values.csv) writeFileSync(resolve(io.cwd, values.csv), powerCsv(report));
+      if (values.csv) writeOutput(resolve(io.cwd, values.csv), powerCsv(report), values.csv);
       if (values.json) {
         io.stdout.write(`${JSON.stringify(report)}\n`);
         return 0;
@@ -112,3 +112,13 @@ export const simulatePowerCommand: CliCommand = {
     });
   },
 };
+
+/** An output file through io/outputTarget (atomic, never over a FIFO, device or folder); a refusal is a CLI error. */
+function writeOutput(path: string, content: string, shown: string): void {
+  try {
+    writeOutputFile(path, content, shown);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new CliError(code ? `cannot write ${shown} (${code})` : (err as Error).message);
+  }
+}

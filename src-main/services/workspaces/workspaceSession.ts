@@ -11,6 +11,7 @@
  * in Electron, an allowed folder in browser mode); New names a `.fairground` file to create in a
  * folder it may write. Every workspace opened is put first in the app's recent list.
  */
+import { isAbsolute, resolve } from 'node:path';
 import { ApiFailure, type Router } from '../../api/router';
 import type { AppServices } from '../appServices';
 import { EventBus } from '../eventBus';
@@ -94,7 +95,10 @@ export class WorkspaceSession implements WorkspaceSwitcher {
   }
 
   async open(path: string): Promise<{ path: string; name: string }> {
-    const real = this.currentServices.paths.checkFile(path, 'path');
+    // A workspace the user opened before (Settings → Recent) reopens wherever it is: the recent list
+    // is the app's own (config folder), not a request's (issue 26 item 3). Any other path follows
+    // the file policy.
+    const real = this.isRecent(path) ? this.currentServices.paths.grant(path) : this.currentServices.paths.checkFile(path, 'path');
     if (real === this.currentServices.workspace.path) return this.current();
     return this.switchTo(real, false);
   }
@@ -139,6 +143,12 @@ export class WorkspaceSession implements WorkspaceSwitcher {
     } finally {
       this.switching = false;
     }
+  }
+
+  private isRecent(path: string): boolean {
+    if (!isAbsolute(path)) return false;
+    const abs = resolve(path);
+    return this.recentList.list().some((r) => r.path === abs);
   }
 
   private remember(path: string): void {

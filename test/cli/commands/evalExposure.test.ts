@@ -130,6 +130,24 @@ describe('fairground eval exposure', () => {
     expect(await runCliCaptured(args('-'), { cwd: dir, stdin: [...lines.slice(12), ...lines.slice(0, 12)].join('\n') })).toEqual(grouped);
   });
 
+  it('--judged-only leaves out run queries the qrels do not hold, names them, and means over the rest (#26)', async () => {
+    // q3 and q9 have no qrels: without the option the first is an error; with it the means are q1's and q2's alone.
+    const extra = file(`${RUN}\nq3 Q0 a 1 3 pl\nq9 Q0 a 1 3 pl\n`, 'extra.trec');
+    const strict = await cli(['eval', 'exposure', '--run', extra, '--qrels', qrels, '-k', '3']);
+    expect(strict.code).toBe(2);
+    expect(strict.stderr).toMatch(/extra\.trec:19: qid: query 'q3' is not in the qrels utility\.qrels \(--judged-only leaves such queries out\)/);
+    const r = await cli(['eval', 'exposure', '--run', extra, '--qrels', qrels, '-k', '3', '--judged-only']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('note: 2 run queries are not in the qrels and left out (--judged-only): q3, q9\n');
+    const t = table(r.stdout);
+    expect(t['EE-D all']).toBe('1.812500');
+    expect(t['EE-R_norm all']).toBe('0.791667');
+    // Only unjudged queries: an error that says so.
+    const none = await cli(['eval', 'exposure', '--run', file('q9 Q0 a 1 3 pl\n', 'none.trec'), '--qrels', qrels, '-k', '3', '--judged-only']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/none\.trec: none of the run's 1 queries is in the qrels utility\.qrels/);
+  });
+
   it('without -q prints only the mean rows; --target code reproduces E1 = 0.5556', async () => {
     const r = await cli(['eval', 'exposure', '--run', run, '--qrels', qrels, '-k', '3', '--target', 'code']);
     expect(r.code).toBe(0);
