@@ -53,6 +53,15 @@ export interface Tracked<R> {
 export interface CachedEngineOptions {
   /** Calls in flight at once (local: the model's sequences; remote: the pool's limits). Default 1. */
   capacity?: () => number;
+  /**
+   * Calls handed to the engine beyond `capacity`, which the engine itself keeps queued (default 0).
+   * A local worker gets 1: it starts its next call the moment one ends, instead of idling while the
+   * answer travels to this process and the next call travels back — the round trip that two
+   * processes on a busy machine each wait to be scheduled for. The engine still computes
+   * `capacity` calls at once (the worker's sequences), so outputs and batch layout are unchanged;
+   * a kill loses the calls computing and the one queued, none stored.
+   */
+  lookahead?: number;
 }
 
 /** What every view of one engine shares: its queue, its identity, its counters, its calls in flight. */
@@ -94,7 +103,9 @@ export class CachedEngine implements Engine {
     private readonly policy: CallPolicy = COMPUTE,
     private readonly run?: RunCalls,
   ) {
-    this.state = shared ?? new EngineState(options.capacity ?? (() => 1));
+    const capacity = options.capacity ?? (() => 1);
+    const lookahead = Math.max(0, Math.floor(options.lookahead ?? 0));
+    this.state = shared ?? new EngineState(lookahead > 0 ? () => capacity() + lookahead : capacity);
   }
 
   /** A view of this engine for one run: its own policy and counters, the shared queue and cache. */
@@ -169,7 +180,7 @@ export class CachedEngine implements Engine {
     keep: (r: R) => boolean = () => true,
   ): Promise<Tracked<R>> {
     const counts = this.state.counts;
-    if (!cacheable) {
+    if (!cacheable && this.policy.mode !== 'estimate') {
       counts.bypassed++;
       return { result: await this.inQueue(() => call(signal), signal), fromCache: false };
     }
@@ -177,8 +188,10 @@ export class CachedEngine implements Engine {
     const identity = await abortable(this.identity(), signal, 'the model identity lookup');
     const key = callCacheKey(identity, op, request);
     const hit = this.store.get(key);
-    if (hit) return this.hit(hit.response as R);
+    if (hit) return this.hit(hit.response as R, key);
     if (!computes(this.policy, key)) {
+      // A cost estimate's stand-in answer: used, never stored, never computed.
+      if (this.policy.mode === 'estimate' && this.policy.standIns.has(key)) return { result: this.policy.standIns.get(key) as R, fromCache: false };
       const deferred = { key, modelKey: identity.modelKey, op, request, engine: this.inner };
       this.run?.noteDeferred(deferred);
       throw new CallDeferredError(deferred);
@@ -186,21 +199,30 @@ export class CachedEngine implements Engine {
     const running = this.state.computing.get(key) as Promise<R> | undefined;
     if (running) return { result: await running, fromCache: true };
     let computedHere = false;
-    const computing = this.inQueue(async () => {
-      // Another process (or a view that finished a moment ago) may have stored it while this waited;
-      // if not, claim it, so that a concurrent cache import leaves it to this computation.
-      const late = this.store.claim ? this.store.claim(key) : this.store.get(key);
-      if (late) return late.response as R;
-      const started = performance.now();
-      // Which endpoint computed it (remote pools fill this in), for the cache row and the manifest.
-      const report: CallReport = { servedBy: [], attempts: 0 };
-      let response: R;
-      try {
-        response = await call(signal, report);
-      } catch (err) {
-        this.store.release?.(key);
-        throw err;
-      }
+    const computing = (async (): Promise<R> => {
+      // The slot is held for the engine's work only: the cache write below happens after the next
+      // queued call has gone to the engine, so the engine never waits for the workspace's writes.
+      // The key stays in `computing` until the row is written, so an identical call meanwhile
+      // waits for this one instead of computing it again.
+      const done = await this.inQueue(async () => {
+        // Another process (or a view that finished a moment ago) may have stored it while this waited;
+        // if not, claim it, so that a concurrent cache import leaves it to this computation.
+        const late = this.store.claim ? this.store.claim(key) : this.store.get(key);
+        if (late) return { late: true as const, response: late.response as R };
+        const started = performance.now();
+        // Which endpoint computed it (remote pools fill this in), for the cache row and the manifest.
+        const report: CallReport = { servedBy: [], attempts: 0 };
+        try {
+          const response = await call(signal, report);
+          // The engine's own time where it measures one (a queued call's wait is not the call's).
+          return { late: false as const, response, durationMs: report.engineMs ?? performance.now() - started, report };
+        } catch (err) {
+          this.store.release?.(key);
+          throw err;
+        }
+      }, signal);
+      if (done.late) return done.response;
+      const { response, durationMs, report } = done;
       computedHere = true;
       if (!keep(response)) {
         this.store.release?.(key);
@@ -210,21 +232,24 @@ export class CachedEngine implements Engine {
       counts.misses++;
       if (this.run) this.run.computed++;
       const servedBy = report.servedBy.join(' ');
-      const stored = this.store.put({ key, modelKey: identity.modelKey, op, request, response, durationMs: performance.now() - started, ...(servedBy ? { servedBy } : {}) });
+      const stored = this.store.put({ key, modelKey: identity.modelKey, op, request, response, durationMs, ...(servedBy ? { servedBy } : {}) });
       // Stored meanwhile by another writer (not a claiming import): the first answer stays, and this
       // run uses it too, so its results are what the cache holds.
       if (!stored) return (this.store.get(key)?.response as R | undefined) ?? response;
       return response;
-    }, signal).finally(() => this.state.computing.delete(key));
+    })().finally(() => this.state.computing.delete(key));
     this.state.computing.set(key, computing);
     const result = await computing;
-    if (!computedHere) return this.hit(result);
+    if (!computedHere) return this.hit(result, key);
     return { result, fromCache: false };
   }
 
-  private hit<R>(result: R): Tracked<R> {
+  private hit<R>(result: R, key: string): Tracked<R> {
     this.state.counts.hits++;
-    if (this.run) this.run.hits++;
+    if (this.run) {
+      this.run.hits++;
+      this.run.hitKeys.add(key);
+    }
     return { result, fromCache: true };
   }
 

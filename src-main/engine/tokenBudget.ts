@@ -85,3 +85,19 @@ function matchPrefix(text: string, decoded: string): string | undefined {
   const body = decoded.trimStart();
   return text.startsWith(body, lead) ? text.slice(0, lead + body.length) : undefined;
 }
+
+/**
+ * A common cap for texts that must share a room (prompt budgets that cut every document alike):
+ * the largest integer c ≥ 0 with Σ min(lengths_i, c) ≤ room (every length when they all fit).
+ */
+export function waterLevel(lengths: readonly number[], room: number): number {
+  const sorted = [...lengths].sort((a, b) => a - b);
+  let used = 0;
+  for (let i = 0; i < sorted.length; i++) {
+    const left = sorted.length - i;
+    const v = sorted[i] as number;
+    if (used + v * left > room) return Math.max(0, Math.floor((room - used) / left));
+    used += v;
+  }
+  return sorted.length === 0 ? 0 : (sorted[sorted.length - 1] as number);
+}

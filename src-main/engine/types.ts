@@ -145,6 +145,11 @@ export interface CallReport {
   servedBy: string[];
   /** HTTP attempts made, retries included. */
   attempts: number;
+  /**
+   * The engine's own time for the call where it measures one (the local worker: from the moment the
+   * call had its sequence to its answer, without the time it waited queued), in ms.
+   */
+  engineMs?: number;
 }
 
 export interface Engine {

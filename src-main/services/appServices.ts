@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { openWorkspace, type OpenOptions, type Workspace } from '../store/workspace';
 import { CollectionsService } from './collectionsService';
+import { removeAbandonedImports } from './collectionsImport';
 import { ConversationsService } from './conversations/conversationsService';
 import { EventBus } from './eventBus';
 import { BatchPlanService } from './batchPlans';
@@ -90,6 +91,12 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
   // Keys stored as plain text by an older version are sealed now (issue 17 item 8).
   secrets.migratePlainKeys(workspace.db);
   const collections = new CollectionsService(workspace.db, jobs, paths);
+  // Rows of an import whose process was killed stay hidden in the file until removed: the app
+  // removes them as it opens the workspace (as it marks a dead process's jobs interrupted).
+  const abandonedImports =
+    options.markInterrupted !== false && workspace.path !== ':memory:'
+      ? removeAbandonedImports(collections.repo, undefined).catch((err: unknown) => log?.write('warn', 'import', `could not remove an interrupted import: ${String(err)}`))
+      : Promise.resolve();
   const conversations = new ConversationsService(workspace.db);
   // Embedding models: a library name or a GGUF path; llama.cpp threads follow the setting (0 = physical cores).
   // A GGUF path (rather than a library name) from a request is a path like any other: checked.
@@ -123,6 +130,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
       await jobs.shutdown();
       await models.close();
       await retrieval.close();
+      await abandonedImports;
       workspace.close();
       detachEngineLog();
     },

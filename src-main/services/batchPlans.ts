@@ -26,7 +26,9 @@ import { DataError, quoteValue } from '../core/errors';
 import { CallsDeferredError, type CallPolicy, type DeferredCall } from '../engine/queue/callPolicy';
 import { RunCalls } from '../engine/queue/runCalls';
 import { BatchRouteError, batchRequestLines, resultFromBatch, type BatchRequestLine, type BatchRoutes, type BatchSettings } from '../engine/remote/batchCodec';
-import { EngineError } from '../engine/types';
+import { EngineError, type EmbedRequest, type GenerateRequest, type ScoreRequest } from '../engine/types';
+import { SimEngine } from '../engine/sim/simEngine';
+import { estimateTokenCount } from '../engine/tokenBudget';
 import { claimedByLiveRun } from '../store/callCacheRepo';
 import { checkMergeSource } from '../store/mergeSource';
 import type { CallCacheRepo } from '../store/callCacheRepo';
@@ -52,6 +54,20 @@ export interface CostLine {
   /** Calls the engine's queue keeps in flight. */
   concurrency: number;
   etaSeconds: number | null;
+  /** The stage of the plan (1: prompts known before anything runs; later: after the answers they depend on). */
+  stage?: number;
+  /** What the calls are for, read from the requests (answers, constrained answers, scoring, embeddings). */
+  purpose?: string;
+  /** A later stage's count: an estimate (its prompts depend on outputs not computed yet). */
+  estimated?: boolean;
+}
+
+export interface CostStage {
+  stage: number;
+  toCompute: number;
+  estimated: boolean;
+  /** How the stage was counted, in words. */
+  basis: string;
 }
 
 export interface CostEstimate {
@@ -65,6 +81,8 @@ export interface CostEstimate {
   note: string;
   /** The spec's design warnings (issue 23 item 5); [] when none. */
   warnings: DesignWarning[];
+  /** Calls per stage of the plan (issue 26 item 2): stage 1 exact, later stages estimates. */
+  stages?: CostStage[];
 }
 
 interface ImportLine {
@@ -345,19 +363,68 @@ export class BatchPlanService {
 
   /**
    * What running the experiment would cost, without calling any engine: a throwaway run of the
-   * current spec under the defer policy (items and run are deleted afterwards; nothing is computed).
+   * current spec (items and run are deleted afterwards; nothing is computed, nothing is cached),
+   * walked stage by stage (issue 26 item 2). Stage 1 is the calls the plan asks for before any
+   * answer exists (their prompts are known: exact). Each uncached call then gets a stand-in answer
+   * — the simulated reader's own (deterministic, so exactly what the run will get), for any other
+   * engine a well-formed placeholder (a distinct text per call; the first choice of a constraint) —
+   * and the run goes on to the calls that depend on those answers: stage 2, and so on until the
+   * plan finishes. Later stages are marked as estimates.
    */
   async estimate(experimentId: number, signal: AbortSignal): Promise<CostEstimate> {
     const experiment = this.experiments.repo.experiment(experimentId);
     if (!experiment) throw new ApiFailure('not-found', `no experiment with id ${experimentId}`, 'id');
     const run = this.experiments.repo.createRun({ experimentId, spec: experiment.spec, specVersion: experiment.version });
     try {
-      const outcome = await this.runWithPolicy(run.id, { mode: 'defer' }, { signal, progress: () => {} });
+      const standIns = new Map<string, unknown>();
+      const stages: DeferredCall[][] = [];
+      const hitKeys = new Set<string>();
+      const placeholders = new Set<number>();
+      let stoppedBy: string | null = null;
+      for (;;) {
+        let outcome: PolicyRunOutcome;
+        try {
+          outcome = await this.runWithPolicy(run.id, { mode: 'estimate', standIns }, { signal, progress: () => {} });
+        } catch (err) {
+          // A first stage that fails is the spec's error; a later one may fail on a placeholder answer.
+          if (stages.length === 0 || signal.aborted) throw err;
+          stoppedBy = `stage ${stages.length + 1} could not be walked with stand-in answers (${(err as Error).message.slice(0, 200)})`;
+          break;
+        }
+        for (const k of outcome.calls.hitKeys) hitKeys.add(k);
+        if (outcome.finished) break;
+        const fresh = outcome.calls.deferred().filter((c) => !standIns.has(c.key));
+        if (fresh.length === 0) {
+          stoppedBy = `the run stopped after stage ${stages.length} without asking for new calls (${outcome.message})`;
+          break;
+        }
+        stages.push(fresh);
+        if (stages.length >= MAX_ESTIMATE_STAGES) {
+          stoppedBy = `the plan has more than ${MAX_ESTIMATE_STAGES} stages; later ones are not priced`;
+          break;
+        }
+        for (const call of fresh) {
+          const answer = await standInAnswer(call, signal);
+          if (answer.placeholder) placeholders.add(stages.length);
+          standIns.set(call.key, answer.result);
+        }
+      }
+      // Hits of calls a later stage found in the cache are counted once (a resumed unit asks again).
       const warnings = await this.experiments.designWarnings(experiment.spec);
-      return { ...(await this.price(null, outcome)), warnings };
+      return { ...(await this.price(stages, hitKeys.size, stoppedBy, placeholders)), warnings };
     } finally {
       this.experiments.repo.deleteRun(run.id);
+      this.giveBackId('runs', run.id);
     }
+  }
+
+  /**
+   * A throwaway row's id is given back (issue 26: run and experiment numbers stay consecutive): the
+   * table's AUTOINCREMENT counter is set back to what it was before the row, unless a later row was
+   * made meanwhile (then the gap stays: ids are never reused below a live row).
+   */
+  private giveBackId(table: 'runs' | 'experiments', id: number): void {
+    this.db.prepare(`UPDATE sqlite_sequence SET seq = ? WHERE name = ? AND seq = ?`).run(id - 1, table, id);
   }
 
   /**
@@ -377,50 +444,148 @@ export class BatchPlanService {
       return await this.estimate(experiment.id, signal);
     } finally {
       this.experiments.repo.deleteExperiment(experiment.id);
+      this.giveBackId('experiments', experiment.id);
     }
   }
 
-  private async price(runId: number | null, outcome: PolicyRunOutcome): Promise<Omit<CostEstimate, 'warnings'>> {
-    const groups = new Map<string, { calls: DeferredCall[]; name: string; concurrency: number }>();
-    for (const call of outcome.calls.deferred()) {
-      const id = `${call.modelKey}\n${call.op}`;
-      let g = groups.get(id);
-      if (!g) {
-        const identity = await call.engine.identity();
-        const capacity = (call.engine as { capacity?: () => number }).capacity?.() ?? 1;
-        g = { calls: [], name: identity.modelName, concurrency: capacity };
-        groups.set(id, g);
+  private async price(stages: readonly DeferredCall[][], fromCache: number, stoppedBy: string | null, placeholders: ReadonlySet<number>): Promise<Omit<CostEstimate, 'warnings'>> {
+    const lines: CostLine[] = [];
+    const stageSummaries: CostStage[] = [];
+    for (const [index, calls] of stages.entries()) {
+      const stage = index + 1;
+      const groups = new Map<string, { calls: DeferredCall[]; name: string; concurrency: number }>();
+      for (const call of calls) {
+        const id = `${call.modelKey}\n${call.op}\n${callPurpose(call)}`;
+        let g = groups.get(id);
+        if (!g) {
+          const identity = await call.engine.identity();
+          const capacity = (call.engine as { capacity?: () => number }).capacity?.() ?? 1;
+          g = { calls: [], name: identity.modelName, concurrency: capacity };
+          groups.set(id, g);
+        }
+        g.calls.push(call);
       }
-      g.calls.push(call);
+      for (const g of groups.values()) {
+        const { op, modelKey } = g.calls[0]!;
+        const meanCallMs = this.cache.meanDurationMs(modelKey, op);
+        const concurrency = Math.max(1, g.concurrency);
+        lines.push({
+          model: g.name,
+          op,
+          toCompute: g.calls.length,
+          promptChars: g.calls.reduce((a, c) => a + promptChars(c), 0),
+          meanCallMs,
+          concurrency,
+          etaSeconds: meanCallMs === null ? null : Math.round((meanCallMs * g.calls.length) / concurrency / 1000),
+          stage,
+          purpose: callPurpose(g.calls[0]!),
+          estimated: stage > 1,
+        });
+      }
+      stageSummaries.push({
+        stage,
+        toCompute: calls.length,
+        estimated: stage > 1,
+        basis:
+          stage === 1
+            ? 'the prompts are known: exact'
+            : placeholders.has(stage - 1)
+              ? 'estimated: the outputs of the stage before are not known, placeholders stood in for them (one distinct output per call, so calls that depend on distinct outputs are counted at most)'
+              : "estimated: counted with the simulated reader's own answers to the stage before (deterministic, so the run asks for these)",
+      });
     }
-    const lines: CostLine[] = [...groups.values()].map((g) => {
-      const { op, modelKey } = g.calls[0]!;
-      const meanCallMs = this.cache.meanDurationMs(modelKey, op);
-      const concurrency = Math.max(1, g.concurrency);
-      return {
-        model: g.name,
-        op,
-        toCompute: g.calls.length,
-        promptChars: g.calls.reduce((a, c) => a + promptChars(c), 0),
-        meanCallMs,
-        concurrency,
-        etaSeconds: meanCallMs === null ? null : Math.round((meanCallMs * g.calls.length) / concurrency / 1000),
-      };
-    });
     const eta = lines.every((l) => l.etaSeconds !== null) ? lines.reduce((a, l) => a + l.etaSeconds!, 0) : null;
     const toCompute = lines.reduce((a, l) => a + l.toCompute, 0);
+    const later = stageSummaries.filter((st) => st.estimated).reduce((a, st) => a + st.toCompute, 0);
+    const complete = stoppedBy === null;
     return {
-      runId,
-      fromCache: outcome.calls.hits,
+      runId: null,
+      fromCache,
       toCompute,
       lines,
       etaSeconds: toCompute === 0 ? 0 : eta,
-      complete: outcome.finished || toCompute === 0,
-      note: outcome.finished
-        ? 'every call is in the cache'
-        : 'calls of later stages (e.g. attribution judgments of outputs not generated yet) are priced once the outputs they need exist',
+      complete,
+      note:
+        toCompute === 0
+          ? 'every call is in the cache'
+          : `${stages.length} stage(s); ${stageSummaries[0]?.toCompute ?? 0} call(s) of stage 1 are exact${later > 0 ? `, the ${later} call(s) of later stages are estimates (their prompts depend on outputs not computed yet)` : ''}${complete ? '' : `; not priced further: ${stoppedBy}`}`,
+      stages: stageSummaries,
     };
   }
+}
+
+/** More stages than any kind has (RichRAG's list-wise ranker takes one stage per chosen document). */
+const MAX_ESTIMATE_STAGES = 40;
+
+/** What a call is for, read from its request's shape (a cost line per model, operation and purpose). */
+function callPurpose(call: DeferredCall): string {
+  const r = call.request as { jsonSchema?: unknown; grammar?: unknown; continuations?: unknown; texts?: unknown };
+  if (call.op === 'embed') return 'embeddings';
+  if (call.op === 'score') return 'scoring';
+  if (r.jsonSchema !== undefined || r.grammar !== undefined) return 'constrained answers (judgments, choices)';
+  return 'answers';
+}
+
+/**
+ * The answer a cost estimate lets a call have, so that the stages after it can be walked: the
+ * simulated reader computes its own (in memory, not stored: it is deterministic and free); any
+ * other engine's call gets a well-formed placeholder.
+ */
+async function standInAnswer(call: DeferredCall, signal: AbortSignal): Promise<{ result: unknown; placeholder: boolean }> {
+  if (call.engine instanceof SimEngine) {
+    const e = call.engine;
+    const result = call.op === 'generate' ? await e.generate(call.request as GenerateRequest, signal) : call.op === 'score' ? await e.score(call.request as ScoreRequest, signal) : await e.embed(call.request as EmbedRequest, signal);
+    return { result, placeholder: false };
+  }
+  return { result: placeholderAnswer(call), placeholder: true };
+}
+
+/**
+ * A placeholder answer of the right shape: a generation is a text distinct per call (so stages that
+ * count distinct outputs count at most), or the first value its JSON schema or grammar allows; a
+ * score gives every continuation log-probability −1 per token; an embedding is a unit vector from
+ * the call's key.
+ */
+export function placeholderAnswer(call: Pick<DeferredCall, 'key' | 'op' | 'request'>): unknown {
+  if (call.op === 'score') {
+    const r = call.request as ScoreRequest;
+    return {
+      promptTokens: estimateTokenCount(r.prompt),
+      scores: r.continuations.map((c) => {
+        const tokens = c.match(/\s+|\S+/g) ?? [c];
+        return { tokens, logprobs: tokens.map(() => -1), sum: -tokens.length, mean: -1 };
+      }),
+    };
+  }
+  if (call.op === 'embed') {
+    const r = call.request as EmbedRequest;
+    const dims = 8;
+    return { dimensions: dims, vectors: r.texts.map((_t, i) => Array.from({ length: dims }, (_v, j) => (j === (i + parseInt(call.key.slice(0, 4), 16)) % dims ? 1 : 0))) };
+  }
+  const r = call.request as GenerateRequest & { jsonSchema?: Record<string, unknown>; grammar?: string };
+  let text = `(placeholder ${call.key.slice(0, 12)})`;
+  if (r.jsonSchema) text = JSON.stringify(schemaInstance(r.jsonSchema));
+  else if (typeof r.grammar === 'string') text = /^\s*root\s*::=\s*"((?:[^"\\]|\\.)*)"/m.exec(r.grammar)?.[1] ?? '';
+  return { text, promptTokens: estimateTokenCount(r.prompt ?? ''), completionTokens: 1, finishReason: 'stop' };
+}
+
+function schemaInstance(schema: Record<string, unknown>): unknown {
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0];
+  if ('const' in schema) return schema.const;
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (type === 'object') {
+    const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+    return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, schemaInstance(v)]));
+  }
+  if (type === 'array') {
+    const n = typeof schema.minItems === 'number' ? schema.minItems : 1;
+    const items = (schema.items ?? {}) as Record<string, unknown>;
+    return Array.from({ length: n }, () => schemaInstance(items));
+  }
+  if (type === 'string') return typeof schema.minLength === 'number' && schema.minLength > 0 ? 'x'.repeat(schema.minLength) : 'x';
+  if (type === 'number' || type === 'integer') return typeof schema.minimum === 'number' ? schema.minimum : 0;
+  if (type === 'boolean') return false;
+  return null;
 }
 
 function batchSettingsOf(call: DeferredCall): BatchSettings {

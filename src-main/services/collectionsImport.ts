@@ -181,8 +181,11 @@ async function importInRanges(
   }
 }
 
-/** Collections of imports whose process died while filling them (see importInRanges) are deleted. */
-async function removeAbandonedImports(repo: CollectionsRepo, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * Collections of imports whose process died while filling them (see importInRanges) are deleted:
+ * at the next import, and when the app opens the workspace (appServices.ts).
+ */
+export async function removeAbandonedImports(repo: CollectionsRepo, signal: AbortSignal | undefined): Promise<void> {
   for (const c of repo.list()) {
     const pid = Number(IMPORTING.exec(c.name)?.[1]);
     if (!Number.isInteger(pid) || pid === process.pid || !ownerGone({ pid, host: hostname() })) continue;

@@ -4,9 +4,10 @@
  * died under them so they can be resumed (resumable work keeps its finished LLM calls in the cache).
  */
 import { randomUUID } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import type { Job, JobStatus } from '../api/contract/jobs';
 import { ApiFailure } from '../api/router';
+import { commitWithoutSync } from '../store/callCacheRepo';
 import { BUSY_TIMEOUT_MS, onBlockingWait, WAITING_FOR_WORKSPACE, withWriteLock } from '../store/workspace';
 import type { EventBus } from './eventBus';
 import { currentOwner, ownerGone, type ProcessOwner } from './processOwner';
@@ -76,6 +77,8 @@ export class JobRunner {
   private readonly kinds = new Map<string, JobKind>();
   /** Jobs whose latest progress could not be written yet (another process held the write lock), with the retry timer. */
   private readonly unwritten = new Map<string, ReturnType<typeof setTimeout>>();
+  /** Statements of the progress path, prepared once (a run reports progress after every call). */
+  private readonly stmts = new Map<string, Statement>();
 
   constructor(
     private readonly db: Database,
@@ -118,6 +121,11 @@ export class JobRunner {
 
   isResumable(kind: string): boolean {
     return this.kinds.has(kind);
+  }
+
+  /** Whether the job runs in this process now (started and not yet settled). */
+  isLive(id: string): boolean {
+    return this.running.has(id);
   }
 
   /** Start a registered kind with params. */
@@ -240,7 +248,7 @@ export class JobRunner {
   }
 
   get(id: string): Job {
-    const row = this.db.prepare(`SELECT * FROM jobs WHERE id=?`).get(id) as JobRow | undefined;
+    const row = this.st(`SELECT * FROM jobs WHERE id=?`).get(id) as JobRow | undefined;
     if (!row) throw new ApiFailure('not-found', `no job with id ${id}`);
     return this.toJob(row);
   }
@@ -287,11 +295,10 @@ export class JobRunner {
   private writeLatest(id: string): void {
     const last = this.latest.get(id);
     if (!last) return;
-    const wrote = tryWrite(this.db, () =>
-      this.db
-        .prepare(`UPDATE jobs SET progress=?, total=coalesce(?, total), message=coalesce(?, message) WHERE id=? AND status='running'`)
-        .run(last.done, last.total ?? null, last.message ?? null, id),
-    );
+    // A progress line is committed without waiting for the disk (a power loss may only lose the
+    // latest lines; the job's final status is written with the workspace's full durability).
+    const update = this.st(`UPDATE jobs SET progress=?, total=coalesce(?, total), message=coalesce(?, message) WHERE id=? AND status='running'`);
+    const wrote = tryWrite(this.db, () => commitWithoutSync(this.db, () => update.run(last.done, last.total ?? null, last.message ?? null, id)), this.busyStatements());
     clearTimeout(this.unwritten.get(id));
     this.unwritten.delete(id);
     if (wrote) return;
@@ -333,6 +340,19 @@ export class JobRunner {
     this.events.emit('job.updated', this.get(id));
   }
 
+  private st(sql: string): Statement {
+    let s = this.stmts.get(sql);
+    if (!s) this.stmts.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
+  private busyStatements(): BusyStatements {
+    return {
+      read: this.st('PRAGMA busy_timeout'),
+      none: this.st('PRAGMA busy_timeout = 0'),
+    };
+  }
+
   private toJob(row: JobRow): Job {
     const running = this.running.get(row.id);
     const pending = this.unwritten.has(row.id) ? this.latest.get(row.id) : undefined;
@@ -365,14 +385,21 @@ export class JobRunner {
   }
 }
 
+/** Prepared busy_timeout statements (the progress path runs them after every reported call). */
+interface BusyStatements {
+  read: Statement;
+  none: Statement;
+}
+
 /** Runs a write now, or returns false at once when another connection holds the write lock (never waits in SQLite's busy timeout). */
-function tryWrite(db: Database, write: () => unknown): boolean {
+function tryWrite(db: Database, write: () => unknown, busy?: BusyStatements): boolean {
   if (db.inTransaction) {
     write();
     return true;
   }
-  const previous = db.pragma('busy_timeout', { simple: true }) as number;
-  db.pragma('busy_timeout = 0');
+  const previous = busy ? (busy.read.pluck().get() as number) : (db.pragma('busy_timeout', { simple: true }) as number);
+  if (busy) busy.none.run();
+  else db.pragma('busy_timeout = 0');
   try {
     write();
     return true;

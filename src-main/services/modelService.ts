@@ -206,7 +206,8 @@ export class ModelService {
     if (existing && !(existing.inner instanceof SimEngine && ref.kind === 'local' && !simWorldIsCurrent(this.db, this.require(ref.modelId), existing.inner))) return existing;
     const inner = ref.kind === 'local' ? this.localEngine(ref.modelId) : this.remoteEngine(ref.endpointId);
     const capacity = this.capacityOf(ref, inner);
-    const engine = new CachedEngine(inner, this.cache, { capacity });
+    // A local worker keeps one call queued beyond its sequences (CachedEngineOptions.lookahead).
+    const engine = new CachedEngine(inner, this.cache, { capacity, ...(inner instanceof LocalEngine ? { lookahead: 1 } : {}) });
     this.engines.set(key, engine);
     return engine;
   }

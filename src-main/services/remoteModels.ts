@@ -9,7 +9,8 @@ import { DataError } from '../core/errors';
 import { remoteDefaults, remoteModelKey, resolveRemoteConfig, type RemoteEngineConfig, type RemoteServerKind } from '../engine/remote/remoteEngineConfig';
 import type { ProbeTarget } from '../engine/remote/probeHttp';
 import { reportedPartOf, revisionIdentifiesWeights, revisionWithFingerprint } from '../engine/remote/servedRevision';
-import { listModel, probeCapabilities, type ServerCapabilities } from '../engine/remote/serverProbe';
+import { chooseTransports, listModel, probeCapabilities, type ServerCapabilities } from '../engine/remote/serverProbe';
+import { probePoolContextSize } from '../engine/remote/contextProbe';
 import { listedNames, verifyEndpointWeights, type ExpectedWeights } from '../engine/remote/weightsCheck';
 import { compareFingerprints, takeFingerprint, type WeightsFingerprint } from '../engine/remote/weightsFingerprint';
 import { ApiFailure } from '../api/router';
@@ -43,6 +44,11 @@ export interface StoredRemoteSettings {
   capabilities?: ServerCapabilities;
   /** Per-request timeout (one HTTP attempt), milliseconds. */
   timeoutMs?: number;
+  /**
+   * The context one request may use, as the servers reported it at `remote add` (contextProbe.ts;
+   * the smallest of a pool's), or why none was: the default prompt budget (context − maxTokens).
+   */
+  context?: { size: number; source: string } | { size: null; reason: string };
 }
 
 export interface RemoteInput {
@@ -69,9 +75,19 @@ export function endpointsOf(row: RemoteRow): Array<{ baseUrl: string; maxConcurr
   return s.endpoints && s.endpoints.length > 0 ? s.endpoints : [{ baseUrl: row.base_url, maxConcurrency: s.maxConcurrency ?? remoteDefaults.maxConcurrency }];
 }
 
+/**
+ * The engine configuration of a row. The JSON-schema transports and the requests refused before
+ * they are sent come from what the probe at `remote add` saw the server honour
+ * (serverProbe.ts `chooseTransports`); a row without a probe keeps its server kind's defaults.
+ */
 export function engineConfigOf(row: RemoteRow): RemoteEngineConfig {
   const s = storedSettings(row);
+  const chosen = chooseTransports(s.serverKind ?? 'openai', s.capabilities);
+  const refused = Object.keys(chosen.refusals).length > 0;
   return {
+    ...(chosen.jsonSchemaTransport ? { jsonSchemaTransport: chosen.jsonSchemaTransport } : {}),
+    ...(chosen.chatJsonSchemaTransport ? { chatJsonSchemaTransport: chosen.chatJsonSchemaTransport } : {}),
+    ...(refused ? { refusals: chosen.refusals } : {}),
     model: row.model,
     endpoints: endpointsOf(row),
     ...(row.api_key ? { apiKey: row.api_key } : {}),
@@ -80,6 +96,7 @@ export function engineConfigOf(row: RemoteRow): RemoteEngineConfig {
     ...(s.revision ? { revision: s.revision, checkRevision: s.checkRevision === true } : {}),
     ...(s.revision && s.fingerprint ? { fingerprint: s.fingerprint } : {}),
     ...(s.timeoutMs !== undefined ? { timeoutMs: s.timeoutMs } : {}),
+    ...(typeof s.context?.size === 'number' ? { contextSize: s.context.size } : {}),
   };
 }
 
@@ -190,10 +207,25 @@ export async function settleRemote(input: RemoteInput): Promise<{ baseUrl: strin
 
   // 3. What the server can do (asked of the first endpoint; replicas run the same server).
   const capabilities = await probeCapabilities(target(baseUrl), input.model, resolved.serverKind);
+  // The context one request may use (the pool's smallest): the default prompt budget.
+  const context = await probePoolContextSize(
+    endpoints.map((e) => target(e.baseUrl)),
+    input.model,
+  );
+  common.context = context.size !== undefined ? { size: context.size, source: context.source } : { size: null, reason: context.reason };
+  if (context.size === undefined) warnings.push(`no context size: ${context.reason}; prompt budgets need an explicit total, else the run's prompts are not checked before they are sent`);
 
   // 4. Identity.
   if (stated !== undefined) {
-    return { baseUrl, settings: { ...common, revision: stated, checkRevision: false, capabilities, identity: { source: 'stated', verified: false, note: 'the revision you stated is not checked against the servers' } }, warnings };
+    // Checked where the servers report which weights they load (vLLM's root); refused when they differ.
+    if (revisionIdentifiesWeights(reported)) {
+      if (!statedMatches(stated, reported!)) {
+        throw new ApiFailure('validation', `the revision you stated (${JSON.stringify(stated)}) is not what the servers report: ${baseUrl} serves ${JSON.stringify(reported)}`, 'revision');
+      }
+      return { baseUrl, settings: { ...common, revision: stated, checkRevision: false, capabilities, identity: { source: 'stated', verified: true, note: `the servers report the same weights (${reported})` } }, warnings };
+    }
+    const note = reported !== undefined ? `the revision you stated is not checked: the servers report only ${reported}, which does not name the weights` : 'the revision you stated is not checked: the servers report none';
+    return { baseUrl, settings: { ...common, revision: stated, checkRevision: false, capabilities, identity: { source: 'stated', verified: false, note } }, warnings };
   }
   if (revisionIdentifiesWeights(reported)) {
     return { baseUrl, settings: { ...common, revision: reported!, checkRevision: true, capabilities, identity: { source: 'reported', verified: true } }, warnings };
@@ -249,4 +281,9 @@ export async function checkEndpointsServe(expected: ExpectedWeights, baseUrls: s
     if (verdict.kind === 'different') throw new ApiFailure('validation', `${url} ${verdict.reason}`, 'endpoints');
     if (verdict.kind === 'failed') throw new ApiFailure('validation', `${url} cannot be checked: ${verdict.reason}`, 'endpoints');
   }
+}
+
+/** A stated revision names the reported weights: the same string, or its value without `root=`. */
+function statedMatches(stated: string, reported: string): boolean {
+  return stated === reported || `root=${stated}` === reported;
 }

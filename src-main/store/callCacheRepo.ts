@@ -2,8 +2,35 @@
  * Stored LLM calls, keyed by the call's hash (see engine/callCache.ts). A row holds the full
  * request and response as JSON so a cached result can be audited and exported, not just reused.
  */
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { DataError } from '../core/errors';
+
+const levels = new WeakMap<Database, { normal: Statement; restore: Statement }>();
+
+/**
+ * Runs a write (its own transaction) committed without waiting for the disk: synchronous=NORMAL
+ * for this commit only (the workspace runs with FULL). In WAL mode such a commit is in the
+ * operating system's hands when it returns, so a killed or crashed process loses nothing of it;
+ * only a power loss or OS crash can lose the last such commits, and the next FULL commit (a run's
+ * items, a job's status) syncs them with it — the WAL is written in order. Meant for what can be
+ * rebuilt identically: a call cache row (the call is deterministic and is computed again) or a
+ * job's progress line. Inside an outer transaction the write is part of it and follows its commit.
+ */
+export function commitWithoutSync<T>(db: Database, write: () => T): T {
+  if (db.inTransaction) return write();
+  let s = levels.get(db);
+  if (!s) {
+    const level = db.pragma('synchronous', { simple: true }) as number;
+    s = { normal: db.prepare('PRAGMA synchronous = NORMAL'), restore: db.prepare(`PRAGMA synchronous = ${Number(level)}`) };
+    levels.set(db, s);
+  }
+  s.normal.run();
+  try {
+    return write();
+  } finally {
+    s.restore.run();
+  }
+}
 
 /**
  * A live run's claim on an exported call (batch_calls.exported_at while it computes the call):
@@ -52,10 +79,19 @@ interface Row {
 }
 
 export class CallCacheRepo {
+  private readonly stmts = new Map<string, Statement>();
+
   constructor(private readonly db: Database) {}
 
+  /** Prepared once per repo: preparing costs more than running these statements. */
+  private st(sql: string): Statement {
+    let s = this.stmts.get(sql);
+    if (!s) this.stmts.set(sql, (s = this.db.prepare(sql)));
+    return s;
+  }
+
   get(key: string): CallCacheEntry | undefined {
-    const r = this.db.prepare(`SELECT * FROM llm_call_cache WHERE key = ?`).get(key) as Row | undefined;
+    const r = this.st(`SELECT * FROM llm_call_cache WHERE key = ?`).get(key) as Row | undefined;
     if (!r) return undefined;
     return {
       key: r.key,
@@ -73,15 +109,20 @@ export class CallCacheRepo {
    * Store a computed call. A key already stored keeps its first response (same inputs, same output
    * for a deterministic engine; never overwrite what results were built on) and its `computations`
    * count goes up instead. Returns whether the entry was new.
+   *
+   * Committed without waiting for the disk (`commitWithoutSync`): a killed process loses no stored
+   * call; a power loss may lose the last few, which a resumed run computes again, identically.
    */
   put(entry: Omit<CallCacheEntry, 'createdAt'> & { createdAt?: string }): boolean {
-    const inserted = this.db
-      .prepare(
-        `INSERT INTO llm_call_cache(key, model_key, op, request, response, created_at, duration_ms, served_by)
+    return commitWithoutSync(this.db, () => this.insert(entry));
+  }
+
+  private insert(entry: Omit<CallCacheEntry, 'createdAt'> & { createdAt?: string }): boolean {
+    const inserted = this.st(
+      `INSERT INTO llm_call_cache(key, model_key, op, request, response, created_at, duration_ms, served_by)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT(key) DO NOTHING`,
-      )
-      .run(
+    ).run(
         entry.key,
         entry.modelKey,
         entry.op,
@@ -91,7 +132,7 @@ export class CallCacheRepo {
         entry.durationMs,
         entry.servedBy ?? null,
       ).changes === 1;
-    if (!inserted) this.db.prepare(`UPDATE llm_call_cache SET computations = computations + 1 WHERE key = ?`).run(entry.key);
+    if (!inserted) this.st(`UPDATE llm_call_cache SET computations = computations + 1 WHERE key = ?`).run(entry.key);
     return inserted;
   }
 
@@ -102,7 +143,7 @@ export class CallCacheRepo {
    * exported take no write.
    */
   claim(key: string): { response: unknown } | undefined {
-    const exported = this.db.prepare(`SELECT 1 FROM batch_calls WHERE key = ?`).get(key);
+    const exported = this.st(`SELECT 1 FROM batch_calls WHERE key = ?`).get(key);
     if (!exported) return this.get(key);
     return this.db
       .transaction(() => {

@@ -19,4 +19,5 @@ export const suites: Record<string, BenchSuite> = {
   importmemory: (ctx) => import('./importMemory.bench').then((m) => m.importMemoryBench(ctx)),
   threads: (ctx) => import('./threads.bench').then((m) => m.threadsBench(ctx)),
   uistall: (ctx) => import('./uiStall.bench').then((m) => m.uiStallBench(ctx)),
+  runoverhead: (ctx) => import('./runOverhead.bench').then((m) => m.runOverheadBench(ctx)),
 };

@@ -64,11 +64,12 @@ describe('Experiments: the Fair RAG wizard, a run and its analysis views', () =>
     expect(await page.getByTestId('wiz-min-useful-2').isChecked()).toBe(true);
     await expect.poll(() => page.getByTestId('wiz-query-count').textContent()).toContain('2 queries selected');
 
+    await next(); // generator (step 2 in every kind's flow, issue 26): the demo's simulated reader by default; this test runs the tiny model
+    await expect.poll(() => page.getByTestId('wiz-generator').inputValue()).toBe('model:Simulated reader (lost in the middle)');
+    await page.getByTestId('wiz-generator').selectOption('model:fairground-tiny');
+    await page.getByTestId('wiz-max-tokens').fill('8');
     await next(); // retrievers: the default BM25 (rank_bm25, as Fair-RAG)
     expect(await page.getByTestId('wiz-retriever').count()).toBe(1);
-    await next(); // generator
-    expect(await page.getByTestId('wiz-generator').inputValue()).toBe('model:fairground-tiny');
-    await page.getByTestId('wiz-max-tokens').fill('8');
     await next(); // prompt: the preview renders a real query with BM25's top k
     await page.getByTestId('wiz-preview-prompt').waitFor({ timeout: 15_000 });
     const prompt = await page.getByTestId('wiz-preview-prompt').textContent();

@@ -13,7 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { ensureDemo } from '../../src-main/services/demoSetup';
-import { DEMO_SIM_NAME } from '../../src-main/services/simulation/demoSim';
+import { DEMO_MOI_SIM_NAME, DEMO_SIM_NAME } from '../../src-main/services/simulation/demoSim';
 import { coveredControls, launchBrowser } from '../support/browser';
 
 let dir: string;
@@ -93,7 +93,7 @@ describe('the simulated reader in a wizard', () => {
     await page.getByTestId('new-kind-richrag').click();
     await page.getByTestId('richrag-wizard').waitFor();
     const group = page.locator('[data-testid="rr-generator"] optgroup[label="Simulated readers"] option');
-    await expect.poll(() => group.allTextContents()).toEqual([DEMO_SIM_NAME, 'Simulated reader (recency e2e)'].sort());
+    await expect.poll(() => group.allTextContents()).toEqual([DEMO_SIM_NAME, DEMO_MOI_SIM_NAME, 'Simulated reader (recency e2e)'].sort());
     await page.getByTestId('rr-generator').selectOption('model:Simulated reader (recency e2e)');
     await page.getByTestId('kw-show-json').check();
     await expect.poll(async () => JSON.parse((await page.getByTestId('kw-spec-json').textContent()) ?? '{}') as Record<string, unknown>).toMatchObject({ generator: { model: 'Simulated reader (recency e2e)' } });
@@ -104,8 +104,8 @@ describe('the simulated reader in a wizard', () => {
     await page.goto(`${app.server.launchUrl.split('#')[0]}#/experiments/new`);
     await page.getByTestId('new-kind-moi').click();
     await page.getByTestId('moi-wizard').waitFor();
-    // The tiny GGUF stays the default; the simulated reader is one option away.
-    await expect.poll(() => page.getByTestId('moi-generator').inputValue()).toBe('model:fairground-tiny');
+    // The simulated reader of the demo collection is the default generator (issue 26 item 1).
+    await expect.poll(() => page.getByTestId('moi-generator').inputValue()).toBe(`model:${DEMO_SIM_NAME}`);
     await page.getByTestId('moi-generator').selectOption(`model:${DEMO_SIM_NAME}`);
     await page.getByTestId('kw-name').fill('MoI on the simulated reader');
     await page.getByTestId('kw-queries-ids').check();

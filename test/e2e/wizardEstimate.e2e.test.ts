@@ -42,7 +42,7 @@ const text = async (testId: string) => (await page.getByTestId(testId).textConte
 async function fillMoi(name: string): Promise<Record<string, unknown>> {
   await page.getByTestId('new-kind-moi').click();
   await page.getByTestId('moi-wizard').waitFor();
-  await expect.poll(() => page.getByTestId('moi-generator').inputValue()).toBe('model:fairground-tiny');
+  await expect.poll(() => page.getByTestId('moi-generator').inputValue()).toBe(`model:${DEMO_SIM_NAME}`);
   await page.getByTestId('moi-generator').selectOption(`model:${DEMO_SIM_NAME}`);
   await page.getByTestId('kw-name').fill(name);
   await page.getByTestId('kw-queries-ids').check();

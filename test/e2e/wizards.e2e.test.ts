@@ -62,7 +62,9 @@ describe('Experiments: the MoI and RichRAG wizards', () => {
     // Prefilled from the demo spec: the demo collection, the tiny model, N = 4.
     // The collection list arrives asynchronously: poll, as for the generator.
     await expect.poll(() => page.getByTestId('kw-collection').inputValue()).toBe('Fairground demo');
-    await expect.poll(() => page.getByTestId('moi-generator').inputValue()).toBe('model:fairground-tiny');
+    // The simulated reader of the demo collection is the default generator (issue 26); this test runs the tiny model.
+    await expect.poll(() => page.getByTestId('moi-generator').inputValue()).toBe('model:Simulated reader (lost in the middle)');
+    await page.getByTestId('moi-generator').selectOption('model:fairground-tiny');
     await expect.poll(() => page.getByTestId('moi-n').inputValue()).toBe('4');
     // The name is required: the service's issue shows at the field.
     await page.getByTestId('issue-name').waitFor();
@@ -98,7 +100,9 @@ describe('Experiments: the MoI and RichRAG wizards', () => {
     await page.goto(`${app.server.launchUrl.split('#')[0]}#/experiments/new`);
     await page.getByTestId('new-kind-richrag').click();
     await page.getByTestId('richrag-wizard').waitFor();
-    await expect.poll(() => page.getByTestId('rr-generator').inputValue()).toBe('model:fairground-tiny');
+    // The simulated reader of the demo collection is the default generator (issue 26); this test runs the tiny model.
+    await expect.poll(() => page.getByTestId('rr-generator').inputValue()).toBe('model:Simulated reader (lost in the middle)');
+    await page.getByTestId('rr-generator').selectOption('model:fairground-tiny');
     await page.getByTestId('kw-name').fill('RichRAG wizard e2e');
     await pickQueries(['ma-q1', 'ma-q3']);
     await page.getByTestId('rr-settings-golden').check();

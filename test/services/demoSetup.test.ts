@@ -24,10 +24,12 @@ describe('ensureDemo', () => {
     const logs: string[] = [];
     expect(await ensureDemo(services, (m) => logs.push(m))).toEqual({ model: 'created', collection: 'loaded', conversations: 'loaded' });
     // The tiny GGUF (real llama.cpp path) and, beside it, the demo's simulated reader (issue 14).
-    const models = services.models.list().sort((x, y) => x.kind.localeCompare(y.kind));
+    // MoI's demo has its own reader (strong primacy, issue 23 item 6).
+    const models = services.models.list().sort((x, y) => x.kind.localeCompare(y.kind) || x.name.localeCompare(y.name));
     expect(models.map((m) => [m.name, m.kind, m.status])).toEqual([
       [DEMO_MODEL_NAME, 'gguf', 'ready'],
       ['Simulated reader (lost in the middle)', 'sim', 'ready'],
+      ['Simulated reader (strong primacy)', 'sim', 'ready'],
     ]);
     expect(models[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect(logs.some((l) => l.startsWith("Registered the simulated reader 'Simulated reader (lost in the middle)'"))).toBe(true);
@@ -40,7 +42,7 @@ describe('ensureDemo', () => {
     expect(counts.conversations).toBeGreaterThan(0);
 
     expect(await ensureDemo(services)).toEqual({ model: 'present', collection: 'present', conversations: 'present' });
-    expect(services.models.list()).toHaveLength(2);
+    expect(services.models.list()).toHaveLength(3);
     expect(services.workspaceService.info().counts.documents).toBe(counts.documents);
   });
 });

@@ -80,6 +80,10 @@ export const PowerRow = z.object({
   high: z.number(),
   /** Mean of the tested difference (condition − baseline) over the runs that had one. */
   meanDifference: z.number().nullable(),
+  /** Runs whose tested cell had a raw p ≤ alpha (before the table's correction): the test's own level. */
+  rawSignificant: z.number().int().optional(),
+  /** Runs in which any cell of the tested family was significant after the correction (the family-wise rate). */
+  familySignificant: z.number().int().optional(),
 });
 export type PowerRow = z.infer<typeof PowerRow>;
 

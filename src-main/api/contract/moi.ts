@@ -105,11 +105,11 @@ export const MoiSpec = z
     n: z.number().int().min(2).max(20).default(5),
     permutations: z
       .object({
-        /** random3n: 3N random (Sec. 3.2.1); cyclic: N rotations of φ (Eq. 7-9); pruned: their L-prefixes (Eq. 5-6); all: N! (N ≤ 7). */
-        set: z.enum(['random3n', 'cyclic', 'pruned', 'all']).default('random3n'),
-        /** random3n only: the number of random permutations (default 3N). */
+        /** random3n: 3N random (Sec. 3.2.1); cyclic: N rotations of φ (Eq. 7-9); pruned: their L-prefixes (Eq. 5-6); random-pruned: L-prefixes of 3N random permutations (not in the paper: learns a and breaks the mirror symmetry); all: N! (N ≤ 7). */
+        set: z.enum(['random3n', 'cyclic', 'pruned', 'random-pruned', 'all']).default('random3n'),
+        /** random3n and random-pruned: the number of random permutations (default 3N). */
         count: z.number().int().min(1).max(5040).optional(),
-        /** pruned only: L, passages per prompt (default ⌈N/2⌉; the paper does not state it). */
+        /** pruned and random-pruned: L, passages per prompt (default ⌈N/2⌉; the paper does not state it). */
         length: z.number().int().min(1).max(20).optional(),
       })
       .strict()
@@ -148,6 +148,13 @@ export const MoiSpec = z
     generator: GeneratorSelector,
     /** chat applies to the answer generations only; scoring always uses the raw layout. */
     decoding: Decoding.prefault({}),
+    /**
+     * Prompts that do not fit the agent's or the generator's context: each passage's text is cut once per
+     * query, to one common token cap that every ordering, baseline and final answer shares
+     * (experiments/moi/promptBudget.ts), never below minPassageTokens (default 32); a query that still
+     * does not fit refuses the run before any call.
+     */
+    promptBudget: z.object({ minPassageTokens: z.number().int().min(1).max(100_000).optional() }).strict().optional(),
     prompt: MoiPromptLayout.prefault({}),
     /** Answer quality; default: each query's own metric. */
     metric: AnswerMetric.prefault({}),
@@ -194,8 +201,8 @@ export const MoiSpec = z
   .strict()
   .superRefine((spec, ctx) => {
     const p = spec.permutations;
-    if (p.count !== undefined && p.set !== 'random3n') ctx.addIssue({ code: 'custom', path: ['permutations', 'count'], message: "only used with set 'random3n'" });
-    if (p.length !== undefined && p.set !== 'pruned') ctx.addIssue({ code: 'custom', path: ['permutations', 'length'], message: "only used with set 'pruned'" });
+    if (p.count !== undefined && p.set !== 'random3n' && p.set !== 'random-pruned') ctx.addIssue({ code: 'custom', path: ['permutations', 'count'], message: "only used with set 'random3n' or 'random-pruned'" });
+    if (p.length !== undefined && p.set !== 'pruned' && p.set !== 'random-pruned') ctx.addIssue({ code: 'custom', path: ['permutations', 'length'], message: "only used with set 'pruned' or 'random-pruned'" });
     if (p.length !== undefined && p.length > spec.n) ctx.addIssue({ code: 'custom', path: ['permutations', 'length'], message: `L must be at most N = ${spec.n}` });
     if (p.set === 'all' && spec.n > 7) ctx.addIssue({ code: 'custom', path: ['permutations', 'set'], message: `'all' is for N ≤ 7 (N! calls), got N = ${spec.n}` });
     const seen = new Set<string>();
@@ -268,6 +275,16 @@ export const MoiMethodCost = z.object({
   perQuery: z.object({ scorePasses: Num, generations: Num, tokens: Num }),
 });
 
+/** A fit's certificate as the views show it (issue 23): why it is not certified (empty: certified), distinct optima among the starts, starts tried, exact fit. */
+export const MoiFitCertificate = z.object({
+  reasons: z.array(z.string()),
+  distinctOptima: z.number().int(),
+  startsTried: z.number().int(),
+  exactFit: z.boolean(),
+});
+/** Whether the fit's a is distinguishable from uniform (a position effect), with the test's p-value and name. */
+export const MoiPositionEffect = z.object({ detected: z.boolean(), pValue: NumOrNull, method: z.string() });
+
 export const MoiQuerySummary = z.object({
   queryId: z.string(),
   text: z.string(),
@@ -279,6 +296,11 @@ export const MoiQuerySummary = z.object({
   /** The fit is certified (null: no fit); `caveats` says why not, and flags orientation set by the rule and no position effect. */
   converged: z.boolean().nullable().optional(),
   caveats: z.array(z.string()).optional(),
+  /** The fit's certificate (null: no fit, or a run before issue 23). */
+  certificate: MoiFitCertificate.nullable().optional(),
+  positionEffect: MoiPositionEffect.nullable().optional(),
+  /** Full-length prompts: the orientation rule, not the data, chose between the curve and its mirror. */
+  orientationByRule: z.boolean().nullable().optional(),
   /** Kendall tau of u against the retriever order. */
   retrieverTau: NumOrNull,
   /** Primary metric per method. */
@@ -353,6 +375,13 @@ export const MoiQueryDetail = z.object({
       retrieverTau: NumOrNull,
       converged: z.boolean(),
       fixedA: z.array(Num).nullable(),
+      /** The rule that orients full-length fits, and whether it (not the data) decided here. */
+      orientationRule: z.string().optional(),
+      orientationByRule: z.boolean().optional(),
+      certificate: MoiFitCertificate.nullable().optional(),
+      positionEffect: MoiPositionEffect.nullable().optional(),
+      /** The fit's uncertainty in words (not certified and why, no position effect, orientation by rule); empty when none. */
+      caveats: z.array(z.string()).optional(),
     })
     .nullable(),
   methods: z.array(

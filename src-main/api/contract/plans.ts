@@ -17,6 +17,21 @@ export const CostLine = z.object({
   /** Calls the engine's queue keeps in flight. */
   concurrency: z.number().int().positive(),
   etaSeconds: z.number().nullable(),
+  /** The plan's stage (1: prompts known before anything runs; later stages follow the answers they depend on). */
+  stage: z.number().int().positive().optional(),
+  /** What the calls are for, read from their requests (answers, constrained answers, scoring, embeddings). */
+  purpose: z.string().optional(),
+  /** A later stage's count: an estimate (its prompts depend on outputs not computed yet). */
+  estimated: z.boolean().optional(),
+});
+
+/** Calls per stage of the plan (issue 26 item 2): stage 1 exact, later stages estimated. */
+export const CostStage = z.object({
+  stage: z.number().int().positive(),
+  toCompute: z.number().int().nonnegative(),
+  estimated: z.boolean(),
+  /** How the stage was counted, in words. */
+  basis: z.string(),
 });
 
 /**
@@ -47,6 +62,8 @@ export const CostEstimate = z.object({
   note: z.string(),
   /** The spec's design warnings (issue 23 item 5): what cannot show an effect, with the fix; [] when none. */
   warnings: z.array(DesignWarning),
+  /** Calls per stage (issue 26 item 2); absent from older servers. */
+  stages: z.array(CostStage).optional(),
 });
 export type CostEstimate = z.infer<typeof CostEstimate>;
 

@@ -28,6 +28,14 @@ export const ASPECT_FREE_FRAMEWORKS: readonly RichRagFramework[] = ['closed-book
 /** How an LLM's output is constrained: GBNF grammar (local engine, llama.cpp servers), JSON schema, or by engine kind. */
 export const RichRagConstraint = z.enum(['auto', 'grammar', 'json-schema']);
 
+/**
+ * A prompt budget in the model's own tokens: every token the engine evaluates for the prompt (BOS,
+ * chat template). Only documents' texts are cut (to a common cap), never the question or the
+ * sub-aspects; a prompt that cannot fit is refused naming its sizes. `total` above what the context
+ * leaves is lowered to it.
+ */
+export const RichRagPromptBudget = z.object({ total: z.number().int().min(1).max(1_000_000).optional() }).strict();
+
 // ---- default prompts (written for Fairground from the paper's descriptions; editable) -----------
 
 export const DEFAULT_EXPLORER_TEMPLATE =
@@ -130,8 +138,10 @@ export const RichRagSpec = z
         template: Template.default(DEFAULT_RANKER_TEMPLATE),
         /** Candidates per prompt; larger pools are ranked in windows (see listwiseRanker.ts). Must exceed k. */
         window: z.number().int().min(2).max(500).default(20),
-        /** Each candidate is cut to this many words in the prompt. */
-        docWords: z.number().int().min(1).max(2000).default(60),
+        /** Each candidate is cut to this many words in the prompt (null: no word cut; the token budget still applies). */
+        docWords: z.number().int().min(1).max(2000).nullable().default(60),
+        /** The step prompts' budget in the ranker's tokens (experiments/richrag/promptBudget.ts); default: its context size − the step's maxTokens. */
+        promptBudget: RichRagPromptBudget.optional(),
         constraint: RichRagConstraint.default('auto'),
         chat: z.boolean().default(false),
       })
@@ -144,7 +154,10 @@ export const RichRagSpec = z
         maxTokens: z.number().int().min(1).max(8192).default(500),
         temperature: z.number().min(0).max(5).default(0),
         chat: z.boolean().default(false),
-        docWords: z.number().int().min(1).max(5000).default(200),
+        /** Each source is cut to this many words (null: no word cut; the token budget still applies). */
+        docWords: z.number().int().min(1).max(5000).nullable().default(200),
+        /** The answer prompt's budget in the generator's tokens (experiments/richrag/promptBudget.ts); default: its context size − maxTokens. */
+        promptBudget: RichRagPromptBudget.optional(),
         stop: z.array(z.string().min(1)).max(8).optional(),
       })
       .strict()

@@ -139,6 +139,8 @@ function writeRemoteDetails(io: CliIo, r: Omit<RemoteInfo, 'warnings'>): void {
     const ignored = Object.entries(c.constraints).filter(([, v]) => !yes(v)).map(([k]) => k);
     io.stdout.write(`  constraints honoured: ${honoured.length ? honoured.join(', ') : 'none'}${ignored.length ? `; not honoured or unknown: ${ignored.join(', ')}` : ''}\n`);
   } else io.stdout.write(`  capabilities: not probed\n`);
+  const context = (r.settings as { context?: { size: number | null; source?: string; reason?: string } }).context;
+  if (context) io.stdout.write(context.size !== null ? `  context: ${context.size} tokens per request (${context.source}): the default prompt budget\n` : `  context: not reported (${context.reason})\n`);
   for (const e of r.endpoints) io.stdout.write(`  ${e.baseUrl}  up to ${e.maxConcurrency} at once\n`);
 }
 

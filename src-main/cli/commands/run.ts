@@ -156,12 +156,15 @@ async function runWithPolicy(plans: BatchPlanService, io: CliIo, runId: number, 
 
 function describeEstimate(name: string, e: CostEstimate): string {
   const lines = [`plan of '${name}': ${e.toCompute} call(s) to compute, ${e.fromCache} answered by the cache`];
-  for (const l of e.lines) {
-    const eta = l.etaSeconds === null ? 'no measured throughput yet' : `≈ ${l.etaSeconds} s (${Math.round(l.meanCallMs!)} ms per call, ${l.concurrency} at once)`;
-    lines.push(`  ${l.model}  ${l.op}: ${l.toCompute} call(s), ≈ ${Math.round(l.promptChars / 4)} prompt tokens, ${eta}`);
+  for (const st of e.stages ?? [{ stage: 1, toCompute: e.toCompute, estimated: false, basis: '' }]) {
+    if (e.stages) lines.push(`stage ${st.stage}: ${st.estimated ? '≈ ' : ''}${st.toCompute} call(s) (${st.basis})`);
+    for (const l of e.lines.filter((x) => (x.stage ?? 1) === st.stage)) {
+      const eta = l.etaSeconds === null ? 'no measured throughput yet' : `≈ ${l.etaSeconds} s (${Math.round(l.meanCallMs!)} ms per call, ${l.concurrency} at once)`;
+      lines.push(`  ${l.model}  ${l.op}${l.purpose ? ` (${l.purpose})` : ''}: ${l.estimated ? '≈ ' : ''}${l.toCompute} call(s), ≈ ${Math.round(l.promptChars / 4)} prompt tokens${l.estimated ? ' (estimate)' : ''}, ${eta}`);
+    }
   }
   lines.push(`estimated time: ${e.etaSeconds === null ? 'unknown (no measured throughput for some model yet)' : `${e.etaSeconds} s`}`);
-  if (!e.complete) lines.push(`note: ${e.note}`);
+  if (!e.complete || (e.stages?.length ?? 0) > 1) lines.push(`note: ${e.note}`);
   // Design warnings (issue 23 item 5): what this design cannot show, before anything runs.
   if (e.warnings.length === 0) lines.push('design checks: no problems found');
   for (const w of e.warnings) lines.push(`warning [${w.code}${w.field ? `, ${w.field}` : ''}]: ${w.message}`, `  fix: ${w.fix}`);

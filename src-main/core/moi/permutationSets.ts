@@ -12,6 +12,11 @@
  * - pruned-cyclic (Eq. 5-6): the first L positions of each rotation, [(k+j) mod N for j < L], M = N.
  *   Eq. 5's "k ≤ N−L" should read k ≤ N−L+1 (1-based; both equations agree there). The paper never
  *   states L.
+ * - random-pruned: `count` (default 3N) distinct L-prefixes of uniformly random permutations (recommendation,
+ *   not in the paper): as many prompts as random-3N at L/N of the tokens per call, and more prompts than
+ *   unknowns (N + L − 1), so a is learnt; prompts shorter than N break the mirror symmetry of
+ *   full-length prompts (notes §2.3 (ii)), so the data, not a rule, fix primacy vs recency. When
+ *   fewer than `count` distinct prefixes exist (N!/(N−L)!), all of them are returned and `note` says so.
  * - all: every permutation, lexicographic, for tiny N (N ≤ 7, 5040 calls).
  * The paper's "variable pruning with retriever scores" (Table 6) is undefined and not offered here.
  */
@@ -21,6 +26,7 @@ export type PermutationSetSpec =
   | { kind: 'random'; n: number; seed: number | string; count?: number }
   | { kind: 'cyclic'; n: number }
   | { kind: 'pruned-cyclic'; n: number; length: number }
+  | { kind: 'random-pruned'; n: number; length: number; seed: number | string; count?: number }
   | { kind: 'all'; n: number };
 
 export interface PermutationSet {
@@ -49,6 +55,8 @@ export function permutationSet(spec: PermutationSetSpec): PermutationSet {
       return cyclicPermutationSet(spec.n);
     case 'pruned-cyclic':
       return prunedCyclicPermutationSet(spec.n, spec.length);
+    case 'random-pruned':
+      return randomPrunedPermutationSet(spec.n, spec.length, spec.seed, spec.count);
     case 'all':
       return allPermutationSet(spec.n);
   }
@@ -95,6 +103,37 @@ export function prunedCyclicPermutationSet(n: number, length: number): Permutati
   return { ...describe('pruned-cyclic', n, length, rotations(n, length)), exhaustive: false };
 }
 
+/**
+ * `count` (default 3N) distinct L-prefixes of seeded uniform random permutations, 1 ≤ L ≤ N; every
+ * distinct prefix (lexicographic) when there are no more than `count` of them. L = N is the random set.
+ */
+export function randomPrunedPermutationSet(n: number, length: number, seed: number | string, count: number = 3 * n): PermutationSet {
+  checkN(n);
+  if (!Number.isInteger(length) || length < 1 || length > n) throw new RangeError(`random pruned set: L must be an integer in 1..${n}, got ${length}`);
+  if (!Number.isInteger(count) || count < 1) throw new RangeError(`random pruned set: count must be a positive integer, got ${count}`);
+  const total = fallingFactorialUpTo(n, length, count);
+  if (total <= count) {
+    const permutations = allPermutations(n, length);
+    return {
+      ...describe('random-pruned', n, length, permutations),
+      exhaustive: true,
+      ...(total < count ? { note: `only ${total} distinct ${length}-prefixes of ${n} passages exist (N!/(N−L)! < ${count}); returning all of them` } : {}),
+    };
+  }
+  const rng = createRng(seed).fork('moi-random-pruned-permutations');
+  const identity = Array.from({ length: n }, (_, i) => i);
+  const seen = new Set<string>();
+  const permutations: number[][] = [];
+  while (permutations.length < count) {
+    const p = rng.shuffled(identity).slice(0, length);
+    const key = p.join(',');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    permutations.push(p);
+  }
+  return { ...describe('random-pruned', n, length, permutations), exhaustive: false };
+}
+
 /** All N! permutations in lexicographic order (N ≤ 7). */
 export function allPermutationSet(n: number): PermutationSet {
   checkN(n);
@@ -110,13 +149,13 @@ function rotations(n: number, length: number): number[][] {
   return Array.from({ length: n }, (_, k) => Array.from({ length }, (_, j) => (k + j) % n));
 }
 
-/** Lexicographic order (Heap's algorithm would not be). */
-function allPermutations(n: number): number[][] {
+/** Lexicographic order (Heap's algorithm would not be); with `length` < n, the distinct length-prefixes. */
+function allPermutations(n: number, length: number = n): number[][] {
   const out: number[][] = [];
   const current: number[] = [];
   const used = new Array<boolean>(n).fill(false);
   const extend = () => {
-    if (current.length === n) {
+    if (current.length === length) {
       out.push(current.slice());
       return;
     }
@@ -131,6 +170,16 @@ function allPermutations(n: number): number[][] {
   };
   extend();
   return out;
+}
+
+/** N!/(N−L)!, or any value > cap once it exceeds cap. */
+function fallingFactorialUpTo(n: number, length: number, cap: number): number {
+  let f = 1;
+  for (let i = n; i > n - length; i--) {
+    f *= i;
+    if (f > cap) return f;
+  }
+  return f;
 }
 
 /** N!, or any value > cap once N! exceeds cap (no overflow for large N). */

@@ -17,6 +17,7 @@
  *   so it is a lower bound on what a real study needs.
  */
 import { normalQuantile } from './normal';
+import { studentTQuantile } from './studentT';
 
 export type DesignTest = 't' | 'randomization';
 
@@ -75,3 +76,16 @@ export function samplesToSeparate(gap: number, queries: number, options: { alpha
   const z = normalQuantile(1 - alpha / 2) + normalQuantile(power);
   return Math.ceil((2 * variance * z * z) / (queries * gap * gap));
 }
+
+/**
+ * What a two-sided paired t-test on n pairs needs to reach p ≤ `threshold`: |t| ≥ t_{1 − threshold/2, n − 1}, i.e. a
+ * standardised mean difference d_z = mean / sd of the per-pair differences ≥ t / √n (null below 2 pairs: no test).
+ */
+export function pairedTBar(n: number, threshold: number): { tCritical: number; dz: number } | null {
+  if (!(n >= 2) || !(threshold > 0 && threshold < 1)) return null;
+  const tCritical = studentTQuantile(1 - threshold / 2, n - 1);
+  return { tCritical, dz: tCritical / Math.sqrt(n) };
+}
+
+/** Above this d_z a significant paired t-test needs the effect to exceed the spread of the per-query differences. */
+export const IMPLAUSIBLE_DZ = 1;

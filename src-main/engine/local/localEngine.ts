@@ -35,6 +35,7 @@ import {
   type Engine,
   type EngineIdentity,
   type GenerateRequest,
+  type CallReport,
   type GenerateResult,
   type ScoreRequest,
   type ScoreResult,
@@ -170,10 +171,10 @@ export class LocalEngine implements Engine {
     return this.current.loaded as LoadResult;
   }
 
-  async generate(request: GenerateRequest, signal?: AbortSignal): Promise<GenerateResult> {
+  async generate(request: GenerateRequest, signal?: AbortSignal, report?: CallReport): Promise<GenerateResult> {
     checkGenerateRequest(request);
     if (signal?.aborted) return { text: '', promptTokens: 0, completionTokens: 0, finishReason: 'aborted' };
-    return this.call('generate', request, signal);
+    return this.call('generate', request, signal, report);
   }
 
   /**
@@ -191,10 +192,10 @@ export class LocalEngine implements Engine {
     });
   }
 
-  async score(request: ScoreRequest, signal?: AbortSignal): Promise<ScoreResult> {
+  async score(request: ScoreRequest, signal?: AbortSignal, report?: CallReport): Promise<ScoreResult> {
     checkScoreRequest(request);
     if (signal?.aborted) throw new EngineError('aborted', 'score cancelled before it started');
-    return this.call('score', request, signal);
+    return this.call('score', request, signal, report);
   }
 
   async embed(request: EmbedRequest, signal?: AbortSignal): Promise<EmbedResult> {
@@ -220,9 +221,9 @@ export class LocalEngine implements Engine {
     await worker?.shutdown();
   }
 
-  private async call<K extends Exclude<WorkerOp, 'load'>>(op: K, request: WorkerOps[K]['request'], signal?: AbortSignal): Promise<WorkerOps[K]['result']> {
+  private async call<K extends Exclude<WorkerOp, 'load'>>(op: K, request: WorkerOps[K]['request'], signal?: AbortSignal, report?: CallReport): Promise<WorkerOps[K]['result']> {
     const worker = await this.ready();
-    return worker.call(op, request, signal ? { signal } : {});
+    return worker.call(op, request, { ...(signal ? { signal } : {}), ...(report ? { onEngineMs: (ms: number) => (report.engineMs = ms) } : {}) });
   }
 
   /** The loaded worker, starting a fresh one if there is none (first call, or after a failure). */

@@ -87,7 +87,8 @@ export interface WorkerProgress {
 }
 
 export type WorkerMessage =
-  | { type: 'result'; id: number; result: unknown }
+  /** `ms`: the worker's time for a generate or score call from the moment it had its sequence (not counting time queued). */
+  | { type: 'result'; id: number; result: unknown; ms?: number }
   | { type: 'error'; id: number; code: EngineErrorCode; message: string }
   | { type: 'progress'; id: number; progress: WorkerProgress }
   /** `source`: 'llama.cpp' for node-llama-cpp's logger, absent for the worker's own lines. */

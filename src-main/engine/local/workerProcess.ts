@@ -26,6 +26,8 @@ export interface CallOptions {
   onProgress?(progress: WorkerProgress): void;
   /** generate: report the text as it grows (progress messages with `text`). */
   stream?: boolean;
+  /** Receives the worker's own time for the call (result messages' `ms`), when it sends one. */
+  onEngineMs?(ms: number): void;
 }
 
 interface Pending {
@@ -33,6 +35,7 @@ interface Pending {
   resolve(value: unknown): void;
   reject(err: Error): void;
   onProgress?: (progress: WorkerProgress) => void;
+  onEngineMs?: (ms: number) => void;
   detach(): void;
 }
 
@@ -103,6 +106,7 @@ export class WorkerProcess {
         resolve: resolve as (value: unknown) => void,
         reject,
         ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+        ...(options.onEngineMs ? { onEngineMs: options.onEngineMs } : {}),
         detach: () => signal?.removeEventListener('abort', onAbort),
       });
       this.updateRef();
@@ -147,7 +151,10 @@ export class WorkerProcess {
     this.pending.delete(m.id);
     p.detach();
     this.updateRef();
-    if (m.type === 'result') p.resolve(m.result);
+    if (m.type === 'result') {
+      if (m.ms !== undefined) p.onEngineMs?.(m.ms);
+      p.resolve(m.result);
+    }
     else p.reject(new EngineError(m.code, m.message));
   }
 

@@ -8,6 +8,9 @@
  *   shard     compute only the calls of shard `index` of `count` (a deterministic function of the
  *             call's cache key), defer the rest: `run --shard k/N` spreads one plan over N
  *             workspaces whose caches are merged afterwards
+ *   estimate  defer like `defer`, except calls whose stand-in answer is given (by key): those are
+ *             answered with it, never computed and never stored, so a cost estimate can walk a
+ *             plan's later stages (services/batchPlans.ts estimate: stage after stage)
  *
  * A deferred call rejects with `CallDeferredError`; the kinds treat it as "this unit is not ready"
  * (its item is not written, later stages that need it wait), finish every other unit, and end the
@@ -15,7 +18,11 @@
  */
 import type { Engine } from '../types';
 
-export type CallPolicy = { mode: 'compute' } | { mode: 'defer' } | { mode: 'shard'; index: number; count: number };
+export type CallPolicy =
+  | { mode: 'compute' }
+  | { mode: 'defer' }
+  | { mode: 'shard'; index: number; count: number }
+  | { mode: 'estimate'; standIns: ReadonlyMap<string, unknown> };
 
 export const COMPUTE: CallPolicy = { mode: 'compute' };
 
@@ -55,7 +62,7 @@ export function shardOfKey(key: string, count: number): number {
 /** Whether this policy computes a call with this key. */
 export function computes(policy: CallPolicy, key: string): boolean {
   if (policy.mode === 'compute') return true;
-  if (policy.mode === 'defer') return false;
+  if (policy.mode === 'defer' || policy.mode === 'estimate') return false;
   return shardOfKey(key, policy.count) === policy.index;
 }
 

@@ -8,6 +8,8 @@ import type { DeferredCall } from './callPolicy';
 
 export class RunCalls {
   hits = 0;
+  /** The distinct calls the cache answered (a resumed unit asks again: `hits` counts it twice, this once). */
+  readonly hitKeys = new Set<string>();
   computed = 0;
   inFlight = 0;
   maxInFlight = 0;

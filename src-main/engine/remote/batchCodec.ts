@@ -23,7 +23,7 @@
  */
 import { checkEmbedRequest, checkGenerateRequest, checkScoreRequest } from '../requestChecks';
 import { EngineError, type EmbedRequest, type EmbedResult, type GenerateRequest, type GenerateResult, type ScoreRequest, type ScoreResult } from '../types';
-import { buildGenerateCall, type GenerateBodySettings } from './generateRequestBody';
+import { buildGenerateCall, trimsAnswer, type GenerateBodySettings } from './generateRequestBody';
 import { readEchoResponse, readEmbeddingsResponse, readGenerateResponse } from './responseReaders';
 
 export type BatchSettings = GenerateBodySettings & { embedBatchSize: number };
@@ -111,7 +111,7 @@ export function resultFromBatch(op: BatchOp, request: unknown, lines: readonly B
   if (bodies.length !== lines.length) throw new EngineError('remote-error', `${bodies.length} responses for ${lines.length} requests`);
   if (op === 'generate') {
     const path = lines[0]!.url.replace(/^\/v1/, '') as '/chat/completions' | '/completions';
-    return readGenerateResponse(path, bodies[0], request as GenerateRequest);
+    return readGenerateResponse(path, bodies[0], request as GenerateRequest, undefined, trimsAnswer(request as GenerateRequest, lines[0]!.body));
   }
   if (op === 'score') {
     const r = request as ScoreRequest;

@@ -1,5 +1,6 @@
+import { JSON_SCHEMA_GRAMMAR_STOP, jsonSchemaGbnf } from '../local/jsonSchemaGrammar';
 import { EngineError, type FinishReason, type GenerateRequest } from '../types';
-import type { JsonSchemaTransport, RemoteServerKind } from './remoteEngineConfig';
+import type { JsonSchemaTransport, RemoteRefusals, RemoteServerKind } from './remoteEngineConfig';
 
 export interface GenerateCall {
   path: '/chat/completions' | '/completions';
@@ -9,7 +10,11 @@ export interface GenerateCall {
 export interface GenerateBodySettings {
   model: string;
   serverKind: RemoteServerKind;
+  /** On /v1/completions (and on chat requests unless `chatJsonSchemaTransport` says otherwise). */
   jsonSchemaTransport: JsonSchemaTransport;
+  chatJsonSchemaTransport?: JsonSchemaTransport | undefined;
+  /** What the server was found not to serve: refused here, before any request. */
+  refusals?: RemoteRefusals | undefined;
 }
 
 /** Per call, beside the settings. */
@@ -35,6 +40,8 @@ export interface GenerateCallOptions {
 export function buildGenerateCall(request: GenerateRequest, settings: GenerateBodySettings, options: GenerateCallOptions = {}): GenerateCall {
   const hasMessages = request.messages !== undefined;
   const { sampling } = request;
+  const transport = hasMessages ? (settings.chatJsonSchemaTransport ?? settings.jsonSchemaTransport) : settings.jsonSchemaTransport;
+  refuseUnserved(request, hasMessages, settings);
 
   const body: Record<string, unknown> = { model: settings.model };
   if (hasMessages) body.messages = request.messages;
@@ -43,15 +50,32 @@ export function buildGenerateCall(request: GenerateRequest, settings: GenerateBo
   body.temperature = sampling.temperature;
   if (sampling.topP !== undefined) body.top_p = sampling.topP;
   if (sampling.seed !== undefined) body.seed = sampling.seed;
-  if (request.stop !== undefined && request.stop.length > 0) body.stop = request.stop;
+  const stops = [...(request.stop ?? [])];
+  // The local engine's JSON-schema grammar ends with "\n\n\n\n" and stops there (jsonSchemaGrammar.ts).
+  if (request.jsonSchema !== undefined && transport === 'gbnf' && !stops.includes(JSON_SCHEMA_GRAMMAR_STOP)) stops.push(JSON_SCHEMA_GRAMMAR_STOP);
+  if (stops.length > 0) body.stop = stops;
   Object.assign(body, extraSampling(request, settings.serverKind));
   // llama.cpp's server reuses a cached KV prefix by default and then evaluates the rest of the
   // prompt in another batch split: near-tie argmaxes flip with request order (2 of 155 greedy
   // outputs; 7 of 206 between a live run and a replay). Evaluating every prompt whole keeps
   // outputs reproducible (issue 24 item 2).
   if (settings.serverKind === 'llama.cpp') body.cache_prompt = false;
+  // Greedy on llama.cpp's server runs its whole sampler chain (top-k, top-p, min-p, …) before the
+  // temperature-0 pick, and top-k's sort orders tied logits its own way; the local engine's greedy
+  // pick (node-llama-cpp) takes the lowest token id among tied maxima. With only the temperature
+  // sampler (and the repeat penalty when asked for), the server keeps the vocabulary order and picks
+  // the same token: on the tiny F16 model, whose byte tokens share one logit, 489 of 523 JSON
+  // answers differed in one whitespace token before this (issue 24 item 2).
+  if (settings.serverKind === 'llama.cpp' && sampling.temperature === 0) {
+    body.samplers = sampling.repeatPenalty !== undefined && sampling.repeatPenalty !== 1 ? ['penalties', 'temperature'] : ['temperature'];
+  }
 
-  if (request.jsonSchema !== undefined) Object.assign(body, jsonSchemaFields(request.jsonSchema, settings.jsonSchemaTransport));
+  if (request.jsonSchema !== undefined) {
+    if (transport === 'gbnf' && settings.serverKind !== 'llama.cpp') {
+      throw new EngineError('unsupported', `a JSON schema sent as a GBNF grammar needs a llama.cpp server (serverKind is ${settings.serverKind})`);
+    }
+    Object.assign(body, jsonSchemaFields(request.jsonSchema, transport));
+  }
   if (request.grammar !== undefined) {
     if (settings.serverKind !== 'llama.cpp') {
       throw new EngineError('unsupported', `GBNF grammars need the local engine or a llama.cpp server (serverKind is ${settings.serverKind})`);
@@ -59,6 +83,19 @@ export function buildGenerateCall(request: GenerateRequest, settings: GenerateBo
     body.grammar = request.grammar;
   }
   return { path: hasMessages ? '/chat/completions' : '/completions', body };
+}
+
+/** A request the server was found not to serve fails here, before it is sent, naming the model and why. */
+function refuseUnserved(request: GenerateRequest, hasMessages: boolean, settings: GenerateBodySettings): void {
+  const r = settings.refusals;
+  if (!r) return;
+  const reason = hasMessages
+    ? (r.chat ?? (request.jsonSchema !== undefined ? r.chatJsonSchema : undefined))
+    : (r.completions ?? (request.jsonSchema !== undefined ? r.jsonSchema : undefined));
+  const why = reason ?? (request.grammar !== undefined ? r.grammar : undefined);
+  if (why === undefined) return;
+  const what = request.grammar !== undefined ? 'a GBNF-constrained' : request.jsonSchema !== undefined ? 'a JSON-schema-constrained' : 'a';
+  throw new EngineError('unsupported', `model ${JSON.stringify(settings.model)} cannot serve ${what} ${hasMessages ? 'chat' : 'plain-prompt'} request: ${why}`);
 }
 
 function extraSampling(request: GenerateRequest, kind: RemoteServerKind): Record<string, unknown> {
@@ -86,6 +123,7 @@ function extraSampling(request: GenerateRequest, kind: RemoteServerKind): Record
  * vLLM and llama.cpp's server ignore `strict` and always constrain decoding.
  */
 function jsonSchemaFields(schema: Record<string, unknown>, transport: JsonSchemaTransport): Record<string, unknown> {
+  if (transport === 'gbnf') return { grammar: jsonSchemaGbnf(schema) };
   if (transport === 'guided_json') return { guided_json: schema };
   if (transport === 'json_schema') return { json_schema: schema };
   if (transport === 'structured_outputs') return { structured_outputs: { json: schema } };
@@ -107,4 +145,13 @@ export function mapFinishReason(finishReason: string | null | undefined, stopRea
   if (finishReason === 'length') return 'length';
   if (typeof stopReason === 'string' && stops?.includes(stopReason)) return 'stopString';
   return 'stop';
+}
+
+/**
+ * Whether an answer's trailing whitespace is trimmed, as the local engine trims it: a JSON schema
+ * sent as node-llama-cpp's grammar (transport `gbnf`, whose answer ends in the grammar's "\n\n\n\n"
+ * stop). Read from the request body sent, so a batch line's answer is read as the live call's.
+ */
+export function trimsAnswer(request: Pick<GenerateRequest, 'jsonSchema'>, body: Record<string, unknown>): boolean {
+  return request.jsonSchema !== undefined && typeof body.grammar === 'string';
 }

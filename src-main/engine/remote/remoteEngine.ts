@@ -19,7 +19,7 @@ import type { BatchSettings } from './batchCodec';
 import { readEmbeddingsResponse, readGenerateResponse } from './responseReaders';
 import { EchoScorer } from './echoScorer';
 import { checkConstrainedOutput } from './constraintCheck';
-import { buildGenerateCall } from './generateRequestBody';
+import { buildGenerateCall, trimsAnswer } from './generateRequestBody';
 import { LinkedSignal } from './linkedSignal';
 import { EndpointPool, type EndpointStats } from './endpointPool';
 import { OpenAiHttpClient } from './openAiHttpClient';
@@ -69,7 +69,12 @@ export class RemoteEngine implements Engine {
       kind: 'remote',
       modelKey: remoteModelKey(this.config.model, this.config.revision),
       modelName: this.config.model,
-      outputAffectingSettings: { serverKind: this.config.serverKind, jsonSchemaTransport: this.config.jsonSchemaTransport },
+      outputAffectingSettings: {
+        serverKind: this.config.serverKind,
+        jsonSchemaTransport: this.config.jsonSchemaTransport,
+        // Only when it differs, so the keys of models without it stay as they were.
+        ...(this.config.chatJsonSchemaTransport !== undefined && this.config.chatJsonSchemaTransport !== this.config.jsonSchemaTransport ? { chatJsonSchemaTransport: this.config.chatJsonSchemaTransport } : {}),
+      },
       versions: {},
     };
     const versions = await this.modelVersions();
@@ -80,7 +85,14 @@ export class RemoteEngine implements Engine {
 
   /** What an OpenAI-Batch file of this engine's calls needs (batchCodec.ts): the served model and request dialect. */
   batchSettings(): BatchSettings {
-    return { model: this.config.model, serverKind: this.config.serverKind, jsonSchemaTransport: this.config.jsonSchemaTransport, embedBatchSize: this.config.embedBatchSize };
+    return {
+      model: this.config.model,
+      serverKind: this.config.serverKind,
+      jsonSchemaTransport: this.config.jsonSchemaTransport,
+      chatJsonSchemaTransport: this.config.chatJsonSchemaTransport,
+      refusals: this.config.refusals,
+      embedBatchSize: this.config.embedBatchSize,
+    };
   }
 
   /** Requests the engine can have in flight at once: the sum of its endpoints' limits (for a work queue's bound). */
@@ -115,10 +127,11 @@ export class RemoteEngine implements Engine {
       const promptTokens = request.prompt !== undefined ? await this.promptTokenIds(request.prompt, s) : undefined;
       const call = buildGenerateCall(request, this.config, { promptTokens });
       // Read as each answer arrives: one of the wrong shape is that endpoint's failure, retried elsewhere.
-      return this.http.postJson(call.path, call.body, { signal: s, report, read: (json) => readGenerateResponse(call.path, json, { stop: request.stop }) });
+      const trim = trimsAnswer(request, call.body);
+      return this.http.postJson(call.path, call.body, { signal: s, report, read: (json) => readGenerateResponse(call.path, json, { stop: request.stop }, undefined, trim) });
     });
     // A constraint the server ignored is the server's setting, not a passing fault: the call fails, naming it.
-    checkConstrainedOutput(result.text, result.finishReason, request, { model: this.config.model, transport: request.grammar !== undefined ? 'grammar' : this.config.jsonSchemaTransport });
+    checkConstrainedOutput(result.text, result.finishReason, request, { model: this.config.model, transport: request.grammar !== undefined ? 'grammar' : request.messages !== undefined ? (this.config.chatJsonSchemaTransport ?? this.config.jsonSchemaTransport) : this.config.jsonSchemaTransport });
     return result;
   }
 
@@ -173,7 +186,9 @@ export class RemoteEngine implements Engine {
   async tokenize(request: TokenizeRequest, signal?: AbortSignal): Promise<TokenizeResult> {
     checkTokenizeRequest(request);
     const tokenizer = (this.tokenizer ??= new ServerTokenizer(this.config.serverKind, this.config.model, (path, body, s) => this.http.postJson(path, body, { signal: s })));
-    return this.guarded(signal, (s) => tokenizer.tokenize(request, s));
+    const result = await this.guarded(signal, (s) => tokenizer.tokenize(request, s));
+    const contextSize = this.config.contextSize;
+    return contextSize !== undefined && result.contextSize === undefined ? { ...result, contextSize } : result;
   }
 
   async close(): Promise<void> {

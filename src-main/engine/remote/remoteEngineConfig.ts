@@ -28,15 +28,38 @@ export type RemoteScoringMode = 'auto' | 'echo-logprobs' | 'none';
  * - `structured_outputs`: vLLM ≥ 0.10.2's field (`structured_outputs: {json: schema}`).
  * - `guided_json`: vLLM's older extra field (`guided_json: schema`), for vLLM builds that predate
  *   `response_format` json_schema support. vLLM ≥ 0.10 deprecates it in favour of `response_format`.
+ * - `gbnf`: llama.cpp's server only: the schema converted to the GBNF grammar the local engine
+ *   decodes it with (node-llama-cpp's converter, engine/local/jsonSchemaGrammar.ts), sent as
+ *   `grammar` with that grammar's stop ("\n\n\n\n") and the answer's trailing whitespace trimmed,
+ *   as node-llama-cpp does. The server's own conversion of `json_schema` allows other whitespace,
+ *   so the same GGUF writes other JSON there; this transport gives the local engine's answers.
+ *   Chosen when the server was seen to honour `grammar` on /v1/completions (engineConfigOf).
  * Unset, it follows serverKind (`defaultJsonSchemaTransport`); `remote add`'s probe may set it.
  */
-export type JsonSchemaTransport = 'response_format' | 'json_schema' | 'structured_outputs' | 'guided_json';
+export type JsonSchemaTransport = 'response_format' | 'json_schema' | 'structured_outputs' | 'guided_json' | 'gbnf';
 
-export const JSON_SCHEMA_TRANSPORTS: readonly JsonSchemaTransport[] = ['response_format', 'json_schema', 'structured_outputs', 'guided_json'];
+export const JSON_SCHEMA_TRANSPORTS: readonly JsonSchemaTransport[] = ['response_format', 'json_schema', 'structured_outputs', 'guided_json', 'gbnf'];
 
 /** The transport a server kind honours on both routes when nothing else is known. */
 export function defaultJsonSchemaTransport(kind: RemoteServerKind): JsonSchemaTransport {
   return kind === 'llama.cpp' ? 'json_schema' : 'response_format';
+}
+
+/**
+ * Requests a server was found not to serve (serverProbe.ts `chooseTransports`), each with the
+ * reason: such a request is refused before it is sent, naming the model and the reason.
+ */
+export interface RemoteRefusals {
+  /** Plain prompts (/v1/completions). */
+  completions?: string;
+  /** Chat messages (/v1/chat/completions). */
+  chat?: string;
+  /** A JSON schema on /v1/completions. */
+  jsonSchema?: string;
+  /** A JSON schema on /v1/chat/completions. */
+  chatJsonSchema?: string;
+  /** A GBNF grammar. */
+  grammar?: string;
 }
 
 /** One replica of a pool: its API root and how many requests it takes at once. */
@@ -83,6 +106,8 @@ export interface RemoteEngineConfig {
   maxConcurrency?: number;
   /** Per HTTP attempt (not per operation): LLM calls can be slow, so the default is generous. */
   timeoutMs?: number;
+  /** The context one request may use, as the server reported it (contextProbe.ts); `tokenize` answers it, for prompt budgets' default. */
+  contextSize?: number;
   /** Extra attempts after a 408/429/5xx or a network error. */
   retries?: number;
   backoffBaseMs?: number;
@@ -93,6 +118,10 @@ export interface RemoteEngineConfig {
   maxRetryAfterMs?: number;
   scoring?: RemoteScoringMode;
   jsonSchemaTransport?: JsonSchemaTransport;
+  /** The transport of a JSON schema on chat requests; unset: `jsonSchemaTransport`. */
+  chatJsonSchemaTransport?: JsonSchemaTransport;
+  /** Requests refused before they are sent (what the server was found not to serve). */
+  refusals?: RemoteRefusals;
   /** Texts per /embeddings request. */
   embedBatchSize?: number;
   /**
@@ -114,8 +143,11 @@ export interface RemoteEngineConfig {
   recheckAfterMs?: number;
 }
 
-export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey' | 'baseUrl' | 'endpoints' | 'revision' | 'fingerprint'>> & {
+export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey' | 'baseUrl' | 'endpoints' | 'revision' | 'fingerprint' | 'contextSize' | 'chatJsonSchemaTransport' | 'refusals'>> & {
+  chatJsonSchemaTransport: JsonSchemaTransport | undefined;
+  refusals: RemoteRefusals;
   apiKey: string | undefined;
+  contextSize: number | undefined;
   revision: string | undefined;
   fingerprint: WeightsFingerprint | undefined;
   /** At least one; URLs without trailing slashes, each with its own limit. */
@@ -141,7 +173,7 @@ export const remoteDefaults = {
   hedgeFactor: 3,
   hedgeMinMs: 1_000,
   recheckAfterMs: 60_000,
-} as const satisfies Omit<ResolvedRemoteConfig, 'endpoints' | 'model' | 'apiKey' | 'revision' | 'fingerprint'>;
+} as const satisfies Omit<ResolvedRemoteConfig, 'endpoints' | 'model' | 'apiKey' | 'revision' | 'fingerprint' | 'contextSize' | 'chatJsonSchemaTransport' | 'refusals'>;
 
 /**
  * The cache identity of a served model: its name and, when known, its revision — never a URL, so
@@ -155,19 +187,26 @@ export function remoteModelKey(model: string, revision?: string | null): string 
 /** Fills defaults and rejects settings that cannot work, naming the field. */
 export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteConfig {
   if (typeof config.model !== 'string' || !config.model.trim()) throw new DataError('must not be empty', { field: 'model' });
-  const { baseUrl, endpoints, apiKey, revision, fingerprint, ...rest } = config;
+  const { baseUrl, endpoints, apiKey, revision, fingerprint, contextSize, chatJsonSchemaTransport, refusals, ...rest } = config;
   const resolved = {
     ...remoteDefaults,
     ...definedOnly(rest),
+    chatJsonSchemaTransport,
+    refusals: refusals ?? {},
     model: config.model,
     apiKey: apiKey || undefined,
     revision: revision?.trim() || undefined,
     fingerprint,
+    contextSize,
   };
   oneOf(resolved.serverKind, ['openai', 'vllm', 'llama.cpp'], 'serverKind');
   if (config.jsonSchemaTransport === undefined) resolved.jsonSchemaTransport = defaultJsonSchemaTransport(resolved.serverKind);
   oneOf(resolved.scoring, ['auto', 'echo-logprobs', 'none'], 'scoring');
   oneOf(resolved.jsonSchemaTransport, JSON_SCHEMA_TRANSPORTS, 'jsonSchemaTransport');
+  if (resolved.chatJsonSchemaTransport !== undefined) oneOf(resolved.chatJsonSchemaTransport, JSON_SCHEMA_TRANSPORTS, 'chatJsonSchemaTransport');
+  if ((resolved.jsonSchemaTransport === 'gbnf' || resolved.chatJsonSchemaTransport === 'gbnf') && resolved.serverKind !== 'llama.cpp') {
+    throw new DataError(`gbnf (a GBNF grammar) is read only by llama.cpp's server, not serverKind ${resolved.serverKind}`, { field: 'jsonSchemaTransport' });
+  }
   positiveInteger(resolved.maxConcurrency, 'maxConcurrency');
   positiveInteger(resolved.embedBatchSize, 'embedBatchSize');
   positiveInteger(resolved.timeoutMs, 'timeoutMs');
@@ -182,6 +221,7 @@ export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteC
   }
   nonNegativeInteger(resolved.hedgeMinMs, 'hedgeMinMs');
   nonNegativeInteger(resolved.recheckAfterMs, 'recheckAfterMs');
+  if (resolved.contextSize !== undefined) positiveInteger(resolved.contextSize, 'contextSize');
   if (resolved.checkRevision && !resolved.revision) throw new DataError('checkRevision needs a revision to check against', { field: 'revision' });
   return { ...resolved, endpoints: resolveEndpoints(baseUrl, endpoints, resolved.maxConcurrency) };
 }

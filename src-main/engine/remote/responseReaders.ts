@@ -13,18 +13,22 @@ import { chatCompletionResponse, completionLogprobsSchema, completionResponse, e
 /**
  * A constrained request's answer is checked against its constraint (constraintCheck.ts): one the
  * server ignored fails here, live or imported, naming the model (`context`, else the response's).
+ * `trim` (a JSON schema sent as the local engine's grammar, generateRequestBody.ts `trimsAnswer`)
+ * drops the answer's trailing whitespace, as node-llama-cpp does with that grammar.
  */
 export function readGenerateResponse(
   path: '/chat/completions' | '/completions',
   json: unknown,
   request: Pick<GenerateRequest, 'stop' | 'jsonSchema' | 'grammar'>,
   context?: ConstraintContext,
+  trim = false,
 ): GenerateResult {
   const where = `POST ${path}`;
   const response = path === '/chat/completions' ? parseResponse(chatCompletionResponse, json, where) : parseResponse(completionResponse, json, where);
   const choice = response.choices[0]!;
+  const text = 'message' in choice ? (choice.message.content ?? '') : choice.text;
   const result: GenerateResult = {
-    text: 'message' in choice ? (choice.message.content ?? '') : choice.text,
+    text: trim ? text.trimEnd() : text,
     // Servers that omit usage leave the counts unknown; 0 keeps them numeric.
     promptTokens: response.usage?.prompt_tokens ?? 0,
     completionTokens: response.usage?.completion_tokens ?? 0,

@@ -15,7 +15,7 @@
  * Each probe is one request with a short timeout and no retry.
  */
 import { readEchoResponse } from './responseReaders';
-import type { RemoteServerKind } from './remoteEngineConfig';
+import type { JsonSchemaTransport, RemoteRefusals, RemoteServerKind } from './remoteEngineConfig';
 import { describeOutcome, probeRequest, type ProbeOutcome, type ProbeTarget } from './probeHttp';
 import { servedRevision } from './servedRevision';
 
@@ -154,4 +154,48 @@ function honoured(outcome: ProbeOutcome, chat: boolean, expected: string): Capab
   const cut = choice?.finish_reason === 'length';
   if (cut && compact.length > 0 && expected.startsWith(compact)) return { value: 'yes', detail: 'the output was cut by max_tokens but follows the constraint' };
   return { value: 'no', detail: `ignored: the output ${JSON.stringify(text.slice(0, 60))} does not follow the constraint` };
+}
+
+/**
+ * What a remote engine sends, chosen from what the server was seen to do at `remote add` (issue 24
+ * item 3), so each request uses a transport the server honours, and a request needing what it
+ * lacks is refused before it is sent (`refusals`: the reason, per need) instead of being answered
+ * with a constraint ignored. Only a plain "no" refuses: a capability not known (probe failed, or
+ * not asked) leaves the server kind's default in force.
+ *
+ * JSON schemas on /v1/completions, in order of preference: llama.cpp: `gbnf` (node-llama-cpp's
+ * grammar in `grammar`, the local engine's exact decoding) when `grammar` is honoured, then
+ * `json_schema`; other servers: `response_format`, `structured_outputs`, `guided_json`. On chat
+ * requests: `response_format` when honoured there (llama.cpp's server also reads its own fields on
+ * chat requests, so its completions choice stands when response_format is not honoured).
+ */
+export interface ChosenTransports {
+  jsonSchemaTransport?: JsonSchemaTransport;
+  chatJsonSchemaTransport?: JsonSchemaTransport;
+  refusals: RemoteRefusals;
+}
+
+export function chooseTransports(serverKind: RemoteServerKind, capabilities: ServerCapabilities | undefined): ChosenTransports {
+  if (!capabilities) return { refusals: {} };
+  const c = capabilities.constraints;
+  const yes = (t: ConstraintTransportName) => c[t]?.value === 'yes';
+  const no = (t: ConstraintTransportName) => c[t] === undefined || c[t]?.value === 'no';
+  const refusals: RemoteRefusals = {};
+  const seen = (t: ConstraintTransportName) => `${t} ${c[t]?.value ?? 'not asked'}`;
+
+  const completionOrder: Array<[ConstraintTransportName, JsonSchemaTransport]> =
+    serverKind === 'llama.cpp'
+      ? [['completions.grammar', 'gbnf'], ['completions.json_schema', 'json_schema'], ['completions.response_format', 'response_format'], ['completions.structured_outputs', 'structured_outputs'], ['completions.guided_json', 'guided_json']]
+      : [['completions.response_format', 'response_format'], ['completions.structured_outputs', 'structured_outputs'], ['completions.guided_json', 'guided_json'], ...(serverKind === 'vllm' ? ([['completions.json_schema', 'json_schema']] as Array<[ConstraintTransportName, JsonSchemaTransport]>) : [])];
+  const jsonSchemaTransport = completionOrder.find(([t]) => yes(t))?.[1];
+  if (jsonSchemaTransport === undefined && completionOrder.every(([t]) => no(t))) {
+    refusals.jsonSchema = `its server honoured no JSON-schema transport on /v1/completions when probed at remote add (${completionOrder.map(([t]) => seen(t)).join(', ')})`;
+  }
+  let chatJsonSchemaTransport: JsonSchemaTransport | undefined;
+  if (yes('chat.response_format')) chatJsonSchemaTransport = 'response_format';
+  else if (serverKind !== 'llama.cpp' && no('chat.response_format')) refusals.chatJsonSchema = `its server did not honour response_format on /v1/chat/completions when probed at remote add (${seen('chat.response_format')})`;
+  if (serverKind === 'llama.cpp' && no('completions.grammar')) refusals.grammar = `its server did not honour a GBNF grammar on /v1/completions when probed at remote add (${seen('completions.grammar')})`;
+  if (capabilities.completions.value === 'no') refusals.completions = `its server does not answer /v1/completions (probed at remote add: ${capabilities.completions.detail ?? 'no'}); plain prompts need it`;
+  if (capabilities.chat.value === 'no') refusals.chat = `its server does not answer /v1/chat/completions (probed at remote add: ${capabilities.chat.detail ?? 'no'}); chat messages need it`;
+  return { ...(jsonSchemaTransport ? { jsonSchemaTransport } : {}), ...(chatJsonSchemaTransport ? { chatJsonSchemaTransport } : {}), refusals };
 }

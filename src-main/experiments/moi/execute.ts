@@ -42,6 +42,8 @@ import {
 } from './items';
 import { planQuery, plannedScoreRequests, type QueryPlan } from './plan';
 import { PromptLayout } from './promptLayout';
+import { budgetSide, DEFAULT_MIN_PASSAGE_TOKENS, fitMoiQuery, ONE_CUT_REASON } from './promptBudget';
+import { DataError } from '../../core/errors';
 import { bayesSaliencyPlusState, pointwiseScores, rankByScore, type PointwiseMethod } from './rerankers';
 import { scoreBspStep, scorePermutation, scorePointwise, scoreUpr, type ScoreEnv } from './scoreCalls';
 import { chooseAnswer } from './selfConsistency';
@@ -84,6 +86,64 @@ export async function executeMoi(ctx: ExecuteContext<MoiSpec>): Promise<Record<s
   };
   for (const p of plans) fixedFor(p.set.length); // a bad calibration fails before any call
 
+  // Every query's prompts within the contexts, before any call: passages cut once per query (the
+  // same in every ordering) where needed; a query that cannot fit refuses the run, naming it.
+  ctx.progress(0, null, 'checking that every ordering fits the context');
+  const agentSide = await budgetSide((r) => agent.tokenize(r, signal), false);
+  const generatorSide = await budgetSide((r) => generator.tokenize(r, signal), spec.decoding.chat);
+  const minPassageTokens = spec.promptBudget?.minPassageTokens ?? DEFAULT_MIN_PASSAGE_TOKENS;
+  const refused: string[] = [];
+  let queriesCut = 0;
+  let passagesCut = 0;
+  const caps: number[] = [];
+  for (const [i, q] of data.queries.entries()) {
+    signal.throwIfAborted();
+    const plan = plans[i]!;
+    const identity = Array.from({ length: plan.n }, (_, j) => j);
+    const fit = await fitMoiQuery({
+      queryId: q.queryId,
+      query: q.text,
+      passages: q.passages,
+      scoringOrders: [...plan.set.permutations, identity],
+      generationOrders: [identity, [...identity].reverse(), ...(plan.sc ?? [])],
+      layout,
+      agent: agentSide,
+      generator: generatorSide,
+      maxTokens: spec.decoding.maxTokens,
+      chat: spec.decoding.chat,
+      minPassageTokens,
+    });
+    if (!fit.ok) {
+      refused.push(fit.reason);
+      continue;
+    }
+    if (fit.cap !== null) {
+      queriesCut++;
+      passagesCut += fit.passagesCut;
+      caps.push(fit.cap);
+      data.queries[i] = { ...q, passages: fit.passages };
+    }
+  }
+  if (refused.length > 0) {
+    const shown = refused.slice(0, 5).join('\n  ');
+    throw new DataError(
+      `${refused.length} quer${refused.length === 1 ? 'y does' : 'ies do'} not fit the context (no call was made):\n  ${shown}${refused.length > 5 ? `\n  … and ${refused.length - 5} more` : ''}\n` +
+        `${ONE_CUT_REASON}. Use fewer passages (n), shorter passages, promptBudget.minPassageTokens, or a model with a larger context size.`,
+      { field: 'promptBudget' },
+    );
+  }
+  const estimated = agentSide.estimated || generatorSide.estimated;
+  const promptBudget = {
+    unit: estimated ? 'estimated tokens' : 'tokens',
+    agentContext: agentSide.contextSize ?? null,
+    generatorContext: generatorSide.contextSize ?? null,
+    rule: `scoring: BOS + instruction + passages + question ≤ the agent's context; final answer: every prompt token (${spec.decoding.chat ? 'chat template' : 'BOS'}) + decoding.maxTokens + one token per passage ≤ the generator's context; passages cut once per query to a common cap, never below ${minPassageTokens} tokens`,
+    queriesCut,
+    passagesCut,
+    ...(caps.length > 0 ? { smallestCap: Math.min(...caps) } : {}),
+    ...(agentSide.contextSize === undefined || generatorSide.contextSize === undefined ? { unchecked: 'a context size was not reported: those prompts were not checked' } : {}),
+  };
+
   const counters: Counters = { done: 0, total: plans.reduce((s, p) => s + plannedScoreRequests(p) + plannedGenerations(p), 0) };
   const env: ScoreEnv = { spec, engine: agent, layout, signal };
   // Every query's ready calls share the engines' queues: queries proceed side by side, each through
@@ -100,6 +160,7 @@ export async function executeMoi(ctx: ExecuteContext<MoiSpec>): Promise<Record<s
     skippedQueries: data.skipped,
     permutationSet: spec.permutations.set,
     // Answers the methods need before de-duplication (one per order; random and self-consistency share their K).
+    promptBudget,
     naiveGenerations: plans.reduce((a, p) => a + plannedGenerations(p), 0),
     fixedA: [...fixedByLength.entries()].filter(([, v]) => v !== null).map(([length, v]) => ({ length, a: v!.a, source: v!.note })),
     ...callCounts(repo, runId),

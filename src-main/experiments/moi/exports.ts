@@ -2,7 +2,7 @@
  * Export files of a MoI run (the service adds the reproducibility manifest):
  *
  *   table1-csv / table7-csv / table8-csv     one row per method × measure: mean, n, difference to the
- *                                            retriever, p, adjusted p, significance (RFC 4180, full precision)
+ *                                            retriever, p, adjusted p, significance, the test and correction behind it (RFC 4180)
  *   table1-latex / table7-latex / table8-latex   booktabs, best per column in bold, † / ‡ against the
  *                                            retriever (adjusted p ≤ α / ≤ 0.01), the test in the caption
  *   fig6-csv                                 L, position, mean a_j, sd, min, max, queries, uniform 1/L
@@ -22,7 +22,7 @@ import type { RunItem } from '../../store/experimentsRepo';
 import type { ExportedFile } from '../registry';
 import { fitCaveats, generationKey, indexRunItems, orientationByRule } from './items';
 import { methodsOf } from './metrics';
-import { methodValue } from './tables';
+import { correctionText, methodValue } from './tables';
 
 export function csvField(value: string | number | boolean | null): string {
   if (value === null) return '';
@@ -32,11 +32,14 @@ export function csvField(value: string | number | boolean | null): string {
 
 const csvLine = (fields: (string | number | boolean | null)[]) => fields.map(csvField).join(',') + '\r\n';
 
+/** One row per method × measure; `test` and `correction` name what produced each p-value and star (issue 23 item 2). */
 export function tableCsv(table: MoiTable): string {
-  let out = csvLine(['method', 'label', 'measure', 'mean', 'n', 'difference_vs_baseline', 'p', 'p_adjusted', 'significant']);
+  let out = csvLine(['method', 'label', 'measure', 'mean', 'n', 'difference_vs_baseline', 'p', 'p_adjusted', 'significant', 'test', 'correction']);
+  const correction = correctionText(table.correction);
   for (const row of table.rows) {
     row.cells.forEach((c, i) => {
-      out += csvLine([row.method, row.label, table.columns[i]!.measure, c.mean, c.n, c.difference, c.pValue, c.pAdjusted, c.significant]);
+      const tested = c.pValue !== null;
+      out += csvLine([row.method, row.label, table.columns[i]!.measure, c.mean, c.n, c.difference, c.pValue, c.pAdjusted, c.significant, tested ? table.test : null, tested ? correction : null]);
     });
   }
   return out;

@@ -145,6 +145,15 @@ export interface FitPayload {
   positionEffect?: { detected: boolean; pValue: number | null; method: string };
 }
 
+/** The certificate and position-effect test of a fit as the views show them (null: a run before issue 23). */
+export function fitChecks(fit: FitPayload): { certificate: { reasons: string[]; distinctOptima: number; startsTried: number; exactFit: boolean } | null; positionEffect: { detected: boolean; pValue: number | null; method: string } | null } {
+  const c = fit.certificate;
+  return {
+    certificate: c ? { reasons: c.reasons, distinctOptima: c.distinctOptima, startsTried: c.startsTried, exactFit: c.exactFit } : null,
+    positionEffect: fit.positionEffect ? { detected: fit.positionEffect.detected, pValue: fit.positionEffect.pValue, method: fit.positionEffect.method } : null,
+  };
+}
+
 /** Full-length prompts: the mirror twins fit equally well, so the orientation rule, not the data, chose the curve and ranking. */
 export function orientationByRule(fit: Pick<FitPayload, 'orientation'>): boolean {
   return fit.orientation === 'kept' || fit.orientation === 'mirrored';

@@ -18,6 +18,7 @@ import { moiMetrics } from './metrics';
 import { PromptLayout } from './promptLayout';
 import { moiQueryDetail } from './queryDetail';
 import { manifestRuntime } from '../manifestRuntime';
+import { pairedSignificanceWarnings } from '../significanceWarnings';
 
 export const moiKind: ExperimentKind<MoiSpec, MoiMetrics, MoiQueryDetail> = {
   kind: 'moi',
@@ -30,7 +31,7 @@ export const moiKind: ExperimentKind<MoiSpec, MoiMetrics, MoiQueryDetail> = {
   exportFile: (input) => exportMoi(input, () => moiMetrics(input)),
   manifest: moiManifest,
   previewPrompt,
-  designWarnings: (spec) => Promise.resolve(moiDesignWarnings(spec)),
+  designWarnings: (spec, deps) => Promise.resolve([...moiDesignWarnings(spec), ...moiSignificanceWarnings(spec, deps)]),
 };
 
 /**
@@ -44,13 +45,13 @@ export function moiDesignWarnings(spec: MoiSpec): DesignWarning[] {
   const n = spec.n;
   const p = spec.permutations;
   const fixed = spec.solver.fixedA !== undefined;
-  const L = p.set === 'pruned' ? (p.length ?? Math.ceil(n / 2)) : n;
-  const prompts = p.set === 'random3n' ? (p.count ?? 3 * n) : p.set === 'all' ? Infinity : n;
+  const L = p.set === 'pruned' || p.set === 'random-pruned' ? Math.min(n, p.length ?? Math.ceil(n / 2)) : n;
+  const prompts = p.set === 'random3n' || p.set === 'random-pruned' ? (p.count ?? 3 * n) : p.set === 'all' ? Infinity : n;
   const unknowns = n + L - 1;
   if (!fixed && prompts < unknowns) {
     out.push({
       code: 'moi-unidentified',
-      message: `${p.set === 'random3n' ? `${prompts} random` : p.set} prompts (${prompts}) for ${unknowns} unknowns (N + L − 1 with N = ${n}, L = ${L}): every a fits exactly (an exact-fit manifold), so the bias profile is not learned and u follows the solver's start`,
+      message: `${p.set === 'random3n' || p.set === 'random-pruned' ? `${prompts} ${p.set === 'random-pruned' ? 'random pruned' : 'random'}` : p.set} prompts (${prompts}) for ${unknowns} unknowns (N + L − 1 with N = ${n}, L = ${L}): every a fits exactly (an exact-fit manifold), so the bias profile is not learned and u follows the solver's start`,
       fix: `use permutations.set 'random3n' (3N = ${3 * n} prompts), or hold a fixed from a random-3N calibration run (solver.fixedA.fromRun)`,
       field: 'permutations',
     });
@@ -59,11 +60,27 @@ export function moiDesignWarnings(spec: MoiSpec): DesignWarning[] {
     out.push({
       code: 'moi-orientation',
       message: `full-length prompts (L = N = ${n}) fit a bias curve and its mirror equally well: the orientation rule '${spec.solver.orientation}', not the data, decides primacy vs recency and the direction of MoI's ranking (results label it so)`,
-      fix: "use prefix-pruned prompts (permutations.set 'pruned', L < N) with a bias profile from a random-3N calibration run (solver.fixedA.fromRun), or accept the rule (the paper finds decreasing a for every model)",
+      fix: "use prefix-pruned prompts: permutations.set 'random-pruned' (3N random L-prefixes, L < N: learns a and its orientation from the data), or 'pruned' with a bias profile from a random-3N calibration run (solver.fixedA.fromRun); or accept the rule (the paper finds decreasing a for every model)",
       field: 'permutations',
     });
   }
   return out;
+}
+
+/**
+ * Table 1's test on this many queries (issue 23 items 1 and 5; experiments/significanceWarnings.ts): MoI and the
+ * Table 1 baselines (not the reversed orders or gold positions) against the retriever order, corrected together.
+ */
+export function moiSignificanceWarnings(spec: MoiSpec, deps: Pick<ExperimentDeps, 'collections' | 'retrievalRuns'>): DesignWarning[] {
+  let queries: number;
+  try {
+    queries = loadMoiData(spec, deps).queries.length;
+  } catch {
+    return []; // an unusable spec is refused by validation and by the run, with its own message
+  }
+  const compared = ['moi', ...spec.baselines.filter((b) => b !== 'gold-position' && !b.endsWith('-reversed'))];
+  const { test, correction, alpha } = spec.significance;
+  return pairedSignificanceWarnings({ queries, test, correction, alpha, comparisons: compared.length, baseline: 'retriever order', tables: 'Table 1', unit: 'methods' });
 }
 
 /** Drill-down items: one per query, its detail (with `condition`, only that method's row). */
@@ -131,6 +148,8 @@ async function moiManifest(runId: number, spec: MoiSpec, deps: ExperimentDeps, s
       qg: spec.qg,
       gold: spec.gold,
       prompt: spec.prompt,
+      // How the prompts were fitted to the contexts (unit — 'estimated tokens' where no tokenizer answered —, contexts, passages cut once per query).
+      promptBudget: stats.promptBudget ?? spec.promptBudget ?? null,
       metric: spec.metric,
       extraMetrics: spec.extraMetrics,
       scoringRequestExample: { prompt: scoring.prompt, continuation: scoring.continuation },

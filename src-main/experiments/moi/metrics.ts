@@ -7,7 +7,7 @@
  */
 import type { MoiMetrics, MoiSpec } from '../../api/contract/moi';
 import type { RunItem } from '../../store/experimentsRepo';
-import { fitCaveats, indexRunItems, orientationByRule, type FitPayload, type MoiRunData } from './items';
+import { fitCaveats, fitChecks, indexRunItems, orientationByRule, type FitPayload, type MoiRunData } from './items';
 import { methodLabel } from './plan';
 import { buildTable, methodValue } from './tables';
 
@@ -105,6 +105,8 @@ export function moiMetrics(input: MoiMetricsInput): MoiMetrics {
         underdetermined: fit?.underdetermined ?? null,
         converged: fit ? fit.converged : null,
         caveats: fit ? fitCaveats(fit) : [],
+        ...(fit ? fitChecks(fit) : { certificate: null, positionEffect: null }),
+        orientationByRule: fit ? orientationByRule(fit) : null,
         retrieverTau: fit?.retrieverTau ?? null,
         metric,
         values: Object.fromEntries(q.methods.map((m) => [m, methodValue(data, qid, m, metric)])),

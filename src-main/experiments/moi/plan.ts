@@ -5,7 +5,7 @@
  *
  *   method                score passes (requests)                 generations
  *   retriever             0                                       1
- *   moi, moi-reversed     M (M): random 3N / cyclic N / pruned N / all N!   1
+ *   moi, moi-reversed     M (M): random 3N / cyclic N / pruned N / random-pruned 3N / all N!   1
  *   random                0                                       K (the self-consistency answers; shared)
  *   self-consistency      0                                       K
  *   bayes-saliency        N (N): log P(q | p) + w·log P(p), one pass per passage          1
@@ -77,6 +77,8 @@ export function permutationSetFor(spec: Pick<MoiSpec, 'permutations' | 'seeds'>,
       return permutationSet({ kind: 'cyclic', n });
     case 'pruned':
       return permutationSet({ kind: 'pruned-cyclic', n, length: Math.min(n, p.length ?? Math.ceil(n / 2)) });
+    case 'random-pruned':
+      return permutationSet({ kind: 'random-pruned', n, length: Math.min(n, p.length ?? Math.ceil(n / 2)), seed: `${spec.seeds.permutations}\u0000${queryId}\u0000moi`, count: p.count ?? 3 * n });
     case 'all':
       return permutationSet({ kind: 'all', n });
   }

@@ -7,7 +7,7 @@
 import type { MoiQueryDetail } from '../../api/contract/moi';
 import { DataError } from '../../core/errors';
 import type { RunItem } from '../../store/experimentsRepo';
-import { generationKey, indexRunItems } from './items';
+import { fitCaveats, fitChecks, generationKey, indexRunItems, orientationByRule } from './items';
 import { methodLabel } from './plan';
 import { methodValue } from './tables';
 
@@ -50,6 +50,10 @@ export function moiQueryDetail(queryId: string, items: readonly RunItem[]): MoiQ
       retrieverTau: fit.retrieverTau,
       converged: fit.converged,
       fixedA: fit.fixedA,
+      orientationRule: fit.orientationRule,
+      orientationByRule: orientationByRule(fit),
+      ...fitChecks(fit),
+      caveats: fitCaveats(fit),
     },
     methods: q.methods.map((method) => {
       const m = data.methods.get(queryId)?.get(method);

@@ -43,6 +43,18 @@ export function reciprocalRank(data: MoiRunData, qid: string, order: readonly nu
 
 type TestSpec = Pick<MoiSpec, 'significance' | 'seeds'>;
 
+const CORRECTION_TEXT: Record<string, string> = {
+  holm: 'Holm-corrected over the methods of each column',
+  bonferroni: 'Bonferroni-corrected over the methods of each column',
+  bh: 'Benjamini–Hochberg (FDR) over the methods of each column',
+  none: 'no multiple-comparison correction',
+};
+
+/** The correction in words, as captions and CSV name it ('holm' → 'Holm-corrected over the methods of each column'). */
+export function correctionText(correction: string): string {
+  return CORRECTION_TEXT[correction] ?? correction;
+}
+
 export function buildTable(data: MoiRunData, spec: TestSpec, methods: readonly string[], measures: readonly string[], queriesFor: (measure: string) => string[], note: string): MoiTable {
   const baseline = methods.includes(BASELINE_METHOD) ? BASELINE_METHOD : null;
   const { test, correction, alpha } = spec.significance;

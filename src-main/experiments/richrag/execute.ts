@@ -24,11 +24,12 @@ import type { RunItem } from '../../store/experimentsRepo';
 import { forEachUnit, isDeferred, lanesFor, settleAll } from '../concurrency';
 import type { ExecuteContext, ExperimentDeps } from '../registry';
 import { judgeBaseline, judgedSystems, promptAspects } from './conditions';
-import { resolveConstraint } from './constraints';
+import { choiceConstraint, resolveConstraint } from './constraints';
 import { loadRichRagData, type RichRagData, type RichRagQuery } from './data';
 import { explorerPrompt, explorerRequest, normalizeAspects, parseAspectList } from './explorer';
-import { generationPrompt, generationRequest, scoreAnswer } from './generation';
+import { generationPromptWithin, generationRequest, scoreAnswer } from './generation';
 import {
+  docLabel,
   documentsKey,
   explorerKey,
   generationKey,
@@ -48,6 +49,7 @@ import {
 import { combineVerdicts, judgePrompt, judgeRequest, verdictOf } from './judge';
 import { rankListwise, type RankerEngine, type RankingResult } from './listwiseRanker';
 import { preferenceSampling, preferenceSetting, rankerCandidates, rewardOf } from './preferences';
+import { RichRagBudget } from './promptBudget';
 import { poolOf, staticRanking } from './rankers';
 import { buildDocuments, candidateDocuments, candidateSearcher, collectionSearcher, usesCandidates, type Searcher } from './retrieval';
 
@@ -56,8 +58,10 @@ type Counted = RankerEngine;
 interface Engines {
   generator: Counted;
   explorer: { engine: Counted; ref: GeneratorRef } | null;
-  ranker: { engine: Counted; ref: GeneratorRef } | null;
+  ranker: { engine: Counted; ref: GeneratorRef; budget?: RichRagBudget } | null;
   judge: { engine: Counted; ref: GeneratorRef } | null;
+  /** The generator's token budget for answer prompts (promptBudget.ts). */
+  generatorBudget?: RichRagBudget;
 }
 
 interface CallCounts {
@@ -91,10 +95,11 @@ export async function executeRichRag(ctx: ExecuteContext<RichRagSpec>): Promise<
     const ref = deps.resolveGenerator(selector ?? spec.generator, selector ? field : 'generator');
     const engine = deps.engineFor(ref);
     engineList.push(engine);
-    return { ref, engine: counted(engine, counts) };
+    return { ref, engine: counted(engine, counts), raw: engine };
   };
+  const generator = engineOf(spec.generator, 'generator');
   const engines: Engines = {
-    generator: engineOf(spec.generator, 'generator').engine,
+    generator: generator.engine,
     explorer: spec.settings.includes('predicted') ? engineOf(spec.explorer.generator, 'explorer.generator') : null,
     ranker: listwise.length > 0 || spec.preferences.enabled ? engineOf(spec.ranker.generator, 'ranker.generator') : null,
     judge: spec.judge.enabled ? engineOf(spec.judge.generator, 'judge.generator') : null,
@@ -102,6 +107,26 @@ export async function executeRichRag(ctx: ExecuteContext<RichRagSpec>): Promise<
 
   ctx.progress(0, null, 'reading the collection');
   const data = loadRichRagData(spec, deps.collections);
+  // Token budgets, counted with each model's tokenizer (default: what its context leaves).
+  engines.generatorBudget = await RichRagBudget.create((r) => generator.raw.tokenize(r, signal), {
+    chat: spec.generation.chat,
+    requested: spec.generation.promptBudget?.total,
+    reserve: spec.generation.maxTokens,
+    reserveName: 'generation.maxTokens',
+    field: 'generation.promptBudget',
+  });
+  if (engines.ranker) {
+    const rankerRaw = deps.engineFor(engines.ranker.ref);
+    // A step generates at most the longest id's constraint length (ids D1…DM, M the pool's capacity).
+    const reserve = choiceConstraint([docLabel(spec.retrieval.capacity - 1)], resolveConstraint(spec.ranker.constraint, engines.ranker.ref)).maxTokens ?? 0;
+    engines.ranker.budget = await RichRagBudget.create((r) => rankerRaw.tokenize(r, signal), {
+      chat: spec.ranker.chat,
+      requested: spec.ranker.promptBudget?.total,
+      reserve,
+      reserveName: "a step's maxTokens",
+      field: 'ranker.promptBudget',
+    });
+  }
   const stored = new Set<string>();
   for (const prefix of Object.values(KEY_PREFIX)) for (const key of repo.existingKeys(runId, prefix)) stored.add(key);
   const put = (item: RunItem) => {
@@ -157,7 +182,7 @@ export async function executeRichRag(ctx: ExecuteContext<RichRagSpec>): Promise<
               await settleAll(
                 conditions.map(async (c) => {
                   const ranking = await listFor(spec, engines, q, c, docs, repo, runId, stored, put, signal, step);
-                  outputs.set(c.condition, await generationFor(spec, engines.generator, q, c, docs, ranking, repo, runId, stored, put, signal, step));
+                  outputs.set(c.condition, await generationFor(spec, engines.generator, engines.generatorBudget, q, c, docs, ranking, repo, runId, stored, put, signal, step));
                 }),
               );
               const judge = engines.judge;
@@ -191,6 +216,11 @@ export async function executeRichRag(ctx: ExecuteContext<RichRagSpec>): Promise<
     conditions: conditions.map((c) => c.condition),
     llmUnits: total,
     resumedUnits,
+    promptBudget: {
+      generation: engines.generatorBudget.report(),
+      ...(engines.ranker?.budget ? { ranker: engines.ranker.budget.report() } : {}),
+      note: 'counts of this session (a resumed run counts only the prompts it rendered); each stored generation and list records its own cut',
+    },
     callsComputed: counts.computed,
     callsFromCache: counts.fromCache,
     elapsedMs: Math.round(performance.now() - started),
@@ -198,7 +228,7 @@ export async function executeRichRag(ctx: ExecuteContext<RichRagSpec>): Promise<
 }
 
 const CONTEXT_HINT =
-  ' (shorten the prompts — ranker.window, ranker.docWords, generation.docWords, explorer.maxTokens — or give the model a larger context size)';
+  ' (shorten the prompts — ranker.window, ranker.docWords, generation.docWords, ranker/generation.promptBudget, explorer.maxTokens — or give the model a larger context size)';
 
 /** The error of a query's unit, naming the query (and how to fix a prompt that does not fit). */
 function inQuery(err: unknown, queryId: string): Error {
@@ -293,7 +323,15 @@ async function listFor(
   } else {
     const ranker = engines.ranker!;
     const r = await rankOnPool(spec, ranker, q, docs, c.setting!, () => ({ temperature: 0 }), signal);
-    payload = { type: 'list', ...c, ranking: r.ranking, steps: r.steps, constraint: resolveConstraint(spec.ranker.constraint, ranker.ref) };
+    const total = ranker.budget?.total;
+    payload = {
+      type: 'list',
+      ...c,
+      ranking: r.ranking,
+      steps: r.steps,
+      constraint: resolveConstraint(spec.ranker.constraint, ranker.ref),
+      ...(r.budget && total !== undefined ? { budget: { ...r.budget, total, ...(ranker.budget?.estimated ? { estimated: true as const } : {}) } } : {}),
+    };
   }
   put({ key, queryId: q.queryId, condition: c.condition, sample: null, payload });
   if (fixed === null) step(`ranked ${q.queryId} (${c.condition})`);
@@ -313,7 +351,15 @@ function rankOnPool(
   return rankListwise(
     ranker.engine,
     { query: q.text, aspects: pool.aspects, candidates: rankerCandidates(docs, pool), k: spec.k },
-    { template: spec.ranker.template, window: spec.ranker.window, docWords: spec.ranker.docWords, mode: resolveConstraint(spec.ranker.constraint, ranker.ref), chat: spec.ranker.chat, sampling },
+    {
+      template: spec.ranker.template,
+      window: spec.ranker.window,
+      docWords: spec.ranker.docWords,
+      mode: resolveConstraint(spec.ranker.constraint, ranker.ref),
+      chat: spec.ranker.chat,
+      sampling,
+      ...(ranker.budget ? { budget: ranker.budget } : {}),
+    },
     signal,
   );
 }
@@ -322,21 +368,28 @@ function rankOnPool(
 async function answer(
   spec: RichRagSpec,
   generator: Counted,
+  budget: RichRagBudget | undefined,
   q: RichRagQuery,
   c: Pick<RichRagCondition, 'framework' | 'setting'>,
   docs: DocumentsPayload,
   ranking: readonly string[],
   signal: AbortSignal,
-): Promise<{ prompt: string; result: GenerateResult & { fromCache?: boolean } }> {
+): Promise<{ prompt: string; result: GenerateResult & { fromCache?: boolean }; budget?: GenerationPayload['budget'] }> {
   const aspects = c.setting ? promptAspects(poolOf(docs, c.setting)) : [];
   const shown = c.framework === 'closed-book' ? null : ranking.map((id) => docs.docs[id]!);
-  const prompt = generationPrompt(spec.generation, q.text, shown, aspects);
-  return { prompt, result: await generator.generate(generationRequest(spec, prompt), signal) };
+  const fit = await generationPromptWithin(spec.generation, budget, q.text, shown, aspects, `the answer prompt (${c.framework}${c.setting ? `, ${c.setting}` : ''})`, signal);
+  const prompt = fit.prompt;
+  const note =
+    budget?.total !== undefined && fit.tokens !== undefined
+      ? { tokens: fit.tokens, total: budget.total, documentsCut: fit.documentsCut, ...(fit.cap !== undefined ? { cap: fit.cap } : {}), ...(budget.estimated ? { estimated: true as const } : {}) }
+      : undefined;
+  return { prompt, result: await generator.generate(generationRequest(spec, prompt), signal), ...(note ? { budget: note } : {}) };
 }
 
 async function generationFor(
   spec: RichRagSpec,
   generator: Counted,
+  budgetOf: RichRagBudget | undefined,
   q: RichRagQuery,
   c: RichRagCondition,
   docs: DocumentsPayload,
@@ -350,7 +403,7 @@ async function generationFor(
 ): Promise<string> {
   const key = generationKey(q.queryId, c.condition);
   if (stored.has(key)) return (repo.item(runId, key)!.payload as GenerationPayload).output;
-  const { prompt, result } = await answer(spec, generator, q, c, docs, ranking, signal);
+  const { prompt, result, budget } = await answer(spec, generator, budgetOf, q, c, docs, ranking, signal);
   const payload: GenerationPayload = {
     type: 'generation',
     ...c,
@@ -362,6 +415,7 @@ async function generationFor(
     completionTokens: result.completionTokens,
     scores: scoreAnswer(result.text, q.answers, q.golden, spec.coverage.phi),
     fromCache: result.fromCache === true,
+    ...(budget ? { budget } : {}),
   };
   put({ key, queryId: q.queryId, condition: c.condition, sample: null, payload });
   step(`generated ${q.queryId} (${c.condition})`);
@@ -403,7 +457,7 @@ async function preferenceList(spec: RichRagSpec, engines: Engines, q: RichRagQue
   {
     const key = preferenceKey(q.queryId, sample);
     const ranked = await rankOnPool(spec, engines.ranker!, q, docs, setting, preferenceSampling(spec, q.queryId, sample), signal);
-    const { prompt, result } = await answer(spec, engines.generator, q, { framework: 'listwise', setting }, docs, ranked.ranking, signal);
+    const { prompt, result } = await answer(spec, engines.generator, engines.generatorBudget, q, { framework: 'listwise', setting }, docs, ranked.ranking, signal);
     const payload: PreferencePayload = {
       type: 'preference',
       setting,

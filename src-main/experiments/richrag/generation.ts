@@ -2,7 +2,8 @@
  * The generator G(q, L) and how its answer is scored (RichRAG Sec. 4.1, richrag.md §1.6-1.7).
  *
  * Prompt: the spec's template with {{sources}} = the top-k documents one per line as numbered sources
- * ("Source 1: Title: text", each cut to generation.docWords words), {{query}}, and {{aspects}} = the
+ * ("Source 1: Title: text", each cut to generation.docWords words when set, and to the
+ * generator's token budget: promptBudget.ts), {{query}}, and {{aspects}} = the
  * condition's sub-aspects one per line (empty for closed-book and retriever). The default template
  * does not show the sub-aspects; adding {{aspects}} reproduces the paper's "Golden" rows, whose
  * generator prompt lists the golden sub-aspects. Closed-book uses its own template (no sources).
@@ -21,10 +22,17 @@ import { pltrdyRougeMulti } from '../../core/text/pltrdyRouge';
 import { richRagAnswerF1 } from '../../core/text/squadAnswer';
 import type { GenerateRequest } from '../../engine/types';
 import type { AnswerScores, DocSnapshot, GoldenAspect } from './items';
+import type { PromptFit, RichRagBudget } from './promptBudget';
 import { aspectLines, firstWords, renderTemplate } from './templates';
 
-export function sourcesText(docs: readonly Pick<DocSnapshot, 'title' | 'text'>[], docWords: number): string {
-  return docs.map((d, i) => `Source ${i + 1}: ${d.title ? `${d.title}: ` : ''}${firstWords(d.text, docWords)}`).join('\n');
+/** A document's text as a source shows it: its first `docWords` words ("…" when cut), or all of it (whitespace collapsed, one line) when docWords is null. */
+export function sourceBody(text: string, docWords: number | null): string {
+  return docWords === null ? text.split(/\s+/).filter(Boolean).join(' ') : firstWords(text, docWords);
+}
+
+/** The numbered sources, one per line; `bodies` (default: each text cut to docWords) replace the documents' texts. */
+export function sourcesText(docs: readonly Pick<DocSnapshot, 'title' | 'text'>[], docWords: number | null, bodies?: readonly string[]): string {
+  return docs.map((d, i) => `Source ${i + 1}: ${d.title ? `${d.title}: ` : ''}${bodies ? bodies[i] : sourceBody(d.text, docWords)}`).join('\n');
 }
 
 export function generationPrompt(
@@ -32,9 +40,30 @@ export function generationPrompt(
   query: string,
   docs: readonly Pick<DocSnapshot, 'title' | 'text'>[] | null,
   aspects: readonly string[],
+  bodies?: readonly string[],
 ): string {
   if (docs === null) return renderTemplate(generation.closedBookTemplate, { query, aspects: aspectLines(aspects) }, 'generation.closedBookTemplate');
-  return renderTemplate(generation.template, { query, sources: sourcesText(docs, generation.docWords), aspects: aspectLines(aspects) }, 'generation.template');
+  return renderTemplate(generation.template, { query, sources: sourcesText(docs, generation.docWords, bodies), aspects: aspectLines(aspects) }, 'generation.template');
+}
+
+/**
+ * The answer prompt within the generator's token budget (promptBudget.ts): the sources' texts are
+ * cut first (to a common cap), never the question, the sub-aspects or the template; without a
+ * budget, the prompt as generationPrompt renders it.
+ */
+export async function generationPromptWithin(
+  generation: Pick<RichRagSpec['generation'], 'template' | 'closedBookTemplate' | 'docWords'>,
+  budget: RichRagBudget | undefined,
+  query: string,
+  docs: readonly Pick<DocSnapshot, 'title' | 'text'>[] | null,
+  aspects: readonly string[],
+  what: string,
+  signal?: AbortSignal,
+): Promise<PromptFit> {
+  const bodies = docs ? docs.map((d) => sourceBody(d.text, generation.docWords)) : [];
+  const render = (b: readonly string[]) => generationPrompt(generation, query, docs, aspects, b);
+  if (!budget) return { prompt: render(bodies), bodies, tokens: undefined, documentsCut: 0 };
+  return budget.fit(render, bodies, what, signal);
 }
 
 export function generationRequest(spec: Pick<RichRagSpec, 'generation' | 'seeds'>, prompt: string): GenerateRequest {

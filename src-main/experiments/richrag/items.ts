@@ -112,6 +112,8 @@ export interface ListPayload extends RichRagCondition {
   ranking: string[];
   steps: RankStep[] | null;
   constraint: 'grammar' | 'json-schema' | null;
+  /** With a token budget (promptBudget.ts): windows whose candidates' texts were cut, the most cut in one prompt, the largest step prompt, and whether the counts were an estimate. */
+  budget?: { windowsCut: number; documentsCut: number; maxPromptTokens: number; total: number; estimated?: true };
 }
 
 export interface AnswerScores {
@@ -135,6 +137,8 @@ export interface GenerationPayload extends RichRagCondition {
   completionTokens: number;
   scores: AnswerScores;
   fromCache: boolean;
+  /** With a token budget (promptBudget.ts): the prompt's tokens as counted, the budget, the sources cut to fit (to `cap` tokens each), and whether the counts were an estimate. */
+  budget?: { tokens: number; total: number; documentsCut: number; cap?: number; estimated?: true };
 }
 
 export type Verdict = 'system' | 'baseline' | 'tie';

@@ -12,6 +12,7 @@ import type { ExperimentsRepo } from '../../store/experimentsRepo';
 import { pageOfQueries } from '../itemsPage';
 import type { ExperimentDeps, ExperimentKind, ItemsPage, ItemsQuery, ManifestParts } from '../registry';
 import { analysisBaseline, judgeBaseline, promptAspects } from './conditions';
+import { richRagDesignWarnings } from './designWarnings';
 import { loadRichRagData } from './data';
 import { executeRichRag } from './execute';
 import { normalizeAspects } from './explorer';
@@ -40,6 +41,7 @@ export const richRagKind: ExperimentKind<RichRagSpec, RichRagMetrics, RichRagQue
   exportFile: (input) => exportRichRag(input, () => richRagMetrics(input)),
   manifest: richRagManifest,
   previewPrompt,
+  designWarnings: richRagDesignWarnings,
 };
 
 /** Drill-down items: one per query, its view (with `condition`, only that condition's list and judgments). */
@@ -138,6 +140,8 @@ async function richRagManifest(runId: number, spec: RichRagSpec, deps: Experimen
       coverage: spec.coverage,
       ranker: { ...spec.ranker, windowRule: 'first W candidates; then the previous picks plus the next W − k unread (stride W − k); k constrained steps per window' },
       generation: spec.generation,
+      // The token budgets as the run applied them: unit ('estimated tokens' where no tokenizer answered), total, origin, what was cut.
+      promptBudget: stats.promptBudget ?? null,
       generationRequestExample: generationRequest(spec, '<prompt>'),
       judge: { ...spec.judge, baseline: judgeBaseline(spec), tieRule: TIE_RULE },
       preferences: { ...spec.preferences, setting: preferenceSetting(spec), reward: 'Eq. 11: mean pltrdy ROUGE-2/L, F for φ(r, a), recall for Σ δ_i φ(r, a_i)' },

@@ -20,6 +20,7 @@
 import type { GenerateRequest, GenerateResult, SamplingOptions } from '../../engine/types';
 import { choiceConstraint, parseChoice, type ConstraintMode } from './constraints';
 import type { RankStep } from './items';
+import type { RichRagBudget } from './promptBudget';
 import { firstWords, renderTemplate } from './templates';
 
 export interface RankerCandidate {
@@ -41,8 +42,11 @@ export interface RankerInput {
 export interface RankerSettings {
   template: string;
   window: number;
-  docWords: number;
+  /** Each candidate's text cut to its first docWords words (null: whole, one line). */
+  docWords: number | null;
   mode: ConstraintMode;
+  /** The ranker's token budget (promptBudget.ts): candidates' texts are cut to fit, nothing else. */
+  budget?: RichRagBudget;
   chat: boolean;
   /** Decoding of step `step` (0-based over the whole list) in window `window`. */
   sampling(window: number, step: number): SamplingOptions;
@@ -56,6 +60,8 @@ export interface RankerEngine {
 export interface RankingResult {
   ranking: string[];
   steps: RankStep[];
+  /** With a budget: the windows whose candidates' texts were cut to fit, and the most candidates cut in one prompt. */
+  budget?: { windowsCut: number; documentsCut: number; maxPromptTokens: number };
 }
 
 /** The sub-aspects numbered one per line ("1. aspect"), as {{aspects}} shows them to the ranker. */
@@ -68,8 +74,7 @@ export function numberedAspects(aspects: readonly string[]): string {
  * aspects listed under {{aspects}} (Eq. 5 concatenates the aspect texts; numbers keep a long pool's
  * prompt short). An aspect not in the list is written out.
  */
-export function candidateLine(c: RankerCandidate, docWords: number, aspects: readonly string[]): string {
-  const body = firstWords(c.text, docWords);
+export function candidateLine(c: RankerCandidate, docWords: number | null, aspects: readonly string[], body = candidateBody(c, docWords)): string {
   const head = c.title ? `${c.title}: ${body}` : body;
   const tags = c.aspects.map((a) => {
     const i = aspects.indexOf(a);
@@ -78,13 +83,26 @@ export function candidateLine(c: RankerCandidate, docWords: number, aspects: rea
   return `[${c.label}] ${head}${tags.length > 0 ? ` (aspects ${tags.join(', ')})` : ''}`;
 }
 
-export function rankerPrompt(template: string, input: Pick<RankerInput, 'query' | 'aspects' | 'k'>, window: readonly RankerCandidate[], selected: readonly string[], docWords: number, field = 'ranker.template'): string {
+/** A candidate's text as the ranker shows it: its first docWords words ("…" when cut), or all of it on one line. */
+export function candidateBody(c: Pick<RankerCandidate, 'text'>, docWords: number | null): string {
+  return docWords === null ? c.text.split(/\s+/).filter(Boolean).join(' ') : firstWords(c.text, docWords);
+}
+
+export function rankerPrompt(
+  template: string,
+  input: Pick<RankerInput, 'query' | 'aspects' | 'k'>,
+  window: readonly RankerCandidate[],
+  selected: readonly string[],
+  docWords: number | null,
+  field = 'ranker.template',
+  bodies?: readonly string[],
+): string {
   return renderTemplate(
     template,
     {
       query: input.query,
       aspects: numberedAspects(input.aspects),
-      candidates: window.map((c) => candidateLine(c, docWords, input.aspects)).join('\n'),
+      candidates: window.map((c, i) => candidateLine(c, docWords, input.aspects, bodies ? bodies[i] : undefined)).join('\n'),
       selected: selected.length > 0 ? selected.join(' ') : '(none)',
       k: String(input.k),
     },
@@ -106,23 +124,38 @@ export async function rankListwise(engine: RankerEngine, input: RankerInput, set
   let next = 0;
   let w = 0;
   let stepIndex = 0;
+  const cut = { windowsCut: 0, documentsCut: 0, maxPromptTokens: 0 };
   while (w === 0 || next < candidates.length) {
     const take = w === 0 ? settings.window : settings.window - picks.length;
     const window = [...picks, ...candidates.slice(next, next + take)];
     next += take;
     picks = [];
     const want = Math.min(k, window.length);
+    // The window's candidates are shown the same way at every step: fitted once, with the longest
+    // "chosen so far" the window can reach; a step whose own prompt still does not fit is refitted.
+    let bodies = window.map((c) => candidateBody(c, settings.docWords));
+    const budget = settings.budget;
+    const render = (selected: readonly string[]) => (b: readonly string[]) => rankerPrompt(settings.template, input, window, selected, settings.docWords, 'ranker.template', b);
+    if (budget) {
+      const longest = [...window.map((c) => c.label)].sort((a, b) => b.length - a.length).slice(0, Math.max(0, want - 1));
+      const fit = await budget.fit(render(longest), bodies, `the ranker prompt of window ${w + 1}`, signal);
+      bodies = [...fit.bodies];
+      if (fit.documentsCut > 0) {
+        cut.windowsCut++;
+        cut.documentsCut = Math.max(cut.documentsCut, fit.documentsCut);
+      }
+    }
     for (let t = 0; t < want; t++) {
       signal?.throwIfAborted();
       const remaining = window.filter((c) => !picks.includes(c));
       const labels = remaining.map((c) => c.label);
-      const prompt = rankerPrompt(
-        settings.template,
-        input,
-        window,
-        picks.map((c) => c.label),
-        settings.docWords,
-      );
+      let prompt = render(picks.map((c) => c.label))(bodies);
+      if (budget) {
+        const fit = await budget.fit(render(picks.map((c) => c.label)), bodies, `the ranker prompt of window ${w + 1}, step ${t + 1}`, signal);
+        prompt = fit.prompt;
+        cut.maxPromptTokens = Math.max(cut.maxPromptTokens, fit.tokens ?? 0);
+        if (fit.documentsCut > 0) cut.documentsCut = Math.max(cut.documentsCut, fit.documentsCut);
+      }
       const request: GenerateRequest = {
         ...(settings.chat ? { messages: [{ role: 'user' as const, content: prompt }] } : { prompt }),
         ...choiceConstraint(labels, settings.mode),
@@ -139,5 +172,5 @@ export async function rankListwise(engine: RankerEngine, input: RankerInput, set
     }
     w++;
   }
-  return { ranking: picks.map((c) => c.id), steps };
+  return { ranking: picks.map((c) => c.id), steps, ...(settings.budget?.total !== undefined ? { budget: cut } : {}) };
 }

@@ -46,6 +46,7 @@ export function richRagMetrics(input: RichRagMetricsInput): RichRagMetrics {
   if (fallbacks > 0) warnings.push(`${fallbacks} list-wise ranker step(s) named no valid id and took the first remaining candidate (the constraint did not hold)`);
   const explorer = explorerSummary(data);
   if (explorer && explorer.empty > 0) warnings.push(`the explorer found no sub-aspect for ${explorer.empty} quer${explorer.empty === 1 ? 'y' : 'ies'}; the query itself was retrieved with`);
+  warnings.push(...budgetWarnings(data));
   const rows: RichRagMetrics['perQuery'] = [];
   for (const c of conditions) for (const [qid, values] of perQuery.get(c.condition) ?? []) rows.push({ queryId: qid, condition: c.condition, values });
   return {
@@ -189,4 +190,36 @@ function preferenceSummary(spec: RichRagSpec, data: RichRagRunData): RichRagMetr
     meanRewardGreedy: greedy.length > 0 ? mean(greedy) : null,
     meanRewardSampled: sampled.length > 0 ? mean(sampled) : null,
   };
+}
+
+/** What the token budgets cut (promptBudget.ts), from what each stored generation and list recorded. */
+export function budgetWarnings(data: RichRagRunData): string[] {
+  let answers = 0;
+  let answersCut = 0;
+  let sourcesCut = 0;
+  let estimatedAnswers = 0;
+  let lists = 0;
+  let listsCut = 0;
+  let estimatedLists = 0;
+  for (const byCondition of data.generations.values())
+    for (const g of byCondition.values()) {
+      if (!g.budget) continue;
+      answers++;
+      if (g.budget.documentsCut > 0) answersCut++;
+      sourcesCut += g.budget.documentsCut;
+      if (g.budget.estimated) estimatedAnswers++;
+    }
+  for (const byCondition of data.lists.values())
+    for (const l of byCondition.values()) {
+      if (!l.budget) continue;
+      lists++;
+      if (l.budget.windowsCut > 0) listsCut++;
+      if (l.budget.estimated) estimatedLists++;
+    }
+  const out: string[] = [];
+  if (answersCut > 0) out.push(`${answersCut} of ${answers} answer prompts had their sources' texts cut to fit the generator's token budget (${sourcesCut} sources in all; the question and sub-aspects were kept): see each generation's budget and the manifest's promptBudget`);
+  if (listsCut > 0) out.push(`${listsCut} of ${lists} list-wise rankings showed the ranker candidates' texts cut to fit its token budget`);
+  if (estimatedAnswers + estimatedLists > 0)
+    out.push(`${estimatedAnswers + estimatedLists} prompts were budgeted by an estimate of their tokens (no tokenizer answered: an upper bound, so documents were cut more than needed)`);
+  return out;
 }

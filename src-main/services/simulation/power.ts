@@ -98,7 +98,12 @@ async function fairRagPlant(scratch: AppServices, base: Omit<SimProfile, 'seed' 
 }
 
 interface TestOutcome {
+  /** The tested cell is significant after the table's correction (the star the table shows). */
   significant: boolean;
+  /** The tested cell's raw p-value (before the correction; null: no test). */
+  pValue: number | null;
+  /** Any cell of the tested family (the column or row the correction runs over) is significant: the family-wise rejection. */
+  familySignificant: boolean;
   difference: number | null;
   description: string;
   alpha: number;
@@ -111,31 +116,33 @@ type Metrics = Record<string, unknown>;
 /** The spec's own significance test in a run's metrics (see the module comment). */
 export function primaryTest(kind: string, metrics: Metrics): TestOutcome {
   if (kind === 'moi') {
-    const t = metrics.table1 as { rows: { method: string; cells: { significant: boolean; difference: number | null }[] }[]; columns: { measure: string }[]; baseline: string | null; alpha: number; test: string; correction: string };
+    const t = metrics.table1 as { rows: { method: string; cells: { significant: boolean; pValue: number | null; difference: number | null }[] }[]; columns: { measure: string }[]; baseline: string | null; alpha: number; test: string; correction: string };
     const row = t.rows.find((r) => r.method === 'moi');
     const cell = row?.cells[0];
-    return { significant: cell?.significant ?? false, difference: cell?.difference ?? null, description: `MoI vs ${t.baseline ?? 'the retriever order'} on ${t.columns[0]?.measure ?? 'the primary measure'} (Table 1)`, alpha: t.alpha, test: t.test, correction: t.correction };
+    return { significant: cell?.significant ?? false, pValue: cell?.pValue ?? null, familySignificant: t.rows.some((r) => r.cells[0]?.significant === true), difference: cell?.difference ?? null, description: `MoI vs ${t.baseline ?? 'the retriever order'} on ${t.columns[0]?.measure ?? 'the primary measure'} (Table 1)`, alpha: t.alpha, test: t.test, correction: t.correction };
   }
   if (kind === 'richrag') {
-    const t = metrics.table1 as { measures: string[]; baseline: string | null; alpha: number; test: string; correction: string; rows: { condition: string; framework: string; cells: Record<string, { significant: boolean; delta: number | null }> }[] };
+    const t = metrics.table1 as { measures: string[]; baseline: string | null; alpha: number; test: string; correction: string; rows: { condition: string; framework: string; cells: Record<string, { significant: boolean; pValue: number | null; delta: number | null }> }[] };
     const measure = t.measures[0]!;
     const candidates = t.rows.filter((r) => r.condition !== t.baseline);
     const row = candidates.find((r) => r.framework === 'listwise') ?? candidates[0];
     const cell = row?.cells[measure];
-    return { significant: cell?.significant ?? false, difference: cell?.delta ?? null, description: `${row?.condition ?? '?'} vs ${t.baseline ?? 'baseline'} on ${measure} (Table 1)`, alpha: t.alpha, test: t.test, correction: t.correction };
+    return { significant: cell?.significant ?? false, pValue: cell?.pValue ?? null, familySignificant: candidates.some((r) => r.cells[measure]?.significant === true), difference: cell?.delta ?? null, description: `${row?.condition ?? '?'} vs ${t.baseline ?? 'baseline'} on ${measure} (Table 1)`, alpha: t.alpha, test: t.test, correction: t.correction };
   }
   if (kind === 'fair-rag') {
     const t = metrics.table2 as {
       alpha: number;
       test: string;
       correction?: string;
-      rows: { retriever: string; cells: { lower: number; upper: number; runs: number; significant: boolean; difference: number | null; pairedDifference?: number | null }[] }[];
+      rows: { retriever: string; cells: { lower: number; upper: number; runs: number; significant: boolean; pValue?: number | null; difference: number | null; pairedDifference?: number | null }[] }[];
     };
     const row = t.rows[0];
     const cells = row?.cells ?? [];
     const cell = [...cells].sort((a, b) => b.runs - a.runs)[0];
     return {
       significant: cell?.significant ?? false,
+      pValue: cell?.pValue ?? null,
+      familySignificant: cells.some((c) => c.significant),
       // What the test tests: the per-query paired difference where the table has it (deterministic − … reversed: arms − deterministic).
       difference: cell ? (cell.pairedDifference !== undefined ? cell.pairedDifference : cell.difference) : null,
       description: cell ? `EU of the α runs with EE-D̄ in [${cell.lower}, ${cell.upper}) vs the deterministic ranking on ${row!.retriever} (Table 2, the interval with the most runs)` : 'Table 2 (no cell)',
@@ -235,6 +242,8 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
     const rows: PowerRow[] = [];
     for (const cell of cells) {
       let significant = 0;
+      let rawSignificant = 0;
+      let familySignificant = 0;
       const diffs: number[] = [];
       for (let rep = 0; rep < req.reps; rep++) {
         signal?.throwIfAborted();
@@ -251,6 +260,8 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
         const outcome = primaryTest(kind, scratch.experiments.metrics(run.id) as Metrics);
         described ??= outcome;
         if (outcome.significant) significant++;
+        if (outcome.pValue !== null && outcome.pValue <= outcome.alpha) rawSignificant++;
+        if (outcome.familySignificant) familySignificant++;
         if (outcome.difference !== null && Number.isFinite(outcome.difference)) diffs.push(outcome.difference);
         done++;
         progress(done, total, `effect ${cell.effect}, ${cell.queries} queries${cell.samples !== null ? `, N = ${cell.samples}` : ''}: run ${rep + 1} of ${req.reps}`);
@@ -261,6 +272,8 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
         significant,
         power: significant / req.reps,
         ...wilson(significant, req.reps),
+        rawSignificant,
+        familySignificant,
         meanDifference: diffs.length > 0 ? diffs.reduce((a, b) => a + b, 0) / diffs.length : null,
       });
     }

@@ -36,6 +36,8 @@ describe('fairground remote', () => {
         // The stand-in server echoes with logprobs and honours response_format (test/support/fakeOpenAiServer.ts).
         `  completions: yes, chat: yes, scoring (prompt log-probabilities via echo): yes, prompt_logprobs: no`,
         `  constraints honoured: completions.response_format, chat.response_format`,
+        // The stand-in reports vLLM's max_model_len (engine/remote/contextProbe.ts).
+        `  context: 4096 tokens per request (GET /models max_model_len): the default prompt budget`,
         `  ${a.baseUrl}  up to 3 at once`,
         `  ${b.baseUrl}  up to 4 at once`,
         '',

@@ -4,8 +4,10 @@
  * F16 GGUF on loopback with one thread. Two servers are started once for the whole file.
  *
  * - Tokenization parity: every greedy generate call the three demo kinds make on the local engine
- *   (node-llama-cpp), replayed through the remote engine on llama-server, gives the identical text
- *   and finish reason (prompt as the server's token ids, no prompt-cache reuse).
+ *   (node-llama-cpp), replayed through the remote engine on llama-server with the configuration
+ *   `remote add` stored (JSON schemas as the local engine's GBNF, chosen from the probe), gives the
+ *   identical text and finish reason (prompt as the server's token ids, no prompt-cache reuse,
+ *   greedy with the temperature sampler only); bounds below for the few that still differ.
  * - Constraints: the llama.cpp transport (json_schema, grammar) is honoured; response_format on
  *   /v1/completions is ignored by the server and the call fails naming model and transport; Fair
  *   RAG's `format: json` judge and RichRAG's `constraint: auto` ranker run without a fallback.
@@ -21,6 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RemoteEngine } from '../../../src-main/engine/remote/remoteEngine';
 import { EngineError, type GenerateRequest, type GenerateResult } from '../../../src-main/engine/types';
 import { DEMO_MODEL_NAME } from '../../../src-main/services/demoSetup';
+import { engineConfigOf, type RemoteRow } from '../../../src-main/services/remoteModels';
 import { openWorkspace } from '../../../src-main/store/workspace';
 import { copyWorkspace, makeDemoWorkspace, tinySpec } from '../../experiments/fixture';
 import { runBatchFile } from '../../support/batchRunner';
@@ -118,12 +121,15 @@ describe.skipIf(llamaServerSkip !== undefined)('llama-server (real, built from t
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('greedy generate calls of the three demo kinds give the identical text on llama-server as on node-llama-cpp (all but a few: see the bounds)', async () => {
+  it('greedy generate calls of the three demo kinds give the identical text on llama-server as on node-llama-cpp (grammar: all; JSON schema and plain: all but a few, see the bounds)', async () => {
     const rows = query<{ request: string; response: string }>(local, `SELECT request, response FROM llm_call_cache WHERE op = 'generate' ORDER BY key`);
     const calls = rows.map((r) => ({ request: JSON.parse(r.request) as GenerateRequest, result: JSON.parse(r.response) as GenerateResult }));
     const greedy = calls.filter((c) => c.request.sampling.temperature === 0 && c.request.messages === undefined);
     expect(greedy.length).toBeGreaterThan(100);
-    const engine = new RemoteEngine({ baseUrl: a.baseUrl, model: ALIAS, serverKind: 'llama.cpp', maxConcurrency: 1 });
+    // The configuration `remote add` stored for this server: the probe saw it honour `grammar`, so JSON schemas go as the local engine's GBNF.
+    const config = engineConfigOf(query<RemoteRow>(base, `SELECT * FROM remote_endpoints WHERE name = 'srv'`)[0]!);
+    expect(config.jsonSchemaTransport).toBe('gbnf');
+    const engine = new RemoteEngine({ ...config, maxConcurrency: 1 });
     // llama.cpp reports a stop string as finish_reason "stop" without naming it.
     const finish = (r: GenerateResult) => (r.finishReason === 'stopString' ? 'stop' : r.finishReason);
     const differing = { plain: [] as string[], grammar: [] as string[], jsonSchema: [] as string[] };
@@ -146,23 +152,38 @@ describe.skipIf(llamaServerSkip !== undefined)('llama-server (real, built from t
     console.log(`llama-server parity (identical greedy texts): ${line('plain')}, ${line('grammar')}, ${line('jsonSchema')}; ${calls.length - greedy.length} sampled or chat calls not compared`);
     if (differing.jsonSchema.length > 0) console.log(`JSON-schema calls that differ (the server builds its own grammar from the schema):\n${differing.jsonSchema.slice(0, 5).join('\n')}`);
     expect(counts.plain).toBeGreaterThan(50);
-    // The goal is every call identical (issue 24 item 2); measured 2026-11-27: plain 350-360/367, grammar 60/68 —
-    // a few long prompts still diverge after some tokens (cause open), and JSON-schema calls differ because
-    // node-llama-cpp and llama.cpp build different grammars from one schema (whitespace, so other answers).
-    // These bounds keep what was reached from regressing; the differing calls are printed above.
+    expect(counts.grammar).toBeGreaterThan(20);
+    expect(counts.jsonSchema).toBeGreaterThan(100);
+    // The goal is every call identical (issue 24 item 2). Measured 2026-11-28 (F16 tiny model): grammar 68/68,
+    // JSON schema 522/523, plain 350/367. JSON schemas travel as node-llama-cpp's own GBNF (was 0/523 with the
+    // server's json_schema conversion) and greedy requests use only the temperature sampler, whose pick keeps
+    // vocabulary order among tied logits as node-llama-cpp's greedy does (the tiny model's byte tokens share
+    // one logit; top-k's sort broke those ties otherwise: grammar was 60/68). The rest diverge at near-ties
+    // (top-2 margins 2e-4 to 8e-2): node-llama-cpp's own token-by-token evaluation (controlledEvaluate) gives the
+    // server's logits and choice, LlamaCompletion's generation the runner-up; the cause inside that path is open.
     if (differing.plain.length > 0) console.log(`plain calls that differ:\n${differing.plain.slice(0, 5).join('\n')}`);
+    expect(differing.grammar).toEqual([]);
+    expect(differing.jsonSchema.length).toBeLessThanOrEqual(Math.ceil(counts.jsonSchema * 0.01));
     expect(differing.plain.length).toBeLessThanOrEqual(Math.ceil(counts.plain * 0.06));
-    expect(differing.grammar.length).toBeLessThanOrEqual(Math.ceil(counts.grammar * 0.15));
   }, 900_000);
 
-  it('honours json_schema and grammar on /v1/completions, and fails a call whose response_format the server ignored', async () => {
+  it('honours json_schema, grammar and a JSON schema as the local GBNF on /v1/completions, and fails a call whose response_format the server ignored', async () => {
     const entails = { type: 'object', properties: { entails: { type: 'boolean' } }, required: ['entails'] };
     const req: GenerateRequest = { prompt: 'Premise: a lamp. Hypothesis: a light.\nAnswer:', maxTokens: 24, sampling: { temperature: 0 } };
     const right = new RemoteEngine({ baseUrl: a.baseUrl, model: ALIAS, serverKind: 'llama.cpp' });
     const wrong = new RemoteEngine({ baseUrl: a.baseUrl, model: ALIAS, serverKind: 'llama.cpp', jsonSchemaTransport: 'response_format' });
     try {
-      const json = await right.generate({ ...req, jsonSchema: entails });
+      // The server's own conversion of the schema allows runs of whitespace (greedy on the tiny model writes tabs): room to close.
+      const json = await right.generate({ ...req, maxTokens: 64, jsonSchema: entails });
       expect(typeof (JSON.parse(json.text) as { entails: unknown }).entails).toBe('boolean');
+      const asGbnf = new RemoteEngine({ baseUrl: a.baseUrl, model: ALIAS, serverKind: 'llama.cpp', jsonSchemaTransport: 'gbnf' });
+      try {
+        const viaGbnf = await asGbnf.generate({ ...req, jsonSchema: entails });
+        expect(typeof (JSON.parse(viaGbnf.text) as { entails: unknown }).entails).toBe('boolean');
+        expect(viaGbnf.text).toBe(viaGbnf.text.trimEnd());
+      } finally {
+        await asGbnf.close();
+      }
       const yesNo = await right.generate({ ...req, grammar: 'root ::= "yes" | "no"' });
       expect(['yes', 'no']).toContain(yesNo.text);
       const err = (await wrong.generate({ ...req, jsonSchema: entails }).catch((e: unknown) => e)) as EngineError;

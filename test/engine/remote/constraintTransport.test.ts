@@ -31,10 +31,10 @@ describe('constraint transport by server kind', () => {
     const llama = buildGenerateCall(req({ jsonSchema: ENTAILS }), settings, { promptTokens: [1, 261, 300] });
     expect(llama).toEqual({
       path: '/completions',
-      body: { model: 'm', prompt: [1, 261, 300], max_tokens: 12, temperature: 0, cache_prompt: false, json_schema: ENTAILS },
+      body: { model: 'm', prompt: [1, 261, 300], max_tokens: 12, temperature: 0, cache_prompt: false, samplers: ['temperature'], json_schema: ENTAILS },
     });
     expect(buildGenerateCall(req({ grammar: 'root ::= "yes" | "no"' }), settings).body).toEqual({
-      model: 'm', prompt: 'Premise: x', max_tokens: 12, temperature: 0, cache_prompt: false, grammar: 'root ::= "yes" | "no"',
+      model: 'm', prompt: 'Premise: x', max_tokens: 12, temperature: 0, cache_prompt: false, samplers: ['temperature'], grammar: 'root ::= "yes" | "no"',
     });
     const vllm = { model: 'm', serverKind: 'vllm' as const };
     expect(buildGenerateCall(req({ jsonSchema: ENTAILS }), { ...vllm, jsonSchemaTransport: 'structured_outputs' }).body).toEqual({

@@ -330,14 +330,16 @@ describe('MoI drill-down and exports', () => {
     const csv = exportMoi({ ...input, format: 'table1-csv' }, () => metrics);
     expect(csv.name).toBe('hand-run7-table1.csv');
     const lines = csv.text.trim().split('\r\n');
-    expect(lines[0]).toBe('method,label,measure,mean,n,difference_vs_baseline,p,p_adjusted,significant');
+    expect(lines[0]).toBe('method,label,measure,mean,n,difference_vs_baseline,p,p_adjusted,significant,test,correction');
     const moiEm = lines.find((l) => l.startsWith('moi,MoI,em,'))!.split(',');
     expect(moiEm.slice(0, 5)).toEqual(['moi', 'MoI', 'em', '1', '3']);
     expect(Number(moiEm[5])).toBeCloseTo(2 / 3, 14);
     expect(Number(moiEm[6])).toBeCloseTo(pDf2(2), 12);
     expect(Number(moiEm[7])).toBeCloseTo(3 * pDf2(2), 12);
     expect(moiEm[8]).toBe('false');
-    expect(lines).toContain('retriever,Retriever,rougeL,0.2,1,,,,false');
+    // Each tested cell names the test and correction behind its p-value and star; the baseline's row names none.
+    expect(moiEm.slice(9)).toEqual(['two-sided paired t-test against Retriever over queries', 'Holm-corrected over the methods of each column']);
+    expect(lines).toContain('retriever,Retriever,rougeL,0.2,1,,,,false,,');
     const tex = exportMoi({ ...input, format: 'table7-latex' }, () => metrics).text;
     expect(tex).toContain('\\toprule');
     expect(tex).toMatch(/MoI & 0\.667\\hphantom\{\$\^\{\\ddagger\}\$\} & \\textbf\{1\.000\}\$\^\{\\ddagger\}\$/);

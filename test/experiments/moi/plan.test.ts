@@ -52,7 +52,7 @@ describe('MoI spec', () => {
       expect.arrayContaining([
         'prompt.passage: a passage may use {{index}}, {{id}}, {{title}}, {{text}}, {{attrs.KEY}} only (not the query)',
         'prompt.question: must contain {{query}} exactly once and no other placeholder',
-        "permutations.length: only used with set 'pruned'",
+        "permutations.length: only used with set 'pruned' or 'random-pruned'",
         "permutations.set: 'all' is for N ≤ 7 (N! calls), got N = 10",
         "baselines.1: 'qg' is listed twice",
         'solver.fixedA.values: the coefficients must sum to 1 (got 0.9)',

@@ -120,8 +120,11 @@ export class ModelHost {
     return new ModelHost(llama, model, { ...settings, contextSize }, info);
   }
 
-  /** `onText` (streaming, issue 17 item 4) gets the text so far and the token count after each token. */
-  async generate(req: GenerateRequest, signal: AbortSignal, onText?: (text: string, tokens: number) => void): Promise<GenerateResult> {
+  /**
+   * `onText` (streaming, issue 17 item 4) gets the text so far and the token count after each token;
+   * `onStart` is called once the call has its sequence (its queued time ends there).
+   */
+  async generate(req: GenerateRequest, signal: AbortSignal, onText?: (text: string, tokens: number) => void, onStart?: () => void): Promise<GenerateResult> {
     const grammar = await this.grammarFor(req);
     const pool = await this.sequences();
     const lease = await pool.acquire(signal).catch((err: unknown) => {
@@ -130,6 +133,7 @@ export class ModelHost {
       throw err;
     });
     if (!lease) return { text: '', promptTokens: 0, completionTokens: 0, finishReason: 'aborted' };
+    onStart?.();
     try {
       const chatWrapper = (): ChatWrapper => (this.chatWrapper ??= resolveChatWrapper(this.model));
       const threads = this.threads.beforeCall();
@@ -142,9 +146,10 @@ export class ModelHost {
     }
   }
 
-  async score(req: ScoreRequest, signal: AbortSignal): Promise<ScoreResult> {
+  async score(req: ScoreRequest, signal: AbortSignal, onStart?: () => void): Promise<ScoreResult> {
     const pool = await this.sequences();
     const lease = await pool.acquireAll(signal);
+    onStart?.();
     try {
       const threads = this.threads.beforeCall();
       const t0 = performance.now();

@@ -32,7 +32,11 @@ const controllers = new Map<number, AbortController>();
 const inFlight = new Set<Promise<void>>();
 let host: ModelHost | undefined;
 
+/** When a call had its sequence (ModelHost's `onStart`), by call id: the result's `ms` counts from there. */
+const startedAt = new Map<number, number>();
+
 async function dispatch<K extends WorkerOp>(id: number, op: K, request: WorkerOps[K]['request'], signal: AbortSignal, stream = false): Promise<unknown> {
+  const onStart = (): void => void startedAt.set(id, performance.now());
   if (op === 'load') {
     if (host) throw new EngineError('bad-request', 'this worker already hosts a model');
     let lastSent = -1;
@@ -54,9 +58,9 @@ async function dispatch<K extends WorkerOp>(id: number, op: K, request: WorkerOp
   if (!host) throw new EngineError('bad-request', `${op} before a model was loaded`);
   switch (op) {
     case 'generate':
-      return host.generate(request as WorkerOps['generate']['request'], signal, stream ? (text, tokens) => send({ type: 'progress', id, progress: { tokens, text } }) : undefined);
+      return host.generate(request as WorkerOps['generate']['request'], signal, stream ? (text, tokens) => send({ type: 'progress', id, progress: { tokens, text } }) : undefined, onStart);
     case 'score':
-      return host.score(request as WorkerOps['score']['request'], signal);
+      return host.score(request as WorkerOps['score']['request'], signal, onStart);
     case 'embed':
       return host.embed(request as WorkerOps['embed']['request'], signal);
     case 'tokenize':
@@ -75,7 +79,8 @@ async function handleCall(msg: Extract<ParentMessage, { type: 'call' }>): Promis
   controllers.set(msg.id, controller);
   try {
     const result = await dispatch(msg.id, msg.op, msg.request, controller.signal, msg.stream === true);
-    send({ type: 'result', id: msg.id, result });
+    const started = startedAt.get(msg.id);
+    send({ type: 'result', id: msg.id, result, ...(started !== undefined ? { ms: performance.now() - started } : {}) });
   } catch (err) {
     // Errors thrown by node-llama-cpp during an operation come from what was asked (too long,
     // unsupported schema...): the process is fine, so they are reported as bad requests.
@@ -83,6 +88,7 @@ async function handleCall(msg: Extract<ParentMessage, { type: 'call' }>): Promis
     send({ type: 'error', id: msg.id, code, message: (err as Error)?.message ?? String(err) });
   } finally {
     controllers.delete(msg.id);
+    startedAt.delete(msg.id);
   }
 }
 

@@ -92,10 +92,15 @@ export class WizardChoices {
     return (this.collections.find((c) => c.name === preferred) ?? this.collections[0])?.name ?? '';
   }
 
-  /** The library model named `preferred` when ready, else the first ready one, else the first server ('' when there is none). */
-  defaultGenerator(preferred?: string): string {
+  /**
+   * The generator a new experiment starts with (issue 26 item 1): the simulated reader of `collection` when
+   * the library has one (planted truth, instant: the demo runs end to end without a language model), else the
+   * library model named `preferred` when ready, else the first ready one, else the first server ('' when none).
+   */
+  defaultGenerator(preferred?: string, collection?: string): string {
     const ready = this.models.filter((m) => m.status === 'ready');
-    const model = ready.find((m) => m.name === preferred) ?? ready[0];
+    const sim = collection ? ready.find((m) => m.kind === 'sim' && (m.metadata.profile as { collection?: unknown } | undefined)?.collection === collection) : undefined;
+    const model = sim ?? ready.find((m) => m.name === preferred) ?? ready[0];
     return model ? `model:${model.name}` : this.remotes[0] ? `remote:${this.remotes[0].name}` : '';
   }
 
@@ -176,7 +181,7 @@ export class KindWizard<F extends BasicsForm> {
       () => this.form.collection,
       (c) => {
         if (!this.form.collection) this.form.collection = c.defaultCollection(DEMO.collection);
-        if (!this.form.generator) this.form.generator = c.defaultGenerator(DEMO.model);
+        if (!this.form.generator) this.form.generator = c.defaultGenerator(DEMO.model, this.form.collection);
       },
     );
     this.spec = $derived(toSpec(this.form));

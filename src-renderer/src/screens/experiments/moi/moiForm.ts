@@ -23,7 +23,7 @@ export interface MoiForm extends BasicsForm {
   tokenizer: 'whitespace' | 'words';
   runId: Num;
   n: Num;
-  set: 'random3n' | 'cyclic' | 'pruned' | 'all';
+  set: 'random3n' | 'cyclic' | 'pruned' | 'random-pruned' | 'all';
   count: Num;
   length: Num;
   segment: 'mean' | 'sum';
@@ -83,7 +83,7 @@ export function moiFormToSpec(f: MoiForm): Record<string, unknown> {
     ...basicsToSpec(f),
     retriever,
     ...num('n', f.n),
-    permutations: { set: f.set, ...(f.set === 'random3n' ? num('count', f.count) : {}), ...(f.set === 'pruned' ? num('length', f.length) : {}) },
+    permutations: { set: f.set, ...(f.set === 'random3n' || f.set === 'random-pruned' ? num('count', f.count) : {}), ...(f.set === 'pruned' || f.set === 'random-pruned' ? num('length', f.length) : {}) },
     scoring: { segment: f.segment, ...num('passageWeight', f.passageWeight) },
     solver: { orientation: f.orientation },
     ...(agent ? { agent } : {}),

@@ -12,6 +12,19 @@ export function tableRows(table: MoiTable): MoiTableRow[] {
   });
 }
 
+const CORRECTION_TEXT: Record<string, string> = {
+  holm: 'Holm-corrected over the methods of each column',
+  bonferroni: 'Bonferroni-corrected over the methods of each column',
+  bh: 'Benjamini–Hochberg (FDR) over the methods of each column',
+  none: 'no multiple-comparison correction',
+};
+
+/** What produced each star, as the caption says it (the CSV's test and correction columns say the same). */
+export function starsText(table: MoiTable): string {
+  if (!table.baseline) return 'No significance test (no retriever baseline in the table).';
+  return `† / ‡: adjusted p ≤ ${table.alpha} / 0.01, ${table.test}, ${CORRECTION_TEXT[table.correction] ?? table.correction}.`;
+}
+
 function best(table: MoiTable, column: number): number | null {
   const col = table.columns[column]!;
   const values = table.rows.map((r) => r.cells[column]?.mean).filter((v): v is number => typeof v === 'number');
@@ -38,7 +51,7 @@ export function tableColumns(table: MoiTable): Column<MoiTableRow>[] {
           if (!c?.significant || c.pAdjusted === null) return '';
           return c.pAdjusted <= Math.min(0.01, table.alpha) ? '‡' : '†';
         },
-        title: `${col.measure} (${col.higherIsBetter ? 'higher' : 'lower'} is better), ${col.queries} queries; † / ‡: ${table.test}, ${table.correction}, p ≤ ${table.alpha} / 0.01`,
+        title: `${col.measure} (${col.higherIsBetter ? 'higher' : 'lower'} is better), ${col.queries} queries; ${starsText(table)}`,
       };
     }),
   ];
