@@ -3,11 +3,13 @@
  * ir_measures measure names (conventions.md §4). Output is trec_eval's `-q` shape.
  */
 import { DataError } from '../../core/errors';
+import { DocLabelTable, rankedLabelsOfBytes } from '../../core/ir/docBytes';
 import { RankingEvaluator, type Evaluation, type QueryRanking } from '../../core/ir/evaluateRun';
 import { formatMeasure, isCountMeasure, parseMeasure, supportedMeasuresHelp, type MeasureSpec } from '../../core/ir/measureSpec';
 import { formatMeasureCsv, formatMeasureTsv, measureRows } from '../../io/measureCsv';
 import { readQrels, type QrelsFormat } from '../../io/trec/qrels';
 import { forEachRunQuery, type RunColumns, type RunFormat } from '../../io/trec/run';
+import { readRunBytesByQuery } from '../../io/trec/runBytes';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
 import { choiceOption, formatValue, inputFile, placesOption, readWarnings } from './evalInputs';
@@ -108,8 +110,17 @@ export const evalIrCommand: CliCommand = {
     const evalOptions = { complete: !values.intersection, depth, runSource: runPath, qrelsSource: qrelsPath };
     const warnings = readWarnings(io, runPath);
     let evaluator = new RankingEvaluator(qrels, specs, evalOptions);
-    await inputFile(runPath, io.cwd, (p) =>
-      forEachRunQuery(p, (qid, run, rows) => evaluator.add(qid, queryRanking(run, rows, qid, runPath)), {
+    await inputFile(runPath, io.cwd, (p) => {
+      // The usual run file is read in place, without a string per line (runBytes.ts); any other
+      // input, or any file the fast path does not read exactly as the general reader, is read by
+      // the general reader, from the start.
+      const fast = readRunBytesByQuery(p, (qid, rows) => {
+        const judged = evaluator.judgementsOf(qid);
+        evaluator.addRanked(qid, judged ? rankedLabelsOfBytes(rows, new DocLabelTable(judged), evaluator.cutDepth) : []);
+      }, { format: runFormat });
+      if (fast.done) return;
+      if (fast.queries > 0) evaluator = new RankingEvaluator(qrels, specs, evalOptions);
+      return forEachRunQuery(p, (qid, run, rows) => evaluator.add(qid, queryRanking(run, rows, qid, runPath)), {
         format: runFormat,
         stdin: io.stdin,
         onWarning: warnings.onWarning,
@@ -117,8 +128,8 @@ export const evalIrCommand: CliCommand = {
           warnings.discard();
           evaluator = new RankingEvaluator(qrels, specs, evalOptions);
         },
-      }),
-    );
+      });
+    });
     if (qrels.length === 0) throw new DataError('no relevance judgements', { file: qrelsPath });
     warnings.flush();
     const result = evaluator.finish();

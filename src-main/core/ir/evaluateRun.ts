@@ -124,6 +124,26 @@ export class RankingEvaluator {
     this.values.set(qid, labelsByDoc ? this.measure(rankedLabels(docs, labelsByDoc, this.depth), labelsByDoc) : undefined);
   }
 
+  /** The qrels of `qid` (docno → label), or undefined when the qrels do not judge it. */
+  judgementsOf(qid: string): ReadonlyMap<string, number> | undefined {
+    return this.judgements.get(qid);
+  }
+
+  /**
+   * `add` for a query whose labels the caller has already put in trec_eval's order and cut at the
+   * depth (e.g. `rankedLabelsOfBytes` with the table of `judgementsOf(qid)`); each qid once.
+   */
+  addRanked(qid: string, ranked: Label[]): void {
+    if (this.values.has(qid)) throw new Error(`RankingEvaluator: query '${qid}' added twice`);
+    const labelsByDoc = this.judgements.get(qid);
+    this.values.set(qid, labelsByDoc ? this.measure(ranked, labelsByDoc) : undefined);
+  }
+
+  /** The depth given (Infinity: none). */
+  get cutDepth(): number {
+    return this.depth;
+  }
+
   finish(): Evaluation {
     const qids = [...this.judgements.keys()].sort(compareBytewise);
     const perQuery = new Map<string, Map<string, number>>();

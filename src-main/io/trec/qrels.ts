@@ -12,7 +12,7 @@
  */
 import { DataError } from '../../core/errors';
 import { inputName, readLines, readLinesSync, splitLines, type LineReadOptions, type NumberedLine } from '../lines';
-import { TREC_MAX_LINE_BYTES, checkToken, isSkippable, parseInteger, splitWhitespace, type Where } from './fields';
+import { TREC_MAX_LINE_BYTES, checkToken, parseInteger, type Where } from './fields';
 
 export interface QrelRow {
   qid: string;
@@ -52,10 +52,13 @@ const MAPPING_HEADER = ['qid', 'pid', 'relevance_label'];
 function parseQrelsLines(lines: readonly NumberedLine[], file: string | undefined, initial: QrelsFormat): QrelRow[] {
   let format = initial;
   const rows: QrelRow[] = [];
-  const seen = new Set<string>();
+  // qid → its judged docnos (the current qid's set kept at hand: qrels come grouped by query).
+  const seen = new Map<string, Set<string>>();
+  let seenQid: string | undefined;
+  let seenDocs = new Set<string>();
   let first = true;
   for (const { line, text } of lines) {
-    if (isSkippable(text)) continue;
+    if (skippable(text)) continue;
     const where: Where = { file, line };
     if (first) {
       first = false;
@@ -69,16 +72,48 @@ function parseQrelsLines(lines: readonly NumberedLine[], file: string | undefine
       }
     }
     const row = format === 'relevance-mapping' ? parseMappingRow(text, where) : parseTrecRow(text, where);
-    const key = `${row.qid}\n${row.docno}`;
-    if (seen.has(key)) throw new DataError(`duplicate judgement of '${row.docno}' for query '${row.qid}'`, { ...where, field: 'docno' });
-    seen.add(key);
+    if (row.qid !== seenQid) {
+      seenQid = row.qid;
+      let docs = seen.get(row.qid);
+      if (!docs) seen.set(row.qid, (docs = new Set()));
+      seenDocs = docs;
+    }
+    const size = seenDocs.size;
+    seenDocs.add(row.docno);
+    if (seenDocs.size === size) throw new DataError(`duplicate judgement of '${row.docno}' for query '${row.qid}'`, { ...where, field: 'docno' });
     rows.push(row);
   }
   return rows;
 }
 
+/** `isSkippable` of fields.ts without a regular expression (issue 25 item 4). */
+function skippable(text: string): boolean {
+  let i = 0;
+  while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  return i === text.length || text.charCodeAt(i) === 35;
+}
+
+/** trec_eval's separators (C isspace without \n): space, \t, \v, \f, \r. */
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 11 || c === 12 || c === 13;
+}
+
+/** `splitWhitespace` of fields.ts by scanning, without regular expressions. */
+function fields(text: string): string[] {
+  const out: string[] = [];
+  let i = 0;
+  const n = text.length;
+  for (;;) {
+    while (i < n && isSpace(text.charCodeAt(i))) i++;
+    if (i === n) return out;
+    const a = i;
+    while (i < n && !isSpace(text.charCodeAt(i))) i++;
+    out.push(text.slice(a, i));
+  }
+}
+
 function parseTrecRow(text: string, where: Where): QrelRow {
-  const f = splitWhitespace(text);
+  const f = fields(text);
   if (f.length !== 4) throw new DataError(`expected 4 columns 'qid iter docno rel', got ${f.length}`, { ...where, field: 'columns' });
   return { qid: f[0]!, iter: f[1]!, docno: f[2]!, rel: parseInteger(f[3]!, 'rel', where), line: where.line };
 }
