@@ -1,7 +1,10 @@
 /** Where the app's own files are, whether running from sources, from dist/, or packaged. */
 import { accessSync, constants, existsSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, parse, relative, sep } from 'node:path';
+import { homedir } from 'node:os';
 import { ApiFailure } from '../api/router';
+import { SecretStore } from './secrets';
+import { appConfigDir } from './workspaces/recentWorkspaces';
 
 export { packageRoot, rendererDir, resourcesDir } from './packagePaths';
 
@@ -64,6 +67,8 @@ export class PathAccess {
     readonly mode: PathAccessMode,
     private readonly workspaceFolder: string | null,
     private readonly store: PathAccessStore = memoryStore(),
+    /** Never readable through a request, whatever is allowed or granted (privateFolders). */
+    private readonly privateRoots: readonly string[] = privateFolders(),
   ) {}
 
   /** Grant one file (Electron: picked in a dialog, dropped). Returns its real path. */
@@ -102,6 +107,8 @@ export class PathAccess {
       if (!statSync(real).isDirectory()) throw new PathAccessError(`${field}: not a folder: ${f}`, field, 'validation');
       if (real === parse(real).root) throw new PathAccessError(`${field}: the filesystem root cannot be allowed; pick the folder that holds your data`, field, 'forbidden');
       if (isSystemPath(real)) throw new PathAccessError(`${field}: system folders (${SYSTEM_ROOTS.join(', ')}) cannot be allowed`, field, 'forbidden');
+      const inside = this.privateRoots.find((p) => within(real, p));
+      if (inside !== undefined) throw new PathAccessError(`${field}: ${f} is inside ${inside}, which holds the app's settings or keys and cannot be allowed`, field, 'forbidden');
       if (!out.includes(real)) out.push(real);
     });
     this.store.save(out);
@@ -211,6 +218,8 @@ export class PathAccess {
       throw new PathAccessError(`${field}: ${code === 'ENOENT' ? 'no such file' : `cannot read (${code ?? (err as Error).message})`}: ${path}`, field, code === 'ENOENT' ? 'not-found' : 'forbidden');
     }
     if (isSystemPath(real)) throw new PathAccessError(`${field}: ${path} is a system file (under ${SYSTEM_ROOTS.join(', ')}), not a data file`, field, 'forbidden');
+    const inside = this.privateRoots.find((p) => within(real, p));
+    if (inside !== undefined) throw new PathAccessError(`${field}: ${path} is under ${inside} (the app's settings and keys, or your SSH or GnuPG keys), not a data file`, field, 'forbidden');
     const st = statSync(real);
     if (st.isDirectory()) throw new PathAccessError(`${field}: ${path} is a folder, not a file`, field, 'validation');
     if (!st.isFile()) throw new PathAccessError(`${field}: ${path} is not a regular file (a device, pipe or socket)`, field, 'forbidden');
@@ -221,6 +230,17 @@ export class PathAccess {
     }
     return real;
   }
+}
+
+/**
+ * Folders no request may read from even inside an allowed folder (issue 26): the app's own settings
+ * (allowed folders, recent workspaces), the folder of the key that seals stored API keys, and the
+ * user's SSH and GnuPG keys. Real paths where they exist.
+ */
+export function privateFolders(env: Record<string, string | undefined> = process.env): string[] {
+  const home = homedir();
+  const folders = [appConfigDir(env), dirname(new SecretStore(null, env).keyFile()), join(home, '.ssh'), join(home, '.gnupg')];
+  return [...new Set(folders.map((f) => safeRealpath(f) ?? f))];
 }
 
 export function isSystemPath(real: string): boolean {
