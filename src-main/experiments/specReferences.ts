@@ -6,11 +6,13 @@
  */
 import type { GeneratorSelector } from '../api/contract/experiments';
 import { DataError } from '../core/errors';
+import { parsePromptTemplate } from '../core/prompts/promptTemplate';
 import type { CollectionsRepo } from '../store/collectionsRepo';
+import { selectQueries } from './selectQueries';
 import type { SpecIssue } from './specFile';
 
 export interface ReferenceDeps {
-  collections: Pick<CollectionsRepo, 'byName' | 'getQuery' | 'counts' | 'list'>;
+  collections: Pick<CollectionsRepo, 'byName' | 'getQuery' | 'counts' | 'list' | 'listQueries'>;
   /** Throws (an Error whose message names what is missing) when the selector names nothing here. */
   resolveGenerator(selector: GeneratorSelector, field: string): unknown;
 }
@@ -45,6 +47,52 @@ export function checkSpecReferences(spec: Record<string, unknown>, deps: Referen
       issues.push({ path, message: err instanceof DataError ? err.reason : err instanceof Error ? err.message : String(err) });
     }
   });
+  return issues;
+}
+
+/**
+ * What a run would refuse only after its run was written (issue 26): a Fair RAG prompt template
+ * that does not parse (an unknown placeholder, an unterminated block) and a task no selected query
+ * has. Checked with the references, so the wizard and `fairground run` refuse before anything is written.
+ */
+export function checkSpecContent(kind: string, spec: Record<string, unknown>, deps: ReferenceDeps): SpecIssue[] {
+  const issues: SpecIssue[] = [];
+  if (kind === 'fair-rag' && typeof spec.promptTemplate === 'string') {
+    try {
+      parsePromptTemplate(spec.promptTemplate);
+    } catch (err) {
+      issues.push({ path: 'promptTemplate', message: err instanceof Error ? err.message : String(err) });
+    }
+  }
+  // A dense retriever's embedding model by library name (a GGUF path is checked when it is opened).
+  if (Array.isArray(spec.retrievers)) {
+    spec.retrievers.forEach((r: unknown, i) => {
+      const model = (r as { method?: unknown; params?: { model?: unknown } } | null)?.params?.model;
+      if ((r as { method?: unknown }).method !== 'dense' || typeof model !== 'string' || /\.gguf$/i.test(model)) return;
+      try {
+        deps.resolveGenerator({ model } as GeneratorSelector, `retrievers[${i}].params.model`);
+      } catch (err) {
+        issues.push({ path: `retrievers[${i}].params.model`, message: err instanceof DataError ? err.reason : err instanceof Error ? err.message : String(err) });
+      }
+    });
+  }
+  const collection = typeof spec.collection === 'string' ? deps.collections.byName(spec.collection) : undefined;
+  if (kind === 'fair-rag' && Array.isArray(spec.tasks) && collection) {
+    const queries = spec.queries === 'all' || Array.isArray(spec.queries) ? (spec.queries as 'all' | string[]) : 'all';
+    let rows: Array<{ task: string | null }>;
+    try {
+      rows = selectQueries(deps.collections as CollectionsRepo, collection, queries);
+    } catch {
+      return issues; // an unknown query id: checkSpecReferences names it
+    }
+    const known = new Set(rows.map((q) => q.task ?? ''));
+    const list = [...known].filter((k) => k !== '').sort();
+    spec.tasks.forEach((t, i) => {
+      if (typeof t === 'string' && !known.has(t)) {
+        issues.push({ path: `tasks[${i}]`, message: `no ${queries === 'all' ? 'query' : 'selected query'} of collection '${collection.name}' has task '${t}' (its tasks: ${list.length ? list.join(', ') : 'none'})` });
+      }
+    });
+  }
   return issues;
 }
 
