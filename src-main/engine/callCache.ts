@@ -69,6 +69,10 @@ class EngineState {
   readonly counts: CacheStats = { hits: 0, misses: 0, bypassed: 0 };
   readonly slots: Slots;
   identityPromise: Promise<EngineIdentity> | undefined;
+  /** The identity once known (calls then need not wait on the promise). */
+  identityKnown: EngineIdentity | undefined;
+  /** One cancellable wait for the identity per caller signal (a run's calls share one signal). */
+  readonly identityWaits = new WeakMap<AbortSignal, Promise<EngineIdentity>>();
   /** Misses being computed now, by key: a second caller of the same call waits for the first. */
   readonly computing = new Map<string, Promise<unknown>>();
 
@@ -114,11 +118,26 @@ export class CachedEngine implements Engine {
   }
 
   identity(): Promise<EngineIdentity> {
-    this.state.identityPromise ??= this.inner.identity().catch((err: unknown) => {
-      this.state.identityPromise = undefined;
-      throw err;
-    });
+    this.state.identityPromise ??= this.inner.identity().then(
+      (identity) => (this.state.identityKnown = identity),
+      (err: unknown) => {
+        this.state.identityPromise = undefined;
+        throw err;
+      },
+    );
     return this.state.identityPromise;
+  }
+
+  /** The identity, or an abort error as soon as `signal` aborts (the lookup itself goes on for others). */
+  private identityUntil(signal: AbortSignal | undefined): Promise<EngineIdentity> {
+    if (!signal) return this.identity();
+    let wait = this.state.identityWaits.get(signal);
+    if (!wait) {
+      wait = abortable(this.identity(), signal, 'the model identity lookup');
+      this.state.identityWaits.set(signal, wait);
+      wait.catch(() => this.state.identityWaits.delete(signal));
+    }
+    return wait;
   }
 
   stats(): CacheStats {
@@ -185,7 +204,7 @@ export class CachedEngine implements Engine {
       return { result: await this.inQueue(() => call(signal), signal), fromCache: false };
     }
     // Shared by every call (a remote engine asks GET /models for it): a cancelled call stops waiting.
-    const identity = await abortable(this.identity(), signal, 'the model identity lookup');
+    const identity = this.state.identityKnown ?? (await this.identityUntil(signal));
     const key = callCacheKey(identity, op, request);
     const hit = this.store.get(key);
     if (hit) return this.hit(hit.response as R, key);
