@@ -16,5 +16,7 @@ export default defineConfig({
     reporters: ['default', './test/support/summaryReporter.ts'],
     // The app's own settings (recent workspaces) go to a scratch folder, never the user's.
     env: { FAIRGROUND_CONFIG_DIR: join(tmpdir(), `fairground-test-config-${process.pid}`) },
+    // …and each test file its own folder below it (test/support/perFileConfig.ts).
+    setupFiles: ['./test/support/perFileConfig.ts'],
   },
 });
