@@ -91,7 +91,8 @@ describe('Experiments: the MoI and RichRAG wizards', () => {
     });
     await createAndRun();
     await page.getByTestId('moi-run').waitFor();
-    await page.getByTestId('moi-fig6').and(page.locator('[data-ready="true"]')).waitFor();
+    // The tiny model's fits may detect no position effect: then Fig. 6 says why there is no curve.
+    await page.getByTestId('moi-fig6').and(page.locator('[data-ready="true"]')).or(page.getByTestId('moi-fig6-empty')).first().waitFor();
     const labels = await page.getByTestId('moi-table1').locator('tbody tr td:first-child').allInnerTexts();
     expect(labels).toEqual(['Retriever', 'Random', 'Bayes saliency', 'MoI']);
   });
