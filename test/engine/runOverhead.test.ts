@@ -87,7 +87,9 @@ describe('the local engine behind the call cache', () => {
         const identity = await inner.identity();
         const durations = requests.map((r) => cache.get(callCacheKey(identity, 'generate', r))!.durationMs);
         for (const d of durations) expect(d).toBeGreaterThan(0);
-        expect(durations.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(elapsed);
+        // (2 ms of slack per call: the worker's and this process's clocks are read at different moments;
+        // counting queued time, as before, overshoots by whole calls — 736 vs 380 ms.)
+        expect(durations.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(elapsed + 2 * requests.length);
         expect(engine.stats()).toEqual({ hits: 0, misses: requests.length, bypassed: 0 });
       } finally {
         ws.close();

@@ -59,7 +59,10 @@ describe('Electron shell source', () => {
   });
 
   it('guards every web contents the app creates (web-contents-created), refusing webviews and sub-frame navigation', () => {
-    expect(main).toMatch(/web-contents-created[^\n]*\n\s*guardContents\(contents,/);
+    // The wiring moved to shellSetup.ts (prepareShell, which main.ts calls; test/app/shellSetup.test.ts runs it).
+    const setup = code(join(SRC, 'app', 'shellSetup.ts'));
+    expect(setup).toMatch(/web-contents-created[^\n]*guardContents\(contents,/);
+    expect(main).toMatch(/prepareShell\(/);
     const guard = code(join(SRC, 'app', 'navigationGuard.ts'));
     expect(guard).toMatch(/will-attach-webview[^\n]*preventDefault\(\)/);
     expect(guard).toMatch(/will-frame-navigate/);
