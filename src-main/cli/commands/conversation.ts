@@ -1,5 +1,6 @@
 /** `fairground conversation import|evaluate|export`: conversation sets for GFRC / GFRC2 from the command line. */
 import { mkdirSync, readFileSync } from 'node:fs';
+import { writeOutput } from '../writeOutput';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { AttributeSetInput } from '../../api/contract/conversations';
@@ -13,7 +14,6 @@ import { inspectWorkspace, openWorkspace } from '../../store/workspace';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
 import { WORKSPACE_HELP, resolveWorkspacePath, workspaceOptionSpec } from '../workspaceOption';
-import { writeOutputFile } from '../../io/outputTarget';
 
 const R_VARIANTS: readonly RVariant[] = ['eq6', 'eq7', 'eq9'];
 
@@ -192,13 +192,3 @@ Example: fairground conversation export --set fairweb-cs --format gfrc2 --out gf
     });
   },
 };
-
-/** An output file through io/outputTarget (atomic, never over a FIFO, device or folder); a refusal is a CLI error. */
-function writeOutput(path: string, content: string, shown: string): void {
-  try {
-    writeOutputFile(path, content, shown);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new CliError(code ? `cannot write ${shown} (${code})` : (err as Error).message);
-  }
-}

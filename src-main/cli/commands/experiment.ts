@@ -1,5 +1,6 @@
 /** `fairground experiment list|show|export`: experiments and their runs from the command line. */
 import { resolve } from 'node:path';
+import { writeOutput } from '../writeOutput';
 import { ExportFormat } from '../../api/contract/experiments';
 import { writeManifestBeside } from '../../io/manifest/writeManifest';
 import type { ReproducibilityManifest } from '../../io/manifest/manifest';
@@ -7,7 +8,6 @@ import { parseCliArgs } from '../args';
 import { CliError, type CliCommand } from '../command';
 import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceOption';
 import { describeStats, runIdArg, summaryTable, withExperimentServices } from './experimentServices';
-import { writeOutputFile } from '../../io/outputTarget';
 
 export const experimentList: CliCommand = {
   path: ['experiment', 'list'],
@@ -121,13 +121,3 @@ Example (check the exposure numbers independently):
     });
   },
 };
-
-/** An output file through io/outputTarget (atomic, never over a FIFO, device or folder); a refusal is a CLI error. */
-function writeOutput(path: string, content: string, shown: string): void {
-  try {
-    writeOutputFile(path, content, shown);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new CliError(code ? `cannot write ${shown} (${code})` : (err as Error).message);
-  }
-}

@@ -1,11 +1,11 @@
 /** `fairground label export`: a collection's utility labels as TREC qrels or Fair-RAG's TSV files. */
 import { resolve } from 'node:path';
+import { writeOutput } from '../writeOutput';
 import { LabelExportFormat } from '../../api/contract/labeling';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
 import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceOption';
 import { collectionIdByName, withLabelServices } from './labelWorkspace';
-import { writeOutputFile } from '../../io/outputTarget';
 
 export const labelExportCommand: CliCommand = {
   path: ['label', 'export'],
@@ -51,13 +51,3 @@ Example: fairground label export --collection lamp2 --format fairrag-mapping -o 
     });
   },
 };
-
-/** An output file through io/outputTarget (atomic, never over a FIFO, device or folder); a refusal is a CLI error. */
-function writeOutput(path: string, content: string, shown: string): void {
-  try {
-    writeOutputFile(path, content, shown);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new CliError(code ? `cannot write ${shown} (${code})` : (err as Error).message);
-  }
-}

@@ -5,6 +5,7 @@
  * for Fair RAG), with 95% Wilson intervals; --csv writes the table, --json the whole report.
  */
 import { resolve } from 'node:path';
+import { writeOutput } from '../writeOutput';
 import { defaultExperimentRegistry } from '../../experiments/kinds';
 import { readSpecFile, requireValidSpec } from '../../experiments/specFile';
 import { DEMO_COLLECTION_NAME, loadDemoCollection } from '../../services/collectionsDemo';
@@ -13,7 +14,6 @@ import { numberOption, parseCliArgs } from '../args';
 import { CliError, type CliCommand } from '../command';
 import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceOption';
 import { withExperimentServices } from './experimentServices';
-import { writeOutputFile } from '../../io/outputTarget';
 
 const HELP = `Usage: fairground simulate power SPEC --effect E[,E…] --reps R [options]
 
@@ -112,13 +112,3 @@ export const simulatePowerCommand: CliCommand = {
     });
   },
 };
-
-/** An output file through io/outputTarget (atomic, never over a FIFO, device or folder); a refusal is a CLI error. */
-function writeOutput(path: string, content: string, shown: string): void {
-  try {
-    writeOutputFile(path, content, shown);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new CliError(code ? `cannot write ${shown} (${code})` : (err as Error).message);
-  }
-}
