@@ -10,8 +10,8 @@
  */
 import { openingHost, type OpeningHost } from '../host/openingHost';
 import type { ServiceHost } from '../host/serviceHost';
-import { rendererDir } from '../services/packagePaths';
 import type { HostedBrowserModeOptions, ServedApp } from './browserMode';
+import { httpServerOptions, serviceHostOptions } from './hostedOptions';
 import { startHttpServer, type RunningServer } from './httpServer';
 
 export interface OpeningBrowserModeOptions extends HostedBrowserModeOptions {
@@ -41,17 +41,7 @@ export async function startOpeningBrowserMode(options: OpeningBrowserModeOptions
     await options.beforeOpen?.();
     ctx.step('opening the workspace (integrity check, migrations)');
     const { startServiceHost } = await import('../host/hostClient');
-    const started = await startServiceHost({
-      workspacePath: options.workspacePath,
-      transport: 'http',
-      ...(options.logFolder !== undefined ? { logFolder: options.logFolder } : {}),
-      ...(options.closeGraceMs !== undefined ? { closeGraceMs: options.closeGraceMs } : {}),
-      onInternalError: (err) => options.onInternalError?.(err),
-      onExit: (reason) => {
-        if (options.onHostExit) options.onHostExit(reason);
-        else options.onInternalError?.(new Error(`the services host stopped: ${reason}`));
-      },
-    });
+    const started = await startServiceHost(serviceHostOptions(options));
     ctx.started(started);
     if (options.demo) {
       ctx.step('setting up the demo');
@@ -63,13 +53,7 @@ export async function startOpeningBrowserMode(options: OpeningBrowserModeOptions
   });
   let server: RunningServer;
   try {
-    server = await startHttpServer({
-      router: host.router,
-      events: host.events,
-      staticDir: options.staticDir ?? rendererDir(),
-      ...(options.port !== undefined ? { port: options.port } : {}),
-      ...(options.token !== undefined ? { token: options.token } : {}),
-    });
+    server = await startHttpServer(httpServerOptions(host, options));
   } catch (err) {
     notListening(err as Error);
     await host.close();
