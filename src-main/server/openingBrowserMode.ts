@@ -9,6 +9,7 @@
  * handlers load in the host's thread, after the server is up.
  */
 import { openingHost, type OpeningHost } from '../host/openingHost';
+import { openBehindFirstScreen } from '../host/openingSteps';
 import type { ServiceHost } from '../host/serviceHost';
 import type { HostedBrowserModeOptions, ServedApp } from './browserMode';
 import { httpServerOptions, serviceHostOptions } from './hostedOptions';
@@ -39,17 +40,14 @@ export async function startOpeningBrowserMode(options: OpeningBrowserModeOptions
   const host = openingHost(options.workspacePath, async (ctx) => {
     await up;
     await options.beforeOpen?.();
-    ctx.step('opening the workspace (integrity check, migrations)');
-    const { startServiceHost } = await import('../host/hostClient');
-    const started = await startServiceHost(serviceHostOptions(options));
-    ctx.started(started);
-    if (options.demo) {
-      ctx.step('setting up the demo');
-      await started.ensureDemo((message) => {
-        ctx.step(`setting up the demo: ${message}`);
-        options.onDemoLog?.(message);
-      });
-    }
+    await openBehindFirstScreen(ctx, {
+      start: async () => {
+        const { startServiceHost } = await import('../host/hostClient');
+        return startServiceHost(serviceHostOptions(options));
+      },
+      demo: options.demo,
+      ...(options.onDemoLog ? { onDemoLog: options.onDemoLog } : {}),
+    });
   });
   let server: RunningServer;
   try {
