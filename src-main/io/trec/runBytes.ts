@@ -147,29 +147,30 @@ class ByteRunReader {
     this.buf = next;
   }
 
-  /** Parse the complete lines in [from, to); returns `to`. */
+  /**
+   * Parse the complete lines in [from, to) (the byte before `to` is a newline); returns `to`. Each
+   * row finds its own line's end while reading its fields: no search for the newline per line.
+   */
   private lines(from: number, to: number): number {
-    const buf = this.buf;
     let p = from;
-    while (p < to) {
-      const nl = buf.indexOf(10, p);
-      // (3 bytes of slack: the general reader counts a first line's byte order mark.)
-      if (nl - p > this.maxLineBytes - 3) throw new GiveUp();
-      this.row(p, nl);
-      p = nl + 1;
-    }
+    while (p < to) p = this.row(p) + 1;
     return to;
   }
 
-  private row(lineStart: number, end: number): void {
+  /** Reads the line starting at lineStart; returns the index of its newline. */
+  private row(lineStart: number): number {
     const buf = this.buf;
     let i = lineStart;
-    while (i < end && SPACE[buf[i]!]) i++;
-    if (i === end || buf[i] === 35) return;
+    while (SPACE[buf[i]!]) i++;
+    if (buf[i] === 10) {
+      if (i - lineStart > this.maxLineBytes - 3) throw new GiveUp();
+      return i;
+    }
+    if (buf[i] === 35) return this.lineEnd(lineStart);
     if (!this.headerSeen) {
       this.headerSeen = true;
       // A Fair-RAG header (as `looksLikeTsvHeader` of run.ts): the general reader reads that run.
-      const text = buf.toString('utf8', lineStart, end);
+      const text = buf.toString('utf8', lineStart, this.lineEnd(lineStart));
       if (text.includes('\t') && text.split('\t')[0]!.trim().toLowerCase() === 'qid') throw new GiveUp();
     }
     // Six fields: qid iter docno rank score tag. A byte above 32 is never a separator, and the
@@ -200,7 +201,10 @@ class ByteRunReader {
     const b5 = i;
     while (SPACE[buf[i]!]) i++;
     // Fewer than six fields (an empty one) or more than six: the general reader errs or warns.
-    if (a5 === b5 || i !== end) throw new GiveUp();
+    if (a5 === b5 || buf[i] !== 10) throw new GiveUp();
+    const end = i;
+    // (3 bytes of slack: the general reader counts a first line's byte order mark.)
+    if (end - lineStart > this.maxLineBytes - 3) throw new GiveUp();
 
     if (this.qid === undefined || !this.sameBytes(this.qid0, this.qid1, a0, b0)) {
       this.endQuery();
@@ -237,6 +241,14 @@ class ByteRunReader {
     docHash[row] = h;
     this.score[row] = score;
     this.n = row + 1;
+    return end;
+  }
+
+  /** The newline ending the line that starts at `from` (a comment; the first line). */
+  private lineEnd(from: number): number {
+    const nl = this.buf.indexOf(10, from);
+    if (nl - from > this.maxLineBytes - 3) throw new GiveUp();
+    return nl;
   }
 
   private sameBytes(a0: number, a1: number, b0: number, b1: number): boolean {
