@@ -109,7 +109,7 @@ async function divergence(server: LlamaServer, config: ReturnType<typeof engineC
     return (await res.json()) as Record<string, unknown>;
   };
   const promptTokens = (await post('/tokenize', { content: request.prompt, add_special: true, parse_special: false })).tokens as number[];
-  const call = buildGenerateCall(request, config, { promptTokens });
+  const call = buildGenerateCall(request, { ...config, serverKind: 'llama.cpp', jsonSchemaTransport: config.jsonSchemaTransport ?? 'gbnf' }, { promptTokens });
   const json = await post(`/v1${call.path}`, { ...call.body, logprobs: 2 });
   type Top = { bytes: number[]; logprob: number };
   const steps = ((json.choices as Array<{ logprobs?: { content?: Array<Top & { top_logprobs: Top[] }> } }>)[0]?.logprobs?.content ?? []);
