@@ -14,6 +14,7 @@ import type { CollectionRow } from '../store/collectionTypes';
 import type { Database } from 'better-sqlite3';
 import { importIntoCollection, type ImportInput, type ImportProgress } from './collectionsImport';
 import type { JobRunner } from './jobRunner';
+import { checkPreviewParses } from './collectionsPreviewCheck';
 import { PathAccess } from './paths';
 
 export type ImportFilesRequest = ApiParsedInput<'collections.import'>;
@@ -143,7 +144,9 @@ export class CollectionsService {
 
   async previewFile(req: ApiParsedInput<'collections.previewFile'>): Promise<ApiOutput<'collections.previewFile'>> {
     const source = req.path !== undefined ? fileSource(this.paths.checkFile(req.path, 'path')) : uploadedSource(req.file!);
-    return previewTable(source, req.kind, req.mapping ?? {});
+    const preview = await previewTable(source, req.kind, req.mapping ?? {});
+    await checkPreviewParses(source, req.kind, req.mapping ?? {}, preview);
+    return preview;
   }
 
   // ---- browsing ----------------------------------------------------------------------------

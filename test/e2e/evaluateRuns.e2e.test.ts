@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Browser, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
+import { filesOf } from '../support/zip';
 import { launchBrowser, screenshot } from '../support/browser';
 import { compileLatex } from '../support/pdflatex';
 
@@ -43,7 +44,10 @@ async function download(testId: string): Promise<{ name: string; body: Buffer }[
   await expect.poll(() => got.length, { timeout: 10_000 }).toBeGreaterThan(0);
   await page.waitForTimeout(300);
   page.off('download', onDownload);
-  return Promise.all(got.map(async (d) => ({ name: d.suggestedFilename(), body: readFileSync((await d.path())!) })));
+  // One click, one download (issue 26 item 6): a file with its manifest comes as one .zip.
+  if (got.length > 1) throw new Error(`one click gave ${got.length} downloads`);
+  const files = await Promise.all(got.map(async (d) => filesOf(d.suggestedFilename(), readFileSync((await d.path())!))));
+  return files.flat();
 }
 
 describe('Results → Evaluate TREC runs', () => {

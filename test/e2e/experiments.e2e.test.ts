@@ -12,6 +12,7 @@ import type { Browser, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { ensureDemo } from '../../src-main/services/demoSetup';
+import { filesOf } from '../support/zip';
 import { launchBrowser, openJobTray, screenshot } from '../support/browser';
 
 let dir: string;
@@ -37,14 +38,17 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function download(testId: string, count = 2): Promise<{ name: string; body: string }[]> {
+async function download(testId: string, count = 1): Promise<{ name: string; body: string }[]> {
   const got: Download[] = [];
   const onDownload = (d: Download) => got.push(d);
   page.on('download', onDownload);
   await page.getByTestId(testId).first().click();
   await expect.poll(() => got.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(count);
   page.off('download', onDownload);
-  return Promise.all(got.map(async (d) => ({ name: d.suggestedFilename(), body: readFileSync((await d.path())!, 'utf8') })));
+  // One click, one download (issue 26 item 6): an export with its manifest comes as one .zip.
+  const files = await Promise.all(got.map(async (d) => filesOf(d.suggestedFilename(), readFileSync((await d.path())!))));
+  if (files.length > 1) throw new Error(`one click gave ${files.length} downloads`);
+  return files.flat().map((f) => ({ name: f.name, body: f.body.toString('utf8') }));
 }
 
 const next = () => page.getByTestId('wiz-next').click();

@@ -12,6 +12,7 @@ import type { Browser, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { ensureDemo } from '../../src-main/services/demoSetup';
+import { filesOf } from '../support/zip';
 import { launchBrowser, screenshot } from '../support/browser';
 
 let dir: string;
@@ -57,7 +58,10 @@ async function download(testId: string): Promise<{ name: string; body: string }[
   await expect.poll(() => got.length, { timeout: 10_000 }).toBeGreaterThan(0);
   await page.waitForTimeout(300);
   page.off('download', onDownload);
-  return Promise.all(got.map(async (d) => ({ name: d.suggestedFilename(), body: readFileSync((await d.path())!).toString() })));
+  // One click, one download (issue 26 item 6): an export with its manifest comes as one .zip.
+  const files = await Promise.all(got.map(async (d) => filesOf(d.suggestedFilename(), readFileSync((await d.path())!))));
+  if (files.length > 1) throw new Error(`one click gave ${files.length} downloads`);
+  return files.flat().map((f) => ({ name: f.name, body: f.body.toString('utf8') }));
 }
 
 describe('Experiments → MoI run', () => {

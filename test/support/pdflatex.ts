@@ -16,9 +16,15 @@ export function pdflatexPath(): string {
   }
 }
 
-/** Compiles; returns the log's warnings about missing characters. Throws with the log's error lines on failure. */
-export function compileLatex(fragment: string, packages: string[] = ['booktabs']): { missingCharacters: string[]; pdfBytes: number } {
+/**
+ * Compiles; returns the log's warnings about missing characters and the widths (pt) of overfull
+ * boxes. Packages named in the fragment's `%` comment lines (`% Requires \usepackage{booktabs}`)
+ * are loaded too. Throws with the log's error lines on failure.
+ */
+export function compileLatex(fragment: string, packages: string[] = ['booktabs']): { missingCharacters: string[]; pdfBytes: number; overfullPt: number[] } {
   const dir = mkdtempSync(join(tmpdir(), 'fg-tex-'));
+  const named = fragment.split('\n').filter((l) => l.startsWith('%')).flatMap((l) => [...l.matchAll(/\\usepackage\{([A-Za-z0-9,-]+)\}/g)].flatMap((m) => m[1]!.split(',')));
+  packages = [...new Set([...packages, ...named])];
   try {
     const doc = `\\documentclass{article}\n${packages.map((p) => `\\usepackage{${p}}\n`).join('')}\\begin{document}\n${fragment}\n\\end{document}\n`;
     writeFileSync(join(dir, 'doc.tex'), doc);
@@ -28,7 +34,8 @@ export function compileLatex(fragment: string, packages: string[] = ['booktabs']
       const errors = log.split('\n').filter((l, i, all) => l.startsWith('!') || all[i - 1]?.startsWith('!'));
       throw new Error(`pdflatex failed (exit ${r.status}):\n${errors.join('\n')}\n--- source ---\n${fragment}`);
     }
-    return { missingCharacters: log.split('\n').filter((l) => l.includes('Missing character')), pdfBytes: readFileSync(join(dir, 'doc.pdf')).length };
+    const overfullPt = [...log.matchAll(/Overfull \\hbox \(([0-9.]+)pt too wide\)/g)].map((m) => Number(m[1]));
+    return { missingCharacters: log.split('\n').filter((l) => l.includes('Missing character')), pdfBytes: readFileSync(join(dir, 'doc.pdf')).length, overfullPt };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

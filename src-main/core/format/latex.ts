@@ -148,3 +148,23 @@ export function unicodeToLatex(text: string): string {
   }
   return out;
 }
+
+/** Tables with at least this many columns (the label column included) are fitted to the page width. */
+export const WIDE_TABLE_COLUMNS = 7;
+
+/**
+ * Issue 26 item 4: a wide tabular fits the page. The tabular (its lines, `\begin{tabular}` to
+ * `\end{tabular}`) is set in a box; only when the box is wider than `\linewidth` is it shrunk to
+ * `\linewidth` with graphicx's `\resizebox` (a table that fits is typeset unchanged, and without
+ * graphicx loaded, since the branch not taken is skipped). Narrower tables are returned as given.
+ */
+export function fitTabular(tabular: string[], columns: number): string[] {
+  if (columns < WIDE_TABLE_COLUMNS) return tabular;
+  return [
+    `% ${columns} columns: shrunk to the line width when wider than it (then needs \\usepackage{graphicx}).`,
+    '\\sbox0{%',
+    ...tabular.slice(0, -1),
+    `${tabular.at(-1) ?? ''}}%`,
+    '\\ifdim\\wd0>\\linewidth\\resizebox{\\linewidth}{!}{\\usebox0}\\else\\usebox0\\fi',
+  ];
+}

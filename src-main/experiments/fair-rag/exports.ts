@@ -18,7 +18,7 @@
 import type { FairRagMetrics, FairRagSpec } from '../../api/contract/experiments';
 import { DataError } from '../../core/errors';
 import { csvField as quoteCsv } from '../../core/format/csv';
-import { escapeLatex } from '../../core/format/latex';
+import { escapeLatex, fitTabular } from '../../core/format/latex';
 import { formatQrels, formatRun } from '../../io/trec';
 import type { ExportedFile } from '../registry';
 import { generationKey, indexRunItems, judgmentKey, type FairRagRunData } from './items';
@@ -179,12 +179,13 @@ export function table2Latex(metrics: FairRagMetrics, scale: 'raw' | 'normalized'
       `${t.departure ? ` ${escapeLatex(t.departure)}` : ''}${calibration}}`,
   );
   lines.push(`\\label{tab:fair-rag-table2${scale === 'raw' ? '' : '-normalized'}}`);
-  lines.push(`\\begin{tabular}{l${'r'.repeat(t.intervals.length)}}`);
-  lines.push('\\toprule');
-  lines.push(`Model (baseline utility) & \\multicolumn{${t.intervals.length}}{c}{Disparity intervals} \\\\`);
-  lines.push(`\\cmidrule(lr){2-${t.intervals.length + 1}}`);
-  lines.push(` & ${t.intervals.map(([a, b]) => `[${a.toFixed(1)}, ${b.toFixed(1)})`).join(' & ')} \\\\`);
-  lines.push('\\midrule');
+  const tabular: string[] = [];
+  tabular.push(`\\begin{tabular}{l${'r'.repeat(t.intervals.length)}}`);
+  tabular.push('\\toprule');
+  tabular.push(`Model (baseline utility) & \\multicolumn{${t.intervals.length}}{c}{Disparity intervals} \\\\`);
+  tabular.push(`\\cmidrule(lr){2-${t.intervals.length + 1}}`);
+  tabular.push(` & ${t.intervals.map(([a, b]) => `[${a.toFixed(1)}, ${b.toFixed(1)})`).join(' & ')} \\\\`);
+  tabular.push('\\midrule');
   for (const row of rows) {
     const name = `${escapeLatex(`${row.retriever}+${row.generator}`)} (${row.baseline === null ? '--' : fmt(row.baseline, 3)})`;
     const cells = row.cells.map((c) => {
@@ -195,10 +196,11 @@ export function table2Latex(metrics: FairRagMetrics, scale: 'raw' | 'normalized'
       const mark = !c.significant ? '' : p !== null && p !== undefined && p < 0.01 ? '\\ddagger' : '\\dagger';
       return mark ? `${v}$^{${mark}}$` : `${v}\\hphantom{$^{\\ddagger}$}`;
     });
-    lines.push(`${name} & ${cells.join(' & ')} \\\\`);
+    tabular.push(`${name} & ${cells.join(' & ')} \\\\`);
   }
-  lines.push('\\bottomrule');
-  lines.push('\\end{tabular}');
+  tabular.push('\\bottomrule');
+  tabular.push('\\end{tabular}');
+  lines.push(...fitTabular(tabular, t.intervals.length + 1));
   lines.push('\\end{table}');
   return lines.join('\n') + '\n';
 }

@@ -14,6 +14,7 @@
  * Needs `\usepackage{booktabs}`.
  */
 import type { Correction } from '../../core/stats/multipleComparisons';
+import { fitTabular } from '../../core/format/latex';
 import { escapeLatex } from './escape';
 
 export interface BooktabsColumn {
@@ -98,11 +99,12 @@ export function formatBooktabsTable(table: BooktabsTable): string {
   lines.push('\\centering');
   lines.push(`\\caption{${caption(table, boldBest)}}`);
   lines.push(`\\label{${table.label ?? 'tab:results'}}`);
-  lines.push(`\\begin{tabular}{${letters ? 'c' : ''}l${'r'.repeat(nCols)}}`);
-  lines.push('\\toprule');
+  const tabular: string[] = [];
+  tabular.push(`\\begin{tabular}{${letters ? 'c' : ''}l${'r'.repeat(nCols)}}`);
+  tabular.push('\\toprule');
   const header = [...(letters ? ['\\#'] : []), escapeLatex(table.systemHeader ?? 'System'), ...table.columns.map((c) => escapeLatex(c.label))];
-  lines.push(`${header.join(' & ')} \\\\`);
-  lines.push('\\midrule');
+  tabular.push(`${header.join(' & ')} \\\\`);
+  tabular.push('\\midrule');
   table.systems.forEach((name, i) => {
     const cells = table.columns.map((col, c) => {
       const text = formatted[i]?.[c] ?? null;
@@ -110,10 +112,11 @@ export function formatBooktabsTable(table: BooktabsTable): string {
       const number = boldBest && best[c] !== null && Number(text) === best[c] ? `\\textbf{${text}}` : text;
       return number + marker(table, i, c, col);
     });
-    lines.push(`${[...(letters ? [LETTERS[i] as string] : []), escapeLatex(name), ...cells].join(' & ')} \\\\`);
+    tabular.push(`${[...(letters ? [LETTERS[i] as string] : []), escapeLatex(name), ...cells].join(' & ')} \\\\`);
   });
-  lines.push('\\bottomrule');
-  lines.push('\\end{tabular}');
+  tabular.push('\\bottomrule');
+  tabular.push('\\end{tabular}');
+  lines.push(...fitTabular(tabular, nCols + 1 + (letters ? 1 : 0)));
   lines.push(`\\end{${env}}`);
   return lines.join('\n') + '\n';
 }

@@ -3,7 +3,43 @@ import type { Job } from '$contract';
 import { api } from '../api/client';
 import { showError } from './errors.svelte';
 
-export const jobs = $state<{ list: Job[] }>({ list: [] });
+/**
+ * Issue 26 item 2: the tray's "N failed" badge counts failed jobs the user has not seen yet. Opening
+ * the tray (or dismissing the badge) marks every failed job seen, so the badge clears; a job that
+ * fails later shows again. The ids are kept in localStorage, so a restart does not bring back
+ * failures already seen.
+ */
+const SEEN_KEY = 'fairground.seenFailedJobs';
+const SEEN_MAX = 500;
+
+export const jobs = $state<{ list: Job[]; seenFailed: string[] }>({ list: [], seenFailed: readSeen() });
+
+function readSeen(): string[] {
+  try {
+    const v = JSON.parse(globalThis.localStorage?.getItem(SEEN_KEY) ?? '[]') as unknown;
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Failed jobs not seen yet (what the badge counts). */
+export function unseenFailed(): Job[] {
+  const seen = jobs.seenFailed;
+  return jobs.list.filter((j) => j.status === 'failed' && !seen.includes(j.id));
+}
+
+/** Mark every failed job seen (the tray was opened, or the badge dismissed). */
+export function markFailedSeen(): void {
+  const fresh = unseenFailed().map((j) => j.id);
+  if (!fresh.length) return;
+  jobs.seenFailed = [...jobs.seenFailed, ...fresh].slice(-SEEN_MAX);
+  try {
+    globalThis.localStorage?.setItem(SEEN_KEY, JSON.stringify(jobs.seenFailed));
+  } catch {
+    // storage full or unavailable: the badge still clears for this session
+  }
+}
 
 export function upsertJob(job: Job): void {
   const i = jobs.list.findIndex((j) => j.id === job.id);

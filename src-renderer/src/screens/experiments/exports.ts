@@ -1,13 +1,19 @@
 /**
- * Downloads of a run's files, each with its reproducibility manifest beside it:
+ * Downloads of a run's files with their reproducibility manifest. One click is one download
+ * (issue 26 item 6: a second, separate manifest download was held back by Chrome's
+ * multiple-downloads prompt): with "with manifest" on (the default, exportPrefs) the file and
+ * `<file>.manifest.json` come as one stored `<file>.zip`; off, the file alone.
  *   - files the service writes (runs.export): the file and the manifest it returns;
  *   - tables and figure data the renderer writes (CSV, LaTeX of a table as shown): the run's
  *     manifest (runs.export 'manifest') with an `export` entry naming this file, its SHA-256 and size.
+ * The manifest alone (format 'manifest') is one JSON file.
  */
 import type { ApiInput } from '$contract';
+import { zipStored } from '$core/format/zip';
 import { api } from '../../api/client';
-import { downloadText } from '../../lib/download';
+import { downloadBlob, downloadText } from '../../lib/download';
 import { attempt } from '../../state/errors.svelte';
+import { exportPrefs } from './exportPrefs.svelte';
 
 export type RunExportFormat = ApiInput<'runs.export'>['format'];
 
@@ -31,22 +37,32 @@ async function sha256(text: string): Promise<string | undefined> {
 export async function downloadRunExport(runId: number, format: RunExportFormat, condition?: string): Promise<TextFile | undefined> {
   const out = await attempt('Export failed', () => api.call('runs.export', { runId, format, ...(condition ? { condition } : {}) }));
   if (!out) return undefined;
-  downloadText(out.file.name, out.file.text, out.file.mediaType);
-  if (format !== 'manifest') downloadText(manifestName(out.file.name), `${JSON.stringify(out.manifest, null, 2)}\n`, 'application/json');
+  if (format === 'manifest' || !exportPrefs.withManifest) downloadText(out.file.name, out.file.text, out.file.mediaType);
+  else downloadBundle(out.file, `${JSON.stringify(out.manifest, null, 2)}\n`);
   return { name: out.file.name, text: out.file.text, mediaType: out.file.mediaType };
 }
 
 /** A file the renderer made from a run's metrics, with the run's manifest naming it. */
 export async function downloadWithManifest(runId: number, file: TextFile, description: string): Promise<void> {
-  downloadText(file.name, file.text, file.mediaType);
-  const base = await attempt('Could not get the manifest', () => api.call('runs.export', { runId, format: 'manifest' }));
-  if (!base) return;
+  if (!exportPrefs.withManifest) return downloadText(file.name, file.text, file.mediaType);
+  const base = await attempt('Could not get the manifest; the file was saved alone', () => api.call('runs.export', { runId, format: 'manifest' }));
+  if (!base) return downloadText(file.name, file.text, file.mediaType);
   const hash = await sha256(file.text);
   const manifest = {
     ...base.manifest,
     export: { file: file.name, ...(hash ? { sha256: hash } : {}), bytes: new TextEncoder().encode(file.text).length, content: description, writtenBy: 'Fairground renderer (the table or figure data as shown)' },
   };
-  downloadText(manifestName(file.name), `${JSON.stringify(manifest, null, 2)}\n`, 'application/json');
+  downloadBundle(file, `${JSON.stringify(manifest, null, 2)}\n`);
+}
+
+/** One download: `<file>.zip` holding the file and `<file>.manifest.json`. */
+function downloadBundle(file: TextFile, manifest: string): void {
+  const enc = new TextEncoder();
+  const zip = zipStored([
+    { name: file.name, data: enc.encode(file.text) },
+    { name: manifestName(file.name), data: enc.encode(manifest) },
+  ]);
+  downloadBlob(`${file.name}.zip`, new Blob([zip as BlobPart], { type: 'application/zip' }));
 }
 
 /** A safe file-name stem for a run: `<experiment>-run<id>`. */

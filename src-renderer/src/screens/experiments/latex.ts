@@ -4,7 +4,7 @@
  * states the test and α, † / ‡ markers aligned with \hphantom).
  */
 import { formatFixed } from '$core/format/fixed';
-import { escapeLatex } from '$core/format/latex';
+import { escapeLatex, fitTabular } from '$core/format/latex';
 
 export { escapeLatex };
 
@@ -69,13 +69,18 @@ export function latexTable(o: LatexTableOptions): string {
     '\\centering',
     `\\caption{${o.caption}}`,
     `\\label{${o.label}}`,
-    `\\begin{tabular}{${o.align}}`,
-    '\\toprule',
-    `${o.header.map(escapeLatex).join(' & ')} \\\\`,
-    '\\midrule',
-    ...o.rows.map((r) => `${r.map((c) => cellLatex(c, digits, phantom)).join(' & ')} \\\\`),
-    '\\bottomrule',
-    '\\end{tabular}',
+    ...fitTabular(
+      [
+        `\\begin{tabular}{${o.align}}`,
+        '\\toprule',
+        `${o.header.map(escapeLatex).join(' & ')} \\\\`,
+        '\\midrule',
+        ...o.rows.map((r) => `${r.map((c) => cellLatex(c, digits, phantom)).join(' & ')} \\\\`),
+        '\\bottomrule',
+        '\\end{tabular}',
+      ],
+      o.align.replace(/[^lcrpmbX]/g, '').length,
+    ),
     '\\end{table}',
   ];
   return asciiLatex(lines.join('\n') + '\n');

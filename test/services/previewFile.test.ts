@@ -1,0 +1,102 @@
+/**
+ * Issue 26 item 7: collections.previewFile returns a preview only of a file that parses as the
+ * chosen kind. Through the router (contract, handler, service) on files on disk: a text file as
+ * TSV with no tab, a CSV with a wrong column count, a binary file, a key file and a prose file as
+ * qrels, a prose file as LaMP, and an empty file are refused with an error naming file, line and
+ * field, and no line of the file comes back; real files of each kind still preview.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Router } from '../../src-main/api/router';
+import { createApiRouter } from '../../src-main/handlers/index';
+import { createAppServices, type AppServices } from '../../src-main/services/appServices';
+
+const FIX = join(process.cwd(), 'test', 'fixtures', 'collections');
+const tmp = mkdtempSync(join(tmpdir(), 'fg-preview-'));
+let services: AppServices;
+let router: Router;
+
+const KEY = [
+  '-----BEGIN OPENSSH PRIVATE KEY-----',
+  'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW',
+  'QyNTUxOQAAACBXcEhrbXpKUnNNbEpmY2t3eU5nQ1NxbGtPb0pEcUpBZQAAAJgAAAAAAAAA',
+  '-----END OPENSSH PRIVATE KEY-----',
+].join('\n');
+
+beforeAll(() => {
+  services = createAppServices(':memory:', { transport: 'http' });
+  services.paths.setAllowedFolders([FIX, tmp]);
+  router = createApiRouter(services, (err) => {
+    throw err;
+  });
+  writeFileSync(join(tmp, 'notes.tsv'), 'Dear diary\nToday I wrote a secret: hunter2\nand nothing else\n');
+  writeFileSync(join(tmp, 'ragged.csv'), 'id,text\nd1,one\nd2,two,three\n');
+  writeFileSync(join(tmp, 'blob.tsv'), Buffer.from([0x69, 0x64, 0x09, 0x74, 0x65, 0x78, 0x74, 0x0a, 0x00, 0x01, 0x02, 0x09, 0x7f, 0x0a]));
+  writeFileSync(join(tmp, 'id_ed25519'), `${KEY}\n`);
+  writeFileSync(join(tmp, 'secret.key'), `${'k'.repeat(44)}\n`);
+  writeFileSync(join(tmp, 'empty.tsv'), '');
+  writeFileSync(join(tmp, 'good.tsv'), 'id\ttext\nd1\tRain again\n');
+  writeFileSync(join(tmp, 'good.qrels'), 'q1 0 d1 1\nq1 0 d2 0\n');
+});
+afterAll(async () => {
+  await services?.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+async function preview(kind: string, file: string) {
+  const env = await router.call('collections.previewFile', { kind, path: join(tmp, file) });
+  return env;
+}
+
+async function refused(kind: string, file: string): Promise<{ message: string; field?: string | undefined }> {
+  const env = await preview(kind, file);
+  if (env.ok) throw new Error(`previewed ${file} as ${kind}: ${JSON.stringify(env.data)}`);
+  expect(JSON.stringify(env.error)).not.toContain('hunter2');
+  expect(JSON.stringify(env.error)).not.toContain('b3BlbnNzaC1rZXkt');
+  expect(env.error.message).toContain(file);
+  return env.error;
+}
+
+describe('previewFile refuses files that do not parse as the chosen kind', () => {
+  it('a prose file as TSV (no tab): one column is not a corpus', async () => {
+    const e = await refused('corpus', 'notes.tsv');
+    expect(e.message).toMatch(/notes\.tsv:1: .*1 column \(no tab on the first line\).*needs an id and a text column/);
+    expect(e.field).toBe('columns');
+    await refused('queries', 'notes.tsv');
+  });
+
+  it('a CSV with a wrong column count on line 3', async () => {
+    const e = await refused('corpus', 'ragged.csv');
+    expect(e.message).toMatch(/ragged\.csv:3: .*expected 2 columns/);
+  });
+
+  it('a binary file: control characters, named with their line', async () => {
+    const e = await refused('corpus', 'blob.tsv');
+    expect(e.message).toMatch(/blob\.tsv:2: file: not a text file \(control character U\+0000\)/);
+    await refused('qrels', 'blob.tsv');
+  });
+
+  it('a key file and a prose file as qrels, LaMP, the Fair-RAG mapping or MS MARCO', async () => {
+    for (const kind of ['qrels', 'fairrag-mapping', 'msmarco', 'lamp', 'corpus']) {
+      await refused(kind, 'id_ed25519');
+      await refused(kind, 'notes.tsv');
+    }
+    await refused('qrels', 'secret.key');
+    await refused('corpus', 'secret.key');
+  });
+
+  it('an empty file', async () => {
+    expect((await refused('qrels', 'empty.tsv')).message).toMatch(/empty/);
+  });
+
+  it('files of the chosen kind still preview', async () => {
+    const t = await preview('corpus', 'good.tsv');
+    expect(t.ok && t.data).toMatchObject({ format: 'tsv', columns: ['id', 'text'], rows: [{ id: 'd1', text: 'Rain again' }] });
+    const q = await preview('qrels', 'good.qrels');
+    expect(q.ok && q.data).toMatchObject({ format: 'text', lines: ['q1 0 d1 1', 'q1 0 d2 0'] });
+    const env = await router.call('collections.previewFile', { kind: 'corpus', path: join(FIX, 'corpus.jsonl') });
+    expect(env.ok).toBe(true);
+  });
+});
