@@ -14,6 +14,8 @@ import { probePoolContextSize } from '../engine/remote/contextProbe';
 import { listedNames, verifyEndpointWeights, type ExpectedWeights } from '../engine/remote/weightsCheck';
 import { compareFingerprints, takeFingerprint, type WeightsFingerprint } from '../engine/remote/weightsFingerprint';
 import { ApiFailure } from '../api/router';
+import { generateRefusal, type GenerateRefusal } from '../engine/remote/generateRequestBody';
+import type { GenerateRequest } from '../engine/types';
 
 export interface RemoteRow {
   id: number;
@@ -98,6 +100,17 @@ export function engineConfigOf(row: RemoteRow): RemoteEngineConfig {
     ...(s.timeoutMs !== undefined ? { timeoutMs: s.timeoutMs } : {}),
     ...(typeof s.context?.size === 'number' ? { contextSize: s.context.size } : {}),
   };
+}
+
+/**
+ * What the engine of a stored model would refuse to send (generateRequestBody.ts
+ * `generateRefusal`, with the transports and refusals `engineConfigOf` derives from the stored
+ * probe), so spec validation refuses a spec before any run is written rather than the engine
+ * before its first request.
+ */
+export function generateRefusalOf(model: string, settings: StoredRemoteSettings, request: GenerateRequest): GenerateRefusal | undefined {
+  const serverKind = settings.serverKind ?? 'openai';
+  return generateRefusal(request, { model, serverKind, refusals: chooseTransports(serverKind, settings.capabilities).refusals });
 }
 
 /** The cache key of a row's model (see remoteModelKey). */
