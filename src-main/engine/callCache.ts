@@ -121,7 +121,13 @@ export class CachedEngine implements Engine {
 
   identity(): Promise<EngineIdentity> {
     this.state.identityPromise ??= this.inner.identity().then(
-      (identity) => (this.state.identityKnown = identity),
+      (identity) => {
+        // A provisional identity (a server's GET /models failed) is not kept: the next need asks
+        // the engine again (which bounds how often it asks the server). Its key parts are right.
+        if (identity.provisional === undefined) this.state.identityKnown = identity;
+        else this.state.identityPromise = undefined;
+        return identity;
+      },
       (err: unknown) => {
         this.state.identityPromise = undefined;
         throw err;
@@ -137,7 +143,10 @@ export class CachedEngine implements Engine {
     if (!wait) {
       wait = abortable(this.identity(), signal, 'the model identity lookup');
       this.state.identityWaits.set(signal, wait);
-      wait.catch(() => this.state.identityWaits.delete(signal));
+      wait.then(
+        (identity) => identity.provisional !== undefined && this.state.identityWaits.delete(signal),
+        () => this.state.identityWaits.delete(signal),
+      );
     }
     return wait;
   }

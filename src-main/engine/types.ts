@@ -134,6 +134,11 @@ export interface EngineIdentity {
   outputAffectingSettings: Record<string, unknown>;
   /** Versions for the reproducibility manifest (node-llama-cpp, llama.cpp build, GPU backend, server). */
   versions: Record<string, string>;
+  /**
+   * Set when the identity is incomplete for now (a remote server's GET /models failed): why. The
+   * key's parts are still right; `versions` is not complete, so it must not be kept for good.
+   */
+  provisional?: string;
 }
 
 /**

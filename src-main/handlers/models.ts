@@ -4,7 +4,7 @@ import { startPowerJob } from '../services/simulation/powerJob';
 
 type ModelHandlers = Pick<
   Handlers,
-  'models.list' | 'models.add' | 'models.addSim' | 'simulate.power' | 'models.download' | 'models.remove' | 'models.updateSettings' | 'models.try' | 'models.tune' | 'models.clearCache' | 'remotes.list' | 'remotes.add' | 'remotes.updateEndpoints' | 'remotes.updateSettings' | 'remotes.stats' | 'remotes.remove' | 'remotes.try'
+  'models.list' | 'models.add' | 'models.addSim' | 'simulate.power' | 'models.download' | 'models.remove' | 'models.updateSettings' | 'models.try' | 'models.tune' | 'models.clearCache' | 'remotes.list' | 'remotes.add' | 'remotes.updateEndpoints' | 'remotes.check' | 'remotes.updateSettings' | 'remotes.stats' | 'remotes.remove' | 'remotes.try'
 >;
 
 export function modelHandlers(s: AppServices): ModelHandlers {
@@ -31,6 +31,7 @@ export function modelHandlers(s: AppServices): ModelHandlers {
     'remotes.add': ({ timeoutSeconds, ...input }) => s.models.addRemote({ ...input, ...(timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {}) }),
     'remotes.updateSettings': ({ id, timeoutSeconds }) => s.models.updateRemoteSettings(id, { timeoutSeconds }),
     'remotes.updateEndpoints': ({ id, endpoints }) => s.models.updateRemoteEndpoints(id, endpoints),
+    'remotes.check': ({ id }) => s.models.checkRemote(id),
     'remotes.stats': ({ id }) => s.models.remoteStats(id),
     'remotes.remove': async ({ id }) => ({ removed: await s.models.removeRemote(id) }),
     'remotes.try': ({ id, request }) => s.models.try({ kind: 'remote', endpointId: id }, request),

@@ -36,6 +36,8 @@ import { RetrievalRepo } from '../store/retrievalRepo';
 import type { JobContext, JobRunner } from './jobRunner';
 import type { ModelService } from './modelService';
 import { currentOwner, ownerGone } from './processOwner';
+import { generateRefusalOf, type StoredRemoteSettings } from './remoteModels';
+import type { GenerateRequest } from '../engine/types';
 
 export const RUN_JOB_KIND = 'experiments.run';
 
@@ -366,12 +368,14 @@ export class ExperimentService {
     if (!r) return undefined;
     const serverKind = typeof r.settings.serverKind === 'string' ? r.settings.serverKind : 'openai';
     const label = `server '${r.name}' (${serverKind})`;
+    // What its engine would refuse to send (a constraint transport the probe saw ignored, …).
+    const refuseGenerate = (request: GenerateRequest) => generateRefusalOf(r.model, r.settings as StoredRemoteSettings, request);
     if (r.capabilities) {
       const e = r.capabilities.echoScoring;
-      return { label, scoring: e.value, ...(e.detail ? { scoringDetail: `probed at remote add: ${e.detail}` } : {}) };
+      return { label, scoring: e.value, ...(e.detail ? { scoringDetail: `probed at remote add: ${e.detail}` } : {}), refuseGenerate };
     }
-    if (serverKind === 'llama.cpp') return { label, scoring: 'no', scoringDetail: "llama.cpp's server returns no prompt log-probabilities" };
-    return { label, scoring: 'unknown' };
+    if (serverKind === 'llama.cpp') return { label, scoring: 'no', scoringDetail: "llama.cpp's server returns no prompt log-probabilities", refuseGenerate };
+    return { label, scoring: 'unknown', refuseGenerate };
   }
 
   private resolveGenerator(selector: GeneratorSelector, field: string): GeneratorRef {

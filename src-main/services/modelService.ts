@@ -26,6 +26,7 @@ import {
   checkEndpointsServe,
   endpointsOf,
   engineConfigOf,
+  reprobeRemote,
   expectedWeightsOf,
   identityOf,
   modelKeyOf,
@@ -320,6 +321,19 @@ export class ModelService {
     this.db.prepare(`UPDATE remote_endpoints SET base_url=?, settings=? WHERE id=?`).run(baseUrl, JSON.stringify(kept), id);
     await this.closeEngine(`remote:${id}`);
     return this.remoteInfo(this.requireRemote(id));
+  }
+
+  /**
+   * Asks a served model's servers again (remoteModels.ts `reprobeRemote`): reachability, what they
+   * can do, the context size, the weights (checked, never changed). The stored probe is replaced;
+   * the engine is restarted so its transports and refusals follow the new probe.
+   */
+  async checkRemote(id: number) {
+    const row = this.requireRemote(id);
+    const { settings, changes, warnings } = await reprobeRemote(row, this.secrets.open(row.api_key, row.name) ?? undefined);
+    this.db.prepare(`UPDATE remote_endpoints SET settings=? WHERE id=?`).run(JSON.stringify(settings), id);
+    await this.closeEngine(`remote:${id}`);
+    return { ...this.remoteInfo(this.requireRemote(id)), changes, warnings };
   }
 
   /** Change a served model's per-request timeout (seconds, one HTTP attempt). */

@@ -14,6 +14,8 @@ import { probePoolContextSize } from '../engine/remote/contextProbe';
 import { listedNames, verifyEndpointWeights, type ExpectedWeights } from '../engine/remote/weightsCheck';
 import { compareFingerprints, takeFingerprint, type WeightsFingerprint } from '../engine/remote/weightsFingerprint';
 import { ApiFailure } from '../api/router';
+import { generateRefusal, type GenerateRefusal } from '../engine/remote/generateRequestBody';
+import type { GenerateRequest } from '../engine/types';
 
 export interface RemoteRow {
   id: number;
@@ -98,6 +100,17 @@ export function engineConfigOf(row: RemoteRow): RemoteEngineConfig {
     ...(s.timeoutMs !== undefined ? { timeoutMs: s.timeoutMs } : {}),
     ...(typeof s.context?.size === 'number' ? { contextSize: s.context.size } : {}),
   };
+}
+
+/**
+ * What the engine of a stored model would refuse to send (generateRequestBody.ts
+ * `generateRefusal`, with the transports and refusals `engineConfigOf` derives from the stored
+ * probe), so spec validation refuses a spec before any run is written rather than the engine
+ * before its first request.
+ */
+export function generateRefusalOf(model: string, settings: StoredRemoteSettings, request: GenerateRequest): GenerateRefusal | undefined {
+  const serverKind = settings.serverKind ?? 'openai';
+  return generateRefusal(request, { model, serverKind, refusals: chooseTransports(serverKind, settings.capabilities).refusals });
 }
 
 /** The cache key of a row's model (see remoteModelKey). */
@@ -246,6 +259,62 @@ export async function settleRemote(input: RemoteInput): Promise<{ baseUrl: strin
     settings: { ...common, revision: revisionWithFingerprint(reported, fingerprint.digest), checkRevision: true, fingerprint, capabilities, identity: { source: 'fingerprint', verified: true } },
     warnings,
   };
+}
+
+/**
+ * Asks a stored model's servers again (`remote endpoints NAME`, the model card's "Check again"):
+ * every endpoint reachable and listing the model, what the server can do, the context size, and
+ * the weights. The probe and the context replace the stored ones (the probe carries its date). The
+ * weights identity is the cache key, so it is checked, never changed: where it is checked (a
+ * revision the servers report, a fingerprint), every endpoint must still serve the same weights,
+ * else nothing is stored and the error names the endpoint; where it is not (stated, none), it
+ * stays as it is and says so. Returns the settings to store and what changed, in words.
+ */
+export async function reprobeRemote(row: RemoteRow, apiKey: string | undefined): Promise<{ settings: StoredRemoteSettings; changes: string[]; warnings: string[] }> {
+  const old = storedSettings(row);
+  const serverKind = old.serverKind ?? 'openai';
+  const endpoints = endpointsOf(row);
+  const target = (url: string, timeoutMs = probeTimeoutMs) => ({ baseUrl: url, apiKey, timeoutMs });
+  const warnings: string[] = [];
+  const listings = await Promise.all(endpoints.map(async (e) => ({ baseUrl: e.baseUrl, listing: await listModel(target(e.baseUrl, listTimeoutMs), row.model) })));
+  for (const { baseUrl: url, listing } of listings) {
+    if (listing.kind === 'unreachable') throw new ApiFailure('validation', `${url} cannot be reached: ${listing.detail}; nothing was changed`, 'endpoints');
+    if (listing.kind === 'unlisted') throw new ApiFailure('validation', `${url} no longer serves ${JSON.stringify(row.model)}: it lists ${listedNames(listing.listed)}; nothing was changed`, 'model');
+    if (listing.kind === 'no-list') warnings.push(`${url} keeps no model list (${listing.detail}): whether it serves ${JSON.stringify(row.model)} is not checked`);
+  }
+  const expected = expectedWeightsOf(row);
+  if (expected) await checkEndpointsServe(expected, endpoints.map((e) => e.baseUrl), apiKey);
+  const capabilities = await probeCapabilities(target(endpoints[0]!.baseUrl), row.model, serverKind);
+  const probed = await probePoolContextSize(endpoints.map((e) => target(e.baseUrl)), row.model);
+  const context: NonNullable<StoredRemoteSettings['context']> = probed.size !== undefined ? { size: probed.size, source: probed.source } : { size: null, reason: probed.reason };
+  if (context.size === null) warnings.push(`no context size: ${context.reason}; prompt budgets need an explicit total, else the run's prompts are not checked before they are sent`);
+
+  const identity: StoredIdentity = expected
+    ? { ...identityOf(row), verified: true, note: `every endpoint served the recorded weights when checked again at ${capabilities.probedAt}` }
+    : identityOf(row);
+  if (!expected) warnings.push(`the weights were not checked again: ${identity.note ?? 'this model has no identity the servers can prove'}`);
+  const changes = [...capabilityChanges(old.capabilities, capabilities), ...contextChange(old.context, context)];
+  return { settings: { ...old, capabilities, context, identity }, changes, warnings };
+}
+
+/** What a new probe says differently from the stored one, one line per capability. */
+export function capabilityChanges(before: ServerCapabilities | undefined, after: ServerCapabilities): string[] {
+  if (!before) return ['capabilities: probed for the first time'];
+  const pairs: Array<[string, { value: string } | undefined, { value: string } | undefined]> = [
+    ['completions', before.completions, after.completions],
+    ['chat', before.chat, after.chat],
+    ['scoring (echo)', before.echoScoring, after.echoScoring],
+    ['prompt_logprobs', before.promptLogprobs, after.promptLogprobs],
+    ...[...new Set([...Object.keys(before.constraints), ...Object.keys(after.constraints)])].map(
+      (k) => [k, before.constraints[k as keyof typeof before.constraints], after.constraints[k as keyof typeof after.constraints]] as [string, { value: string } | undefined, { value: string } | undefined],
+    ),
+  ];
+  return pairs.filter(([, b, a]) => (b?.value ?? 'not asked') !== (a?.value ?? 'not asked')).map(([name, b, a]) => `${name}: ${b?.value ?? 'not asked'} → ${a?.value ?? 'not asked'}`);
+}
+
+function contextChange(before: StoredRemoteSettings['context'], after: NonNullable<StoredRemoteSettings['context']>): string[] {
+  const words = (c: StoredRemoteSettings['context']) => (c === undefined ? 'not probed' : c.size === null ? 'not reported' : `${c.size} tokens`);
+  return words(before) === words(after) ? [] : [`context: ${words(before)} → ${words(after)}`];
 }
 
 /**

@@ -303,6 +303,11 @@ export const modelsContract = {
     RemoteEndpointInfo,
     'Replace the endpoints of a served model (add or drop replicas, change limits); its cache identity stays.',
   ),
+  'remotes.check': method(
+    Id,
+    RemoteEndpointInfo.extend({ changes: z.array(z.string()) }),
+    'Ask a served model’s servers again (“Check again”): reachability, capabilities, context size and weights (checked, never changed); the stored probe is replaced and what changed is listed.',
+  ),
   'remotes.updateSettings': method(
     z.object({ id: z.number().int(), timeoutSeconds: z.number().int().min(1).max(86_400) }).strict(),
     RemoteEndpointInfo,

@@ -127,13 +127,14 @@ type RemoteInfo = Awaited<ReturnType<AppServices['models']['addRemote']>>;
 const SOURCE_WORDS = { reported: 'the revision the servers report', fingerprint: 'a fingerprint of greedy outputs', stated: 'the revision you stated', none: 'the model name only' } as const;
 
 /** Identity (verified or not), timeout, capabilities and endpoints of a remote model. */
-function writeRemoteDetails(io: CliIo, r: Omit<RemoteInfo, 'warnings'>): void {
+function writeRemoteDetails(io: CliIo, r: Omit<RemoteInfo, 'warnings'>, showProbeDate = false): void {
   const id = r.identity;
   if (id) io.stdout.write(`  weights: ${SOURCE_WORDS[id.source]}${id.verified ? ', verified' : ` — UNVERIFIED: ${id.note ?? 'not checked'}`}\n`);
   if (r.timeoutMs !== undefined) io.stdout.write(`  timeout: ${r.timeoutMs / 1000} s per request\n`);
   const c = r.capabilities;
   if (c) {
     const yes = (v: { value: string } | undefined) => v?.value === 'yes';
+    if (showProbeDate) io.stdout.write(`  probed: ${c.probedAt} at ${c.endpoint} (ask again: fairground remote endpoints ${r.name})\n`);
     io.stdout.write(`  completions: ${c.completions.value}, chat: ${c.chat.value}, scoring (prompt log-probabilities via echo): ${c.echoScoring.value}, prompt_logprobs: ${c.promptLogprobs.value}\n`);
     const honoured = Object.entries(c.constraints).filter(([, v]) => yes(v)).map(([k]) => k);
     const ignored = Object.entries(c.constraints).filter(([, v]) => !yes(v)).map(([k]) => k);
@@ -177,7 +178,7 @@ ${WORKSPACE_HELP}
     else {
       for (const r of list) {
         io.stdout.write(`${r.name.padEnd(20)} ${r.model}${r.revision ? ` (${r.revision})` : ''}  ${r.cachedCalls} cached calls\n`);
-        writeRemoteDetails(io, r);
+        writeRemoteDetails(io, r, true);
       }
     }
     return 0;
@@ -186,21 +187,40 @@ ${WORKSPACE_HELP}
 
 export const remoteEndpointsCommand: CliCommand = {
   path: ['remote', 'endpoints'],
-  summary: "Replace a server's endpoints (add or drop replicas, change limits); its cache identity stays",
-  help: `Usage: fairground remote endpoints NAME --endpoint URL[=N]... [--workspace PATH]
+  summary: "Replace a server's endpoints (add or drop replicas, change limits) and ask them again; its cache identity stays",
+  help: `Usage: fairground remote endpoints NAME [--endpoint URL[=N]...] [--no-probe] [--workspace PATH]
 
 ${ENDPOINT_HELP}
+      --no-probe           change the endpoints without asking the servers what they can do
 ${WORKSPACE_HELP}
 
-When the model's weights are checked (a revision the servers reported, a fingerprint), every new
-endpoint must pass the same check, or nothing changes.`,
+Without --endpoint, the endpoints stay and are asked again ("check again"). Either way the servers
+are probed as at 'remote add' (reachable, model listed, capabilities, context size), and the stored
+probe is replaced, with its date; what changed is printed. When the model's weights are checked (a
+revision the servers reported, a fingerprint), every endpoint must still pass the same check, or
+nothing changes: the weights are the cache key, so a server now serving other weights is a new
+model ('remote add' under another name).`,
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, { ...workspaceOptionSpec, endpoint: { type: 'string', multiple: true } }, true);
+    const { values, positionals } = parseCliArgs(argv, { ...workspaceOptionSpec, endpoint: { type: 'string', multiple: true }, 'no-probe': { type: 'boolean' } }, true);
     if (positionals.length !== 1) throw new CliError('expected the name of a server');
-    if (!values.endpoint?.length) throw new CliError('give one or more --endpoint URL[=N]');
-    const updated = await withServices(values.workspace, io, (s) => s.models.updateRemoteEndpoints(requireNamed(s, positionals[0]!), values.endpoint!.map(parseEndpoint)));
-    io.stdout.write(`'${updated.name}' now has ${updated.endpoints.length} endpoint(s)\n`);
-    for (const e of updated.endpoints) io.stdout.write(`  ${e.baseUrl}  up to ${e.maxConcurrency} at once\n`);
+    const probe = values['no-probe'] !== true;
+    if (!values.endpoint?.length && !probe) throw new CliError('--no-probe without --endpoint does nothing: give one or more --endpoint URL[=N]');
+    const updated = await withServices(values.workspace, io, async (s) => {
+      const id = requireNamed(s, positionals[0]!);
+      const changed = values.endpoint?.length ? await s.models.updateRemoteEndpoints(id, values.endpoint.map(parseEndpoint)) : undefined;
+      return probe ? await s.models.checkRemote(id) : { ...changed!, changes: [] as string[], warnings: [] as string[] };
+    });
+    const asked = `'${updated.name}': asked again at ${updated.capabilities?.probedAt ?? '(no probe stored)'}; ${updated.changes.length ? `changed: ${updated.changes.join('; ')}` : 'nothing changed'}\n`;
+    if (values.endpoint?.length) {
+      // The endpoint lines as before on stdout; the probe's account on stderr.
+      io.stdout.write(`'${updated.name}' now has ${updated.endpoints.length} endpoint(s)\n`);
+      for (const e of updated.endpoints) io.stdout.write(`  ${e.baseUrl}  up to ${e.maxConcurrency} at once\n`);
+      if (probe) io.stderr.write(asked);
+    } else {
+      io.stdout.write(asked);
+      writeRemoteDetails(io, updated, true);
+    }
+    for (const w of updated.warnings ?? []) io.stderr.write(`warning: ${w}\n`);
     return 0;
   },
 };

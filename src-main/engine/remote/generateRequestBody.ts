@@ -41,7 +41,8 @@ export function buildGenerateCall(request: GenerateRequest, settings: GenerateBo
   const hasMessages = request.messages !== undefined;
   const { sampling } = request;
   const transport = hasMessages ? (settings.chatJsonSchemaTransport ?? settings.jsonSchemaTransport) : settings.jsonSchemaTransport;
-  refuseUnserved(request, hasMessages, settings);
+  const refused = generateRefusal(request, settings);
+  if (refused) throw new EngineError('unsupported', refused.message);
 
   const body: Record<string, unknown> = { model: settings.model };
   if (hasMessages) body.messages = request.messages;
@@ -85,17 +86,66 @@ export function buildGenerateCall(request: GenerateRequest, settings: GenerateBo
   return { path: hasMessages ? '/chat/completions' : '/completions', body };
 }
 
-/** A request the server was found not to serve fails here, before it is sent, naming the model and why. */
-function refuseUnserved(request: GenerateRequest, hasMessages: boolean, settings: GenerateBodySettings): void {
+/**
+ * Why this server cannot serve a request, or undefined: what the probe at `remote add` saw it not
+ * honour (`refusals`), a GBNF grammar on a server kind that has none, sampling parameters the
+ * OpenAI API lacks. Pure, so spec validation asks exactly what the engine would refuse
+ * (experiments/specCapabilities.ts) before any run is written.
+ */
+export interface GenerateRefusal {
+  /** What the request needs, e.g. `a JSON-schema constraint on /v1/completions`. */
+  capability: string;
+  /** The engine's error message (names the model and the reason). */
+  message: string;
+  /** The engines that have the capability. */
+  engines: string;
+}
+
+export const CAPABLE_ENGINES = {
+  completions: "a local llama.cpp model, vLLM (vllm serve) or llama.cpp's server (llama-server); or send the prompt as a chat message (chat: true)",
+  chat: "a local llama.cpp model, vLLM, llama.cpp's server or the OpenAI API; or send a plain prompt (chat: false)",
+  jsonSchema: "a local llama.cpp model, llama.cpp's server added with --server-kind llama.cpp (grammar or json_schema on /v1/completions), vLLM added with --server-kind vllm (response_format, structured_outputs or guided_json)",
+  chatJsonSchema: "a local llama.cpp model, llama.cpp's server added with --server-kind llama.cpp, vLLM or the OpenAI API (response_format on /v1/chat/completions)",
+  grammar: "a local llama.cpp model or llama.cpp's server added with --server-kind llama.cpp",
+  sampling: 'a local llama.cpp model, vLLM (--server-kind vllm) or llama.cpp\'s server (--server-kind llama.cpp)',
+} as const;
+
+export function generateRefusal(request: GenerateRequest, settings: Pick<GenerateBodySettings, 'model' | 'serverKind' | 'refusals'>): GenerateRefusal | undefined {
+  const hasMessages = request.messages !== undefined;
+  const unserved = unservedReason(request, hasMessages, settings);
+  if (unserved) return unserved;
+  if (settings.serverKind === 'openai') {
+    const { topK, minP, repeatPenalty } = request.sampling;
+    const named = Object.entries({ topK, minP, repeatPenalty })
+      .filter(([, v]) => v !== undefined)
+      .map(([k]) => k);
+    if (named.length > 0) return { capability: named.join(', '), message: `the OpenAI API has no ${named.join(', ')}; set serverKind to vllm or llama.cpp`, engines: CAPABLE_ENGINES.sampling };
+  }
+  if (request.grammar !== undefined && settings.serverKind !== 'llama.cpp') {
+    return { capability: 'a GBNF grammar', message: `GBNF grammars need the local engine or a llama.cpp server (serverKind is ${settings.serverKind})`, engines: CAPABLE_ENGINES.grammar };
+  }
+  return undefined;
+}
+
+/** A request the server was found not to serve, naming the model and why. */
+function unservedReason(request: GenerateRequest, hasMessages: boolean, settings: Pick<GenerateBodySettings, 'model' | 'refusals'>): GenerateRefusal | undefined {
   const r = settings.refusals;
-  if (!r) return;
-  const reason = hasMessages
-    ? (r.chat ?? (request.jsonSchema !== undefined ? r.chatJsonSchema : undefined))
-    : (r.completions ?? (request.jsonSchema !== undefined ? r.jsonSchema : undefined));
-  const why = reason ?? (request.grammar !== undefined ? r.grammar : undefined);
-  if (why === undefined) return;
-  const what = request.grammar !== undefined ? 'a GBNF-constrained' : request.jsonSchema !== undefined ? 'a JSON-schema-constrained' : 'a';
-  throw new EngineError('unsupported', `model ${JSON.stringify(settings.model)} cannot serve ${what} ${hasMessages ? 'chat' : 'plain-prompt'} request: ${why}`);
+  if (!r) return undefined;
+  const schema = request.jsonSchema !== undefined;
+  const found: Array<[string | undefined, string, string]> = hasMessages
+    ? [
+        [r.chat, 'chat messages (/v1/chat/completions)', CAPABLE_ENGINES.chat],
+        [schema ? r.chatJsonSchema : undefined, 'a JSON-schema constraint on /v1/chat/completions', CAPABLE_ENGINES.chatJsonSchema],
+      ]
+    : [
+        [r.completions, 'plain prompts (/v1/completions)', CAPABLE_ENGINES.completions],
+        [schema ? r.jsonSchema : undefined, 'a JSON-schema constraint on /v1/completions', CAPABLE_ENGINES.jsonSchema],
+      ];
+  found.push([request.grammar !== undefined ? r.grammar : undefined, 'a GBNF grammar', CAPABLE_ENGINES.grammar]);
+  const hit = found.find(([why]) => why !== undefined);
+  if (!hit) return undefined;
+  const what = request.grammar !== undefined ? 'a GBNF-constrained' : schema ? 'a JSON-schema-constrained' : 'a';
+  return { capability: hit[1], message: `model ${JSON.stringify(settings.model)} cannot serve ${what} ${hasMessages ? 'chat' : 'plain-prompt'} request: ${hit[0]!}`, engines: hit[2] };
 }
 
 function extraSampling(request: GenerateRequest, kind: RemoteServerKind): Record<string, unknown> {

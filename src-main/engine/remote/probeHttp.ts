@@ -18,7 +18,7 @@ export interface ProbeTarget {
   signal?: AbortSignal | undefined;
 }
 
-export async function probeRequest(target: ProbeTarget, method: 'GET' | 'POST', path: string, body?: unknown): Promise<ProbeOutcome> {
+export async function probeRequest(target: ProbeTarget, method: 'GET' | 'POST', path: string, body?: unknown, retried = false): Promise<ProbeOutcome> {
   const redact = (text: string): string => (target.apiKey ? text.split(target.apiKey).join('[redacted]') : text);
   const signals = [AbortSignal.timeout(target.timeoutMs), ...(target.signal ? [target.signal] : [])];
   try {
@@ -43,6 +43,8 @@ export async function probeRequest(target: ProbeTarget, method: 'GET' | 'POST', 
     const e = error as Error & { cause?: { code?: string; message?: string } };
     if (e.name === 'TimeoutError' || e.name === 'AbortError') return { kind: 'network', detail: `no answer within ${Math.round(target.timeoutMs / 1000)} s` };
     const cause = e.cause?.code ?? e.cause?.message;
+    // A kept-alive connection the server closed (it restarted since): a GET is asked once more on a new one.
+    if (method === 'GET' && !retried && (e.cause?.code === 'UND_ERR_SOCKET' || e.cause?.code === 'ECONNRESET')) return probeRequest(target, method, path, body, true);
     return { kind: 'network', detail: redact(cause ? `${e.message} (${cause})` : e.message) };
   }
 }

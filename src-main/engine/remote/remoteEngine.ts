@@ -47,6 +47,9 @@ export class RemoteEngine implements Engine {
   /** Aborted by close(): cancels everything in flight. */
   private readonly lifetime = new AbortController();
   private identityFound: EngineIdentity | undefined;
+  /** The provisional identity after a failed GET /models, and when to ask again. */
+  private identityFailed: { identity: EngineIdentity; failures: number; retryAt: number } | undefined;
+  private identityLookup: Promise<EngineIdentity> | undefined;
   private tokenizer: ServerTokenizer | undefined;
   /** The llama.cpp server answered 404/501 to /tokenize: prompts go as text. */
   private noTokenizeEndpoint = false;
@@ -63,9 +66,29 @@ export class RemoteEngine implements Engine {
     this.scorer = new EchoScorer(this.http, this.config.model, this.config.scoring, this.lifetime.signal);
   }
 
+  /**
+   * The served model's identity. Its cache key (`modelKey`, from the recorded revision or
+   * fingerprint, and the request settings) needs no server; `versions` (for manifests) come from
+   * GET /models. When that lookup fails (network, timeout, 5xx, an unreadable answer) the identity
+   * is provisional: `provisional` says why, `versions` says it is incomplete and still names the
+   * recorded revision, and it is never kept for the engine's life. The next need asks again in the
+   * background, no more often than the back-off allows (identityRetryMs, doubling to
+   * identityRetryMaxMs), so calls never wait on a failing server more than once. A server without
+   * the endpoint (HTTP 404) or not listing the model is an answer, kept as before.
+   */
   async identity(): Promise<EngineIdentity> {
     if (this.identityFound) return this.identityFound;
-    const identity: EngineIdentity = {
+    const failed = this.identityFailed;
+    if (failed) {
+      if (Date.now() >= failed.retryAt) void this.lookUpIdentity().catch(() => undefined);
+      return failed.identity;
+    }
+    return this.lookUpIdentity();
+  }
+
+  /** The identity without GET /models: the key's parts. */
+  private baseIdentity(): EngineIdentity {
+    return {
       kind: 'remote',
       modelKey: remoteModelKey(this.config.model, this.config.revision),
       modelName: this.config.model,
@@ -77,10 +100,30 @@ export class RemoteEngine implements Engine {
       },
       versions: {},
     };
-    const versions = await this.modelVersions();
-    if (versions === undefined) return identity; // not cached: the server may answer later
-    this.identityFound = { ...identity, versions };
-    return this.identityFound;
+  }
+
+  /** One GET /models at a time; a failure becomes the provisional identity until the next retry. */
+  private lookUpIdentity(): Promise<EngineIdentity> {
+    this.identityLookup ??= (async () => {
+      const identity = this.baseIdentity();
+      const found = await this.modelVersions();
+      if (found.ok) {
+        this.identityFound = { ...identity, versions: found.versions };
+        this.identityFailed = undefined;
+        return this.identityFound;
+      }
+      const failures = (this.identityFailed?.failures ?? 0) + 1;
+      const wait = Math.min(this.config.identityRetryMaxMs, this.config.identityRetryMs * 2 ** (failures - 1));
+      const note = `incomplete: GET /models failed (${found.reason}) at ${new Date().toISOString()}; asked again when next needed`;
+      const provisional: EngineIdentity = {
+        ...identity,
+        versions: { 'remote.identity': note, ...(this.config.revision !== undefined ? { 'remote.revision': this.config.revision } : {}) },
+        provisional: `GET /models failed: ${found.reason}`,
+      };
+      this.identityFailed = { identity: provisional, failures, retryAt: Date.now() + wait };
+      return provisional;
+    })().finally(() => (this.identityLookup = undefined));
+    return this.identityLookup;
   }
 
   /** What an OpenAI-Batch file of this engine's calls needs (batchCodec.ts): the served model and request dialect. */
@@ -202,31 +245,42 @@ export class RemoteEngine implements Engine {
     return this.http.postJson('/embeddings', { model: this.config.model, input: texts }, { signal, report, read: (json) => readEmbeddingsResponse(json, texts.length) });
   }
 
-  /** Versions from GET /models of one endpoint; undefined when the server has no such endpoint or it failed. */
-  private async modelVersions(): Promise<Record<string, string> | undefined> {
+  /**
+   * Versions from GET /models of one endpoint: `ok` with what it says (nothing when the server has
+   * no such endpoint, HTTP 404, or does not list the model), else why the lookup failed.
+   */
+  private async modelVersions(): Promise<{ ok: true; versions: Record<string, string> } | { ok: false; reason: string }> {
+    let json: unknown;
     try {
-      const json = await this.http.getJson('/models', {
+      json = await this.http.getJson('/models', {
         signal: this.lifetime.signal,
         retries: 0,
         timeoutMs: Math.min(this.config.timeoutMs, modelsLookupTimeoutMs),
         metadata: true,
       });
-      const entry = parseResponse(modelsResponse, json, 'GET /models').data.find((m) => m.id === this.config.model);
-      if (!entry) return {};
-      const versions: Record<string, string> = { 'remote.model': entry.id };
-      if (entry.owned_by !== undefined) versions['remote.ownedBy'] = entry.owned_by;
-      if (entry.created !== undefined) versions['remote.modelCreated'] = String(entry.created);
-      // vLLM also reports the weights it loaded and the context length.
-      if (typeof entry.root === 'string') versions['remote.modelRoot'] = entry.root;
-      if (typeof entry.max_model_len === 'number') versions['remote.maxModelLen'] = String(entry.max_model_len);
-      const served = servedRevision(entry);
-      if (served !== undefined) versions['remote.servedRevision'] = served;
-      if (this.config.revision !== undefined) versions['remote.revision'] = this.config.revision;
-      if (this.config.endpoints.length > 1) versions['remote.endpoints'] = String(this.config.endpoints.length);
-      return versions;
-    } catch {
-      return undefined;
+    } catch (error) {
+      const message = (error as Error).message;
+      if (/\bHTTP 404\b/.test(message)) return { ok: true, versions: {} };
+      return { ok: false, reason: message };
     }
+    let entry;
+    try {
+      entry = parseResponse(modelsResponse, json, 'GET /models').data.find((m) => m.id === this.config.model);
+    } catch (error) {
+      return { ok: false, reason: (error as Error).message };
+    }
+    if (!entry) return { ok: true, versions: {} };
+    const versions: Record<string, string> = { 'remote.model': entry.id };
+    if (entry.owned_by !== undefined) versions['remote.ownedBy'] = entry.owned_by;
+    if (entry.created !== undefined) versions['remote.modelCreated'] = String(entry.created);
+    // vLLM also reports the weights it loaded and the context length.
+    if (typeof entry.root === 'string') versions['remote.modelRoot'] = entry.root;
+    if (typeof entry.max_model_len === 'number') versions['remote.maxModelLen'] = String(entry.max_model_len);
+    const served = servedRevision(entry);
+    if (served !== undefined) versions['remote.servedRevision'] = served;
+    if (this.config.revision !== undefined) versions['remote.revision'] = this.config.revision;
+    if (this.config.endpoints.length > 1) versions['remote.endpoints'] = String(this.config.endpoints.length);
+    return { ok: true, versions };
   }
 
   /** Runs one call under a signal that the caller's signal and close() both abort. */

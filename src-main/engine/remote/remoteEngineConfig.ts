@@ -141,6 +141,9 @@ export interface RemoteEngineConfig {
   hedgeMinMs?: number;
   /** With `checkRevision`: check an endpoint's weights again before its next call once this long has passed since its last check. */
   recheckAfterMs?: number;
+  /** After a failed GET /models (the identity's versions), wait this long before asking again; doubled per failure up to identityRetryMaxMs. */
+  identityRetryMs?: number;
+  identityRetryMaxMs?: number;
 }
 
 export type ResolvedRemoteConfig = Required<Omit<RemoteEngineConfig, 'apiKey' | 'baseUrl' | 'endpoints' | 'revision' | 'fingerprint' | 'contextSize' | 'chatJsonSchemaTransport' | 'refusals'>> & {
@@ -173,6 +176,8 @@ export const remoteDefaults = {
   hedgeFactor: 3,
   hedgeMinMs: 1_000,
   recheckAfterMs: 60_000,
+  identityRetryMs: 2_000,
+  identityRetryMaxMs: 60_000,
 } as const satisfies Omit<ResolvedRemoteConfig, 'endpoints' | 'model' | 'apiKey' | 'revision' | 'fingerprint' | 'contextSize' | 'chatJsonSchemaTransport' | 'refusals'>;
 
 /**
@@ -221,6 +226,8 @@ export function resolveRemoteConfig(config: RemoteEngineConfig): ResolvedRemoteC
   }
   nonNegativeInteger(resolved.hedgeMinMs, 'hedgeMinMs');
   nonNegativeInteger(resolved.recheckAfterMs, 'recheckAfterMs');
+  nonNegativeInteger(resolved.identityRetryMs, 'identityRetryMs');
+  nonNegativeInteger(resolved.identityRetryMaxMs, 'identityRetryMaxMs');
   if (resolved.contextSize !== undefined) positiveInteger(resolved.contextSize, 'contextSize');
   if (resolved.checkRevision && !resolved.revision) throw new DataError('checkRevision needs a revision to check against', { field: 'revision' });
   return { ...resolved, endpoints: resolveEndpoints(baseUrl, endpoints, resolved.maxConcurrency) };
