@@ -8,7 +8,7 @@
  * for Fair RAG; one query for MoI and RichRAG), then "Create and run" pressed five times at once starts
  * one run, which succeeds and opens as results. A field's problem ("must not be empty") shows only once
  * the field was touched or Next was pressed; Next is disabled while its step has a problem and says
- * which field. Five rapid clicks on the experiment page's Run start one run.
+ * which field; a problem of a value still being checked is not shown (no stale flash). Five rapid clicks on the experiment page's Run start one run.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -134,6 +134,14 @@ describe('one experiment flow for every kind (1366×768)', () => {
       await page.getByTestId(k.name).focus();
       await page.keyboard.press('Tab');
       await expect.poll(() => text(k.nameIssue)).toBe('must not be empty');
+      // A problem of a value being typed is not shown while its check is on the way (no stale flash)…
+      await page.getByTestId(k.name).fill('y');
+      expect(await page.getByTestId(k.nameIssue).count()).toBe(0);
+      await expect.poll(() => text('wiz-status'), { timeout: 15_000 }).toBe('Valid');
+      expect(await page.getByTestId(k.nameIssue).count()).toBe(0);
+      // …and emptied again, the touched field shows it once checked.
+      await page.getByTestId(k.name).fill('');
+      await expect.poll(() => text(k.nameIssue), { timeout: 15_000 }).toBe('must not be empty');
     }, 180_000);
   }
 

@@ -47,14 +47,23 @@ async function download(testId: string, count = 2): Promise<{ name: string; body
   return Promise.all(got.map(async (d) => ({ name: d.suggestedFilename(), body: readFileSync((await d.path())!, 'utf8') })));
 }
 
-const next = () => page.getByTestId('wiz-next').click();
+/** Next: it waits for the service to check what was just typed, then the next step's title shows. */
+async function next(): Promise<void> {
+  const before = await page.getByTestId('wiz-step-title').textContent();
+  await page.getByTestId('wiz-next').click();
+  await expect.poll(() => page.getByTestId('wiz-step-title').textContent(), { timeout: 15_000 }).not.toBe(before);
+}
 
 describe('Experiments: the Fair RAG wizard, a run and its analysis views', () => {
   it('sets up the experiment in the wizard with field errors and a live prompt preview', async () => {
     await page.getByTestId('experiment-new').click();
     await page.getByTestId('fair-rag-wizard').waitFor();
-    // The name is required: the service's issue shows at the field and on the step.
+    // The name is required: its problem shows once Next is pressed (not before anything is typed), at the field and on the step.
+    await expect.poll(() => page.getByTestId('wiz-status').textContent(), { timeout: 15_000 }).toBe('Not complete yet');
+    expect(await page.getByTestId('issue-name').count()).toBe(0);
+    await page.getByTestId('wiz-next').press('Enter');
     await page.getByTestId('issue-name').waitFor();
+    expect(await page.getByTestId('wiz-step-data').locator('[aria-label="1 problem"]').count()).toBe(1);
     await page.getByTestId('wiz-name').fill('e2e fair rag');
     await page.getByTestId('issue-name').waitFor({ state: 'detached' });
     await expect.poll(() => page.getByTestId('wiz-collection').inputValue()).toBe('Fairground demo');
@@ -68,25 +77,24 @@ describe('Experiments: the Fair RAG wizard, a run and its analysis views', () =>
     await expect.poll(() => page.getByTestId('wiz-generator').inputValue()).toBe('model:Simulated reader (lost in the middle)');
     await page.getByTestId('wiz-generator').selectOption('model:fairground-tiny');
     await page.getByTestId('wiz-max-tokens').fill('8');
-    await next(); // retrievers: the default BM25 (rank_bm25, as Fair-RAG)
-    expect(await page.getByTestId('wiz-retriever').count()).toBe(1);
-    await next(); // prompt: the preview renders a real query with BM25's top k
+    // The prompt, on the generator's step: the preview renders a real query with BM25's top k.
     await page.getByTestId('wiz-preview-prompt').waitFor({ timeout: 15_000 });
     const prompt = await page.getByTestId('wiz-preview-prompt').textContent();
     expect(prompt).toContain('Which tag does this movie relate to');
 
-    await next(); // sampling
+    await next(); // the design: retrievers (the default BM25, rank_bm25 as Fair-RAG) and sampling
+    expect(await page.getByTestId('wiz-retriever').count()).toBe(1);
     await page.getByTestId('wiz-k').fill('0');
     await page.getByTestId('issue-k').waitFor();
     expect(await page.getByTestId('issue-k').textContent()).toMatch(/at least 1/);
-    expect(await page.getByTestId('wiz-step-sampling').textContent()).toContain('1');
+    expect(await page.getByTestId('wiz-step-design').locator('[aria-label="1 problem"]').count()).toBe(1);
     await page.getByTestId('wiz-k').fill('3');
     await page.getByTestId('wiz-samples').fill('5');
     await page.getByTestId('wiz-alphas').fill('0, 2, 8');
     expect(await page.getByTestId('wiz-oracle').isChecked()).toBe(true);
     await page.getByTestId('issue-k').waitFor({ state: 'detached' });
     await screenshot(page, 'experiments-wizard-sampling');
-    await next(); // utility & attribution: defaults
+    await next(); // metrics & tests (utility & attribution): defaults
     await next(); // review
     await page.getByTestId('wiz-valid').waitFor();
     const spec = JSON.parse((await page.getByTestId('wiz-spec-json').textContent())!);

@@ -2,8 +2,8 @@
  * The state every experiment wizard shares, once: what it offers to choose from (collections,
  * models, servers; the chosen collection's queries, its details and retrieval runs), live
  * validation of the spec by the service (experiments.validateSpec, 250 ms after the last change:
- * the problems at their fields and the spec with the defaults filled in), and for the compact
- * one-page wizards (MoI, RichRAG) the form itself with the demo's prefill. Construct these in a
+ * the problems at their fields and the spec with the defaults filled in), which problems show
+ * (FieldReveal), and for the MoI and RichRAG wizards the form itself with the demo's prefill. Construct these in a
  * component's script: they run effects for as long as the component lives.
  */
 import { untrack } from 'svelte';
@@ -121,12 +121,15 @@ export class LiveValidation {
   issues = $state<Issue[]>([]);
   validSpec = $state<Record<string, unknown> | null>(null);
   checking = $state(false);
+  /** The spec (JSON) the issues are of: while the user types, the spec is newer. */
+  checked = $state<string | undefined>();
   #waiting: (() => void)[] = [];
 
   constructor(spec: () => Record<string, unknown>) {
     const json = $derived(JSON.stringify(spec()));
     $effect(() => {
-      const body = JSON.parse(json) as Record<string, unknown>;
+      const text = json;
+      const body = JSON.parse(text) as Record<string, unknown>;
       let stale = false;
       this.checking = true;
       const timer = setTimeout(async () => {
@@ -135,6 +138,7 @@ export class LiveValidation {
           if (stale) return;
           this.issues = v.issues;
           this.validSpec = v.ok ? v.spec : null;
+          this.checked = text;
         } catch (err) {
           if (!stale) showError(err, 'Could not validate the spec');
         } finally {
@@ -183,9 +187,11 @@ export class FieldReveal {
   /** The problems of the form before the user's first edit (path + message), hidden until touched. */
   #pristine = $state<string[]>([]);
   readonly #spec: () => Record<string, unknown>;
+  readonly #validation: LiveValidation;
 
   constructor(spec: () => Record<string, unknown>, validation: LiveValidation) {
     this.#spec = spec;
+    this.#validation = validation;
     // Effects run after the input event's handlers: in a handler, #before is the spec before that event.
     $effect(() => {
       this.#before = JSON.stringify(spec());
@@ -231,8 +237,21 @@ export class FieldReveal {
     return pathPrefixes(issue.path).some((p) => this.ids.includes(issueId(p)));
   }
 
+  /**
+   * The issues that still hold: not those of a field changed since the service checked the spec (a
+   * "must not be empty" must not flash under a name being typed while its check is on the way).
+   */
+  current(issues: readonly Issue[]): Issue[] {
+    const checked = this.#validation.checked;
+    const now = JSON.stringify(this.#spec());
+    if (checked === undefined || checked === now) return [...issues];
+    const changed = changedPaths(JSON.parse(checked) as unknown, JSON.parse(now) as unknown);
+    return issues.filter((i) => !changed.some((p) => pathWithin(i.path, p) || pathWithin(p, i.path)));
+  }
+
+  /** The issues to show at their fields: current, and touched (or revealed). */
   filter(issues: readonly Issue[]): Issue[] {
-    return issues.filter((i) => this.shows(i));
+    return this.current(issues).filter((i) => this.shows(i));
   }
 }
 
@@ -252,10 +271,10 @@ export function emptyBasics(): BasicsForm {
   return { name: '', description: '', collection: '', queryMode: 'all', tasks: [], queryIds: [], generator: '' };
 }
 
-/** The demo the compact wizards prefill: its collection, model and the multi-aspect questions. */
+/** The demo the MoI and RichRAG wizards prefill: its collection, model and the multi-aspect questions. */
 const DEMO = { collection: 'Fairground demo', model: 'fairground-tiny', task: 'multi-aspect' };
 
-/** A compact wizard: its form (prefilled from the demo when the workspace has it), choices, spec and validation. */
+/** A MoI or RichRAG wizard: its form (prefilled from the demo when the workspace has it), choices, spec and validation. */
 export class KindWizard<F extends BasicsForm> {
   form: F;
   readonly choices: WizardChoices;

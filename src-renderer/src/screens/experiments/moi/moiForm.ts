@@ -1,4 +1,4 @@
-/** The compact MoI wizard's form: prefilled from the MoiSpec defaults and the demo spec (resources/demo/experiments/moi.json). */
+/** The MoI wizard's form: prefilled from the MoiSpec defaults and the demo spec (resources/demo/experiments/moi.json). */
 import { basicsToSpec, num, selector, type Num } from '../kindWizard';
 import { emptyBasics, type BasicsForm } from '../wizardState.svelte';
 import type { FlowStepId } from '../wizardSteps';

@@ -1,4 +1,4 @@
-/** The compact RichRAG wizard's form: prefilled from the RichRagSpec defaults and the demo spec (resources/demo/experiments/richrag.json). */
+/** The RichRAG wizard's form: prefilled from the RichRagSpec defaults and the demo spec (resources/demo/experiments/richrag.json). */
 import { basicsToSpec, num, selector, type Num } from '../kindWizard';
 import { emptyBasics, type BasicsForm } from '../wizardState.svelte';
 import type { FlowStepId } from '../wizardSteps';
