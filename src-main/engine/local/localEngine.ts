@@ -43,7 +43,7 @@ import {
   type TokenizeResult,
 } from '../types';
 import { engineLog, logLevelOf } from './engineLog';
-import { TOKENIZATION, type LoadResult, type WorkerOp, type WorkerOps } from './protocol';
+import { GENERATION, TOKENIZATION, type LoadResult, type WorkerOp, type WorkerOps } from './protocol';
 import { FreeCoreMeter } from './freeCores';
 import { runtimeVersions } from './runtimeVersions';
 import { machineKey, resolveLocalEngineSettings, type LocalEngineSettings } from './settings';
@@ -146,8 +146,16 @@ export class LocalEngine implements Engine {
       modelKey,
       modelName: this.options.modelName ?? basename(this.options.modelPath).replace(/\.gguf$/i, ''),
       // What computes the outputs — the backend llama.cpp actually loaded and its build — not the requested `gpu`;
-      // and how prompts become tokens (worker/tokens.ts), so results of an earlier rule are not reused as equal.
-      outputAffectingSettings: { backend: runtime.backend, llamaCpp: runtime.build, gpuLayers: runtime.gpuLayers, batchSize: this.settings.batchSize, tokenization: TOKENIZATION },
+      // how prompts become tokens (worker/tokens.ts) and how a prompt is generated from (worker/generate.ts),
+      // so results of an earlier rule are not reused as equal.
+      outputAffectingSettings: {
+        backend: runtime.backend,
+        llamaCpp: runtime.build,
+        gpuLayers: runtime.gpuLayers,
+        batchSize: this.settings.batchSize,
+        tokenization: TOKENIZATION,
+        generation: GENERATION,
+      },
       versions: loaded ? { ...loaded.versions } : { ...runtimeVersions() },
     };
   }

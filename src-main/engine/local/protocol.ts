@@ -25,6 +25,15 @@ import type { ThreadMeasurement, TuneRequest, TuneTrial } from './threadTuning';
  */
 export const TOKENIZATION = 'model-space-prefix';
 
+/**
+ * How the worker generates from a plain prompt (worker/generate.ts): the whole prompt is evaluated,
+ * whatever share of the context it fills. Before this rule node-llama-cpp's LlamaCompletion cut the
+ * start of any prompt longer than nine tenths of the context (room it keeps for a context shift),
+ * so such calls gave other outputs. Part of the local engine's cache identity, so outputs cached by
+ * the earlier path are never mixed with new ones.
+ */
+export const GENERATION = 'whole-prompt';
+
 export interface TuneTrialsResult {
   trials: TuneTrial[];
   /** The trial shape actually used (the prompt is shortened to fit a small context). */

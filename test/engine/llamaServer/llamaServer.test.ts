@@ -20,6 +20,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildGenerateCall } from '../../../src-main/engine/remote/generateRequestBody';
 import { RemoteEngine } from '../../../src-main/engine/remote/remoteEngine';
 import { EngineError, type GenerateRequest, type GenerateResult } from '../../../src-main/engine/types';
 import { DEMO_MODEL_NAME } from '../../../src-main/services/demoSetup';
@@ -95,6 +96,39 @@ function rankerSteps(ws: string): { total: number; fallbacks: number } {
   return { total, fallbacks };
 }
 
+/**
+ * Where a differing greedy call first parts from the server's: the server's top-2 log-probabilities
+ * at that token (the same request, with `logprobs: 2`) and whether the local text goes on with the
+ * server's runner-up there. A near tie that the two builds' logits order differently shows as a
+ * small margin with the runner-up taken locally.
+ */
+async function divergence(server: LlamaServer, config: ReturnType<typeof engineConfigOf>, request: GenerateRequest, localText: string): Promise<{ margin: number; runnerUpTaken: boolean } | undefined> {
+  const origin = `http://127.0.0.1:${server.port}`;
+  const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
+    const res = await fetch(`${origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return (await res.json()) as Record<string, unknown>;
+  };
+  const promptTokens = (await post('/tokenize', { content: request.prompt, add_special: true, parse_special: false })).tokens as number[];
+  const call = buildGenerateCall(request, { ...config, serverKind: 'llama.cpp', jsonSchemaTransport: config.jsonSchemaTransport ?? 'gbnf' }, { promptTokens });
+  const json = await post(`/v1${call.path}`, { ...call.body, logprobs: 2 });
+  type Top = { bytes: number[]; logprob: number };
+  const steps = ((json.choices as Array<{ logprobs?: { content?: Array<Top & { top_logprobs: Top[] }> } }>)[0]?.logprobs?.content ?? []);
+  const local = Buffer.from(localText, 'utf8');
+  let at = 0;
+  for (const step of steps) {
+    const own = Buffer.from(step.bytes);
+    if (local.subarray(at, at + own.length).equals(own)) {
+      at += own.length;
+      continue;
+    }
+    const [first, second] = step.top_logprobs;
+    if (!first || !second) return undefined;
+    const runnerUp = Buffer.from(second.bytes);
+    return { margin: first.logprob - second.logprob, runnerUpTaken: local.subarray(at, at + runnerUp.length).equals(runnerUp) };
+  }
+  return undefined;
+}
+
 describe.skipIf(llamaServerSkip !== undefined)('llama-server (real, built from the bundled llama.cpp source)', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'fg-llama-server-'));
@@ -121,7 +155,7 @@ describe.skipIf(llamaServerSkip !== undefined)('llama-server (real, built from t
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('greedy generate calls of the three demo kinds give the identical text on llama-server as on node-llama-cpp (grammar: all; JSON schema and plain: all but a few, see the bounds)', async () => {
+  it('greedy generate calls of the three demo kinds give the identical text on llama-server as on node-llama-cpp (grammar: all; plain and JSON schema: all but near ties the two CPU builds order differently, bounded)', async () => {
     const rows = query<{ request: string; response: string }>(local, `SELECT request, response FROM llm_call_cache WHERE op = 'generate' ORDER BY key`);
     const calls = rows.map((r) => ({ request: JSON.parse(r.request) as GenerateRequest, result: JSON.parse(r.response) as GenerateResult }));
     const greedy = calls.filter((c) => c.request.sampling.temperature === 0 && c.request.messages === undefined);
@@ -134,6 +168,7 @@ describe.skipIf(llamaServerSkip !== undefined)('llama-server (real, built from t
     const finish = (r: GenerateResult) => (r.finishReason === 'stopString' ? 'stop' : r.finishReason);
     const differing = { plain: [] as string[], grammar: [] as string[], jsonSchema: [] as string[] };
     const counts = { plain: 0, grammar: 0, jsonSchema: 0 };
+    const partings: Array<{ kind: string; at: Awaited<ReturnType<typeof divergence>> }> = [];
     try {
       for (const c of greedy) {
         const kind = c.request.jsonSchema !== undefined ? 'jsonSchema' : c.request.grammar !== undefined ? 'grammar' : 'plain';
@@ -141,6 +176,7 @@ describe.skipIf(llamaServerSkip !== undefined)('llama-server (real, built from t
         const remote = await engine.generate(c.request);
         if (remote.text !== c.result.text || finish(remote) !== finish(c.result)) {
           differing[kind].push(`${JSON.stringify(c.request.prompt?.slice(-40))}: local ${JSON.stringify(c.result.text)} (${c.result.finishReason}), server ${JSON.stringify(remote.text)} (${remote.finishReason})`);
+          partings.push({ kind, at: await divergence(a, config, c.request, c.result.text) });
         }
         // The server evaluated a sequence of the same length, beginning token included.
         expect(remote.promptTokens).toBe(c.result.promptTokens);
@@ -154,17 +190,33 @@ describe.skipIf(llamaServerSkip !== undefined)('llama-server (real, built from t
     expect(counts.plain).toBeGreaterThan(50);
     expect(counts.grammar).toBeGreaterThan(20);
     expect(counts.jsonSchema).toBeGreaterThan(100);
-    // The goal is every call identical (issue 24 item 2). Measured 2026-11-28 (F16 tiny model): grammar 68/68,
-    // JSON schema 522/523, plain 350/367. JSON schemas travel as node-llama-cpp's own GBNF (was 0/523 with the
-    // server's json_schema conversion) and greedy requests use only the temperature sampler, whose pick keeps
-    // vocabulary order among tied logits as node-llama-cpp's greedy does (the tiny model's byte tokens share
-    // one logit; top-k's sort broke those ties otherwise: grammar was 60/68). The rest diverge at near-ties
-    // (top-2 margins 2e-4 to 8e-2): node-llama-cpp's own token-by-token evaluation (controlledEvaluate) gives the
-    // server's logits and choice, LlamaCompletion's generation the runner-up; the cause inside that path is open.
+    // The goal is every call identical (issue 24 item 2). Measured 2026-11-28 (F16 tiny model, server built
+    // -march=native by scripts/build-llama-server.sh): plain 357/367, grammar 68/68, JSON schema 522/523.
+    // - JSON schemas travel as node-llama-cpp's own GBNF (was 0/523 with the server's json_schema conversion);
+    //   greedy requests use only the temperature sampler, whose pick keeps vocabulary order among tied
+    //   logits as node-llama-cpp's greedy does (grammar was 60/68 with top-k's sort breaking those ties).
+    // - The local engine evaluates the whole prompt (worker/generate.ts): LlamaCompletion had cut the start of
+    //   every prompt over nine tenths of the context, 7 of the plain calls (prompts of 462 tokens) (was 350/367).
+    // - What remains is not in the generation loop: the same prompt's logits differ between node-llama-cpp's
+    //   prebuilt CPU library (ggml's haswell variant, GCC 11) and this server build (GCC 12, -march=native) at
+    //   every prompt length, a 2-token prompt included (top-10 log-probabilities apart by 1e-3 to 7e-3; the
+    //   greedy loop written out with controlledEvaluate gives the local choice, not the server's). Each
+    //   remaining plain call parts at a near tie: the server's top-2 margin there is under 0.02 (measured
+    //   0.0002 to 0.0102) and the local text takes the server's runner-up. That is asserted for every
+    //   differing plain call, and the counts are bounded at what was measured.
+    // - The one JSON-schema call is not a near tie (margin 1.93 at the parting, the local token is not the
+    //   runner-up): the same GBNF is evaluated otherwise by node-llama-cpp's grammar and the server's there;
+    //   its cause is open, so it is bounded at the one measured.
     if (differing.plain.length > 0) console.log(`plain calls that differ:\n${differing.plain.slice(0, 5).join('\n')}`);
+    console.log(`where they part (server's top-2 margin, local took the runner-up): ${JSON.stringify(partings.map((p) => ({ kind: p.kind, margin: p.at?.margin.toFixed(5), runnerUpTaken: p.at?.runnerUpTaken })))}`);
     expect(differing.grammar).toEqual([]);
-    expect(differing.jsonSchema.length).toBeLessThanOrEqual(Math.ceil(counts.jsonSchema * 0.01));
-    expect(differing.plain.length).toBeLessThanOrEqual(Math.ceil(counts.plain * 0.06));
+    for (const p of partings.filter((x) => x.kind === 'plain')) {
+      expect(p.at, `a ${p.kind} call that differs without a parting token`).toBeDefined();
+      expect(p.at!.margin).toBeLessThan(0.02);
+      expect(p.at!.runnerUpTaken).toBe(true);
+    }
+    expect(differing.jsonSchema.length).toBeLessThanOrEqual(1);
+    expect(differing.plain.length).toBeLessThanOrEqual(10);
   }, 900_000);
 
   it('honours json_schema, grammar and a JSON schema as the local GBNF on /v1/completions, and fails a call whose response_format the server ignored', async () => {

@@ -81,6 +81,11 @@ export async function generateInSequence(req: GenerateRequest, env: GenerateEnv)
       const { metadata } = await completion.generateCompletionWithMeta(input, {
         ...options,
         disableContextShift: true,
+        // LlamaCompletion keeps room for a context shift of contextShiftSize tokens (default: a tenth of
+        // the context) by cutting the prompt's start before it evaluates anything, even with the shift
+        // disabled: a prompt of 462 tokens in a 512-token context lost its first token after BOS, silently.
+        // checkFits above already guarantees prompt + maxTokens fit, so no room is kept and nothing is cut.
+        contextShiftSize: 0,
         onToken: (tokens) => {
           generated.push(...tokens);
           if (stops.active || env.onText) {
