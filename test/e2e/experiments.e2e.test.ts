@@ -163,9 +163,11 @@ describe('Experiments: the Fair RAG wizard, a run and its analysis views', () =>
 
   it('exports Table 2 as LaTeX and CSV, the per-query CSV and Fig. 4 as SVG, each with its manifest', async () => {
     await page.getByTestId('fr-tab-table2').click();
+    // Files are named by the run's id (an estimate in flight when the run started may have taken the number before it).
+    const run = app.services.experiments.listRuns(app.services.experiments.repo.experiments().find((x) => x.name === 'e2e fair rag')!.id)[0]!.id;
     const tex = await download('fr-table2-export-latex');
     const latex = tex.find((f) => f.name.endsWith('.table2.tex'))!;
-    expect(latex.name).toBe('e2e_fair_rag-run1.table2.tex');
+    expect(latex.name).toBe(`e2e_fair_rag-run${run}.table2.tex`);
     expect(latex.body).toContain('\\toprule');
     expect(latex.body).toContain('bm25+fairground-tiny');
     const texManifest = JSON.parse(tex.find((f) => f.name === `${latex.name}.manifest.json`)!.body);
@@ -192,7 +194,7 @@ describe('Experiments: the Fair RAG wizard, a run and its analysis views', () =>
     await page.getByTestId('fr-tab-fig4').click();
     await page.locator('[data-testid="fr-fig4a"][data-ready="true"]').waitFor();
     const [svg] = await download('fr-fig4a-svg', 1);
-    expect(svg!.name).toBe('e2e_fair_rag-run1.fig4a.svg');
+    expect(svg!.name).toBe(`e2e_fair_rag-run${run}.fig4a.svg`);
     expect(svg!.body).toMatch(/^<svg[\s\S]*<\/svg>$/);
     expect(svg!.body).toContain('ranking quality vs disparity');
   });
