@@ -60,8 +60,8 @@ describe('design warnings before Run', () => {
     await expect.poll(() => page.getByTestId('wiz-collection').inputValue()).toBe('Fairground demo');
     await page.getByTestId('wiz-step-generator').click();
     await page.getByTestId('wiz-generator').selectOption(`model:${DEMO_SIM_NAME}`);
-    // The sampling step says why its defaults are not the paper's k = 5.
-    await page.getByTestId('wiz-step-sampling').click();
+    // The design step says why its sampling defaults are not the paper's k = 5.
+    await page.getByTestId('wiz-step-design').click();
     await expect.poll(() => text('wiz-sampling-adapted'), { timeout: 15_000 }).toMatch(/as few as 4 candidates.*k = 5 would show every arm the same documents/);
     expect(await page.getByTestId('wiz-k').inputValue()).toBe('2');
     const { spec, codes } = await reviewed();
@@ -72,7 +72,7 @@ describe('design warnings before Run', () => {
   }, 120_000);
 
   it('k ≥ the candidate count of every query (k = 5 on 4–5 candidates): all arms identical, fix named', async () => {
-    await page.getByTestId('wiz-step-sampling').click();
+    await page.getByTestId('wiz-step-design').click();
     await page.getByTestId('wiz-k').fill('5');
     const { codes } = await reviewed();
     expect(codes).toContain('k-covers-candidates');
@@ -86,7 +86,7 @@ describe('design warnings before Run', () => {
   }, 120_000);
 
   it('an under-powered design (N = 20 for α 0, 1, 2, 4, 8): the samples cannot separate the arms, fix named', async () => {
-    await page.getByTestId('wiz-step-sampling').click();
+    await page.getByTestId('wiz-step-design').click();
     await page.getByTestId('wiz-k').fill('2');
     await page.getByTestId('wiz-samples').fill('20');
     await page.getByTestId('wiz-alphas').fill('0, 1, 2, 4, 8');

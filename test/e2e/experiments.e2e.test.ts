@@ -51,14 +51,23 @@ async function download(testId: string, count = 1): Promise<{ name: string; body
   return files.flat().map((f) => ({ name: f.name, body: f.body.toString('utf8') }));
 }
 
-const next = () => page.getByTestId('wiz-next').click();
+/** Next: it waits for the service to check what was just typed, then the next step's title shows. */
+async function next(): Promise<void> {
+  const before = await page.getByTestId('wiz-step-title').textContent();
+  await page.getByTestId('wiz-next').click();
+  await expect.poll(() => page.getByTestId('wiz-step-title').textContent(), { timeout: 15_000 }).not.toBe(before);
+}
 
 describe('Experiments: the Fair RAG wizard, a run and its analysis views', () => {
   it('sets up the experiment in the wizard with field errors and a live prompt preview', async () => {
     await page.getByTestId('experiment-new').click();
     await page.getByTestId('fair-rag-wizard').waitFor();
-    // The name is required: the service's issue shows at the field and on the step.
+    // The name is required: its problem shows once Next is pressed (not before anything is typed), at the field and on the step.
+    await expect.poll(() => page.getByTestId('wiz-status').textContent(), { timeout: 15_000 }).toBe('Not complete yet');
+    expect(await page.getByTestId('issue-name').count()).toBe(0);
+    await page.getByTestId('wiz-next').press('Enter');
     await page.getByTestId('issue-name').waitFor();
+    expect(await page.getByTestId('wiz-step-data').locator('[aria-label="1 problem"]').count()).toBe(1);
     await page.getByTestId('wiz-name').fill('e2e fair rag');
     await page.getByTestId('issue-name').waitFor({ state: 'detached' });
     await expect.poll(() => page.getByTestId('wiz-collection').inputValue()).toBe('Fairground demo');
@@ -72,25 +81,24 @@ describe('Experiments: the Fair RAG wizard, a run and its analysis views', () =>
     await expect.poll(() => page.getByTestId('wiz-generator').inputValue()).toBe('model:Simulated reader (lost in the middle)');
     await page.getByTestId('wiz-generator').selectOption('model:fairground-tiny');
     await page.getByTestId('wiz-max-tokens').fill('8');
-    await next(); // retrievers: the default BM25 (rank_bm25, as Fair-RAG)
-    expect(await page.getByTestId('wiz-retriever').count()).toBe(1);
-    await next(); // prompt: the preview renders a real query with BM25's top k
+    // The prompt, on the generator's step: the preview renders a real query with BM25's top k.
     await page.getByTestId('wiz-preview-prompt').waitFor({ timeout: 15_000 });
     const prompt = await page.getByTestId('wiz-preview-prompt').textContent();
     expect(prompt).toContain('Which tag does this movie relate to');
 
-    await next(); // sampling
+    await next(); // the design: retrievers (the default BM25, rank_bm25 as Fair-RAG) and sampling
+    expect(await page.getByTestId('wiz-retriever').count()).toBe(1);
     await page.getByTestId('wiz-k').fill('0');
     await page.getByTestId('issue-k').waitFor();
     expect(await page.getByTestId('issue-k').textContent()).toMatch(/at least 1/);
-    expect(await page.getByTestId('wiz-step-sampling').textContent()).toContain('1');
+    expect(await page.getByTestId('wiz-step-design').locator('[aria-label="1 problem"]').count()).toBe(1);
     await page.getByTestId('wiz-k').fill('3');
     await page.getByTestId('wiz-samples').fill('5');
     await page.getByTestId('wiz-alphas').fill('0, 2, 8');
     expect(await page.getByTestId('wiz-oracle').isChecked()).toBe(true);
     await page.getByTestId('issue-k').waitFor({ state: 'detached' });
     await screenshot(page, 'experiments-wizard-sampling');
-    await next(); // utility & attribution: defaults
+    await next(); // metrics & tests (utility & attribution): defaults
     await next(); // review
     await page.getByTestId('wiz-valid').waitFor();
     const spec = JSON.parse((await page.getByTestId('wiz-spec-json').textContent())!);
@@ -159,9 +167,11 @@ describe('Experiments: the Fair RAG wizard, a run and its analysis views', () =>
 
   it('exports Table 2 as LaTeX and CSV, the per-query CSV and Fig. 4 as SVG, each with its manifest', async () => {
     await page.getByTestId('fr-tab-table2').click();
+    // Files are named by the run's id (an estimate in flight when the run started may have taken the number before it).
+    const run = app.services.experiments.listRuns(app.services.experiments.repo.experiments().find((x) => x.name === 'e2e fair rag')!.id)[0]!.id;
     const tex = await download('fr-table2-export-latex');
     const latex = tex.find((f) => f.name.endsWith('.table2.tex'))!;
-    expect(latex.name).toBe('e2e_fair_rag-run1.table2.tex');
+    expect(latex.name).toBe(`e2e_fair_rag-run${run}.table2.tex`);
     expect(latex.body).toContain('\\toprule');
     expect(latex.body).toContain('bm25+fairground-tiny');
     const texManifest = JSON.parse(tex.find((f) => f.name === `${latex.name}.manifest.json`)!.body);
@@ -188,7 +198,7 @@ describe('Experiments: the Fair RAG wizard, a run and its analysis views', () =>
     await page.getByTestId('fr-tab-fig4').click();
     await page.locator('[data-testid="fr-fig4a"][data-ready="true"]').waitFor();
     const [svg] = await download('fr-fig4a-svg', 1);
-    expect(svg!.name).toBe('e2e_fair_rag-run1.fig4a.svg');
+    expect(svg!.name).toBe(`e2e_fair_rag-run${run}.fig4a.svg`);
     expect(svg!.body).toMatch(/^<svg[\s\S]*<\/svg>$/);
     expect(svg!.body).toContain('ranking quality vs disparity');
   });

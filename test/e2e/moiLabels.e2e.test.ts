@@ -131,18 +131,22 @@ describe('MoI: the fit certificate where the numbers are shown', () => {
     await page.getByTestId('kw-name').fill('MoI wizard design e2e');
     await page.getByTestId('kw-queries-ids').check();
     for (const id of ['ma-q1', 'ma-q2']) await page.locator(`[data-testid="kw-query-check"][data-query="${id}"]`).check();
+    await page.getByTestId('wiz-step-design').click();
     expect(await page.getByTestId('moi-set').locator('option').allInnerTexts()).toContain('random 3N, prefix-pruned: L-prefixes (learns the orientation)');
     // Full-length (the default random 3N): the review's estimate carries the orientation warning.
     await expect.poll(() => text('moi-set-hint')).toMatch(/mirror equally well: the orientation rule below decides/);
     const codes = () => page.locator('[data-testid="cost-estimate-warnings-item"]').evaluateAll((els) => els.map((e) => e.getAttribute('data-code')));
+    await page.getByTestId('wiz-step-review').click();
     await page.locator('[data-testid="cost-estimate"][data-state="ready"]').waitFor({ timeout: 60_000 });
     await expect.poll(codes, { timeout: 30_000 }).toContain('moi-orientation');
     // Prefix-pruned: the sentence says why, and the warning is gone.
+    await page.getByTestId('wiz-step-design').click();
     await page.getByTestId('moi-set').selectOption('random-pruned');
     expect(await text('moi-set-hint')).toMatch(/^Prompts of only the first L < N passages break the mirror symmetry/);
+    await page.getByTestId('wiz-step-review').click();
+    await page.locator('[data-testid="cost-estimate"][data-state="ready"]').waitFor({ timeout: 60_000 });
     await expect.poll(codes, { timeout: 30_000 }).not.toContain('moi-orientation');
-    await page.getByTestId('kw-show-json').check();
-    expect(JSON.parse(await text('kw-spec-json'))).toMatchObject({ permutations: { set: 'random-pruned' } });
+    expect(JSON.parse(await text('wiz-spec-json'))).toMatchObject({ permutations: { set: 'random-pruned' } });
     await screenshot(page, 'moi-wizard-pruned');
   });
 });

@@ -92,11 +92,12 @@ describe('the simulated reader in a wizard', () => {
     await page.goto(`${app.server.launchUrl.split('#')[0]}#/experiments/new`);
     await page.getByTestId('new-kind-richrag').click();
     await page.getByTestId('richrag-wizard').waitFor();
+    await page.getByTestId('wiz-step-generator').click();
     const group = page.locator('[data-testid="rr-generator"] optgroup[label="Simulated readers"] option');
     await expect.poll(() => group.allTextContents()).toEqual([DEMO_SIM_NAME, DEMO_MOI_SIM_NAME, 'Simulated reader (recency e2e)'].sort());
     await page.getByTestId('rr-generator').selectOption('model:Simulated reader (recency e2e)');
-    await page.getByTestId('kw-show-json').check();
-    await expect.poll(async () => JSON.parse((await page.getByTestId('kw-spec-json').textContent()) ?? '{}') as Record<string, unknown>).toMatchObject({ generator: { model: 'Simulated reader (recency e2e)' } });
+    await page.getByTestId('wiz-step-review').click();
+    await expect.poll(async () => JSON.parse((await page.getByTestId('wiz-spec-json').textContent()) ?? '{}') as Record<string, unknown>).toMatchObject({ generator: { model: 'Simulated reader (recency e2e)' } });
     await page.goto(`${app.server.launchUrl.split('#')[0]}#/experiments/new`);
   }, 120_000);
 
@@ -104,17 +105,19 @@ describe('the simulated reader in a wizard', () => {
     await page.goto(`${app.server.launchUrl.split('#')[0]}#/experiments/new`);
     await page.getByTestId('new-kind-moi').click();
     await page.getByTestId('moi-wizard').waitFor();
-    // The simulated reader of the demo collection is the default generator (issue 26 item 1).
-    await expect.poll(() => page.getByTestId('moi-generator').inputValue()).toBe(`model:${DEMO_SIM_NAME}`);
-    await page.getByTestId('moi-generator').selectOption(`model:${DEMO_SIM_NAME}`);
     await page.getByTestId('kw-name').fill('MoI on the simulated reader');
     await page.getByTestId('kw-queries-ids').check();
     for (const id of ['ma-q1', 'ma-q2']) await page.locator(`[data-testid="kw-query-check"][data-query="${id}"]`).check();
+    // The simulated reader of the demo collection is the default generator (issue 26 item 1).
+    await page.getByTestId('wiz-step-generator').click();
+    await expect.poll(() => page.getByTestId('moi-generator').inputValue()).toBe(`model:${DEMO_SIM_NAME}`);
+    await page.getByTestId('moi-generator').selectOption(`model:${DEMO_SIM_NAME}`);
+    await page.getByTestId('wiz-step-metrics').click();
     for (const b of ['self-consistency', 'qg', 'retriever-reversed', 'moi-reversed', 'gold-position']) await page.locator(`[data-testid="moi-baseline"][data-baseline="${b}"]`).uncheck();
-    await page.getByTestId('kw-show-json').check();
-    await expect.poll(async () => JSON.parse((await page.getByTestId('kw-spec-json').textContent()) ?? '{}') as Record<string, unknown>).toMatchObject({ kind: 'moi', generator: { model: DEMO_SIM_NAME } });
-    await expect.poll(() => page.getByTestId('kw-status').textContent(), { timeout: 10_000 }).toBe('Valid');
-    await page.getByTestId('kw-create-run').press('Enter');
+    await page.getByTestId('wiz-step-review').click();
+    await expect.poll(async () => JSON.parse((await page.getByTestId('wiz-spec-json').textContent()) ?? '{}') as Record<string, unknown>).toMatchObject({ kind: 'moi', generator: { model: DEMO_SIM_NAME } });
+    await expect.poll(() => page.getByTestId('wiz-status').textContent(), { timeout: 10_000 }).toBe('Valid');
+    await page.getByTestId('wiz-create-run').press('Enter');
     await page.getByTestId('experiment-name').waitFor();
     await page.locator('[data-testid="run-row"][data-status="succeeded"]').waitFor({ timeout: 60_000 });
 

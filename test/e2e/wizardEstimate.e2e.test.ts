@@ -1,7 +1,7 @@
 /**
  * End to end in Chromium (browser mode, demo workspace): the wizards show what a run will cost
  * before Run (issue 17 item 3). The Fair RAG wizard's review step says the spec must be valid
- * first, then shows the service's numbers for the spec it shows; the MoI wizard (the demo's simulated reader, 2 queries) shows the calls, cached and to
+ * first, then shows the service's numbers for the spec it shows; the MoI wizard's review (the demo's simulated reader, 2 queries) shows the calls, cached and to
  * compute exactly as experiments.estimateSpec returns them for the spec it will create; after the
  * run, the experiment page and the same spec in a new wizard show every call cached.
  */
@@ -38,22 +38,24 @@ afterAll(async () => {
 
 const text = async (testId: string) => (await page.getByTestId(testId).textContent())?.trim() ?? '';
 
-/** A MoI wizard on the simulated reader for ma-q1 and ma-q2 (N = 3, no extra baselines). */
+/** A MoI wizard on the simulated reader for ma-q1 and ma-q2 (N = 3, no extra baselines), on its review step; returns the spec shown. */
 async function fillMoi(name: string): Promise<Record<string, unknown>> {
   await page.getByTestId('new-kind-moi').click();
   await page.getByTestId('moi-wizard').waitFor();
-  await expect.poll(() => page.getByTestId('moi-generator').inputValue()).toBe(`model:${DEMO_SIM_NAME}`);
-  await page.getByTestId('moi-generator').selectOption(`model:${DEMO_SIM_NAME}`);
+  // The demo's prefill (its collection, the multi-aspect questions) has arrived before the subset is changed.
+  await expect.poll(() => page.getByTestId('kw-collection').inputValue()).toBe('Fairground demo');
+  await expect.poll(() => page.getByTestId('kw-queries-tasks').isChecked()).toBe(true);
   await page.getByTestId('kw-name').fill(name);
   await page.getByTestId('kw-queries-ids').check();
   for (const id of ['ma-q1', 'ma-q2']) await page.locator(`[data-testid="kw-query-check"][data-query="${id}"]`).check();
+  await page.getByTestId('wiz-step-generator').click();
+  await expect.poll(() => page.getByTestId('moi-generator').inputValue()).toBe(`model:${DEMO_SIM_NAME}`);
+  await page.getByTestId('wiz-step-design').click();
   await page.getByTestId('moi-n').fill('3');
+  await page.getByTestId('wiz-step-metrics').click();
   for (const b of ['self-consistency', 'qg', 'retriever-reversed', 'moi-reversed', 'gold-position']) await page.locator(`[data-testid="moi-baseline"][data-baseline="${b}"]`).uncheck();
-  await expect.poll(() => text('kw-status'), { timeout: 15_000 }).toBe('Valid');
-  await page.getByTestId('kw-show-json').check();
-  const spec = JSON.parse(await text('kw-spec-json')) as Record<string, unknown>;
-  await page.getByTestId('kw-show-json').uncheck();
-  return spec;
+  await page.getByTestId('wiz-step-review').click();
+  return currentSpec();
 }
 
 describe('the cost of a run, shown before Run', () => {
@@ -105,25 +107,23 @@ describe('the cost of a run, shown before Run', () => {
     if (!expected.complete) expect(await text('cost-estimate-note')).toMatch(/^Not complete: /);
 
     // A change of the spec is priced again: N = 4 asks for more calls.
+    await page.getByTestId('wiz-step-design').click();
     await page.getByTestId('moi-n').fill('4');
-    const more = await (async () => {
-      await expect.poll(() => text('kw-status'), { timeout: 15_000 }).toBe('Valid');
-      await page.getByTestId('kw-show-json').check();
-      const s = JSON.parse(await text('kw-spec-json')) as Record<string, unknown>;
-      await page.getByTestId('kw-show-json').uncheck();
-      return app.services.plans.estimateSpec(s, new AbortController().signal);
-    })();
+    await page.getByTestId('wiz-step-review').click();
+    const more = await app.services.plans.estimateSpec(await currentSpec(), new AbortController().signal);
     expect(more.toCompute).toBeGreaterThan(expected.toCompute);
     await expect.poll(() => text('cost-estimate-to-compute'), { timeout: 30_000 }).toBe(String(more.toCompute));
     // The estimate left nothing behind (its throwaway experiment is gone).
     expect(app.services.experiments.list().map((e) => e.name)).not.toContain(expect.stringContaining('cost estimate'));
+    await page.getByTestId('wiz-step-design').click();
     await page.getByTestId('moi-n').fill('3');
+    await page.getByTestId('wiz-step-review').click();
     await expect.poll(() => text('cost-estimate-to-compute'), { timeout: 30_000 }).toBe(String(expected.toCompute));
   }, 120_000);
 
   it('after the run, the experiment page and the same spec in a new wizard show every call cached', async () => {
     const spec = await currentSpec();
-    await page.getByTestId('kw-create-run').press('Enter');
+    await page.getByTestId('wiz-create-run').press('Enter');
     await page.getByTestId('experiment-name').waitFor();
     await page.locator('[data-testid="run-row"][data-status="succeeded"]').waitFor({ timeout: 60_000 });
     // Every stage has run now: the service prices the whole spec, all from the cache.
@@ -144,9 +144,9 @@ describe('the cost of a run, shown before Run', () => {
   }, 180_000);
 });
 
+/** The valid spec the review step shows. */
 async function currentSpec(): Promise<Record<string, unknown>> {
-  await page.getByTestId('kw-show-json').check();
-  const s = JSON.parse(await text('kw-spec-json')) as Record<string, unknown>;
-  await page.getByTestId('kw-show-json').uncheck();
-  return s;
+  await expect.poll(() => text('wiz-status'), { timeout: 15_000 }).toBe('Valid');
+  await page.getByTestId('wiz-valid').waitFor({ timeout: 15_000 });
+  return JSON.parse(await text('wiz-spec-json')) as Record<string, unknown>;
 }

@@ -1,4 +1,4 @@
-/** How the cost estimate writes its figures: durations (s, min, h) and token counts (k, M). */
+/** How the cost estimate writes its figures (durations: s, min, h; token counts: k, M), and how long a start waits for one. */
 
 /** 42 s, 3 min 5 s, 2 h 10 min. */
 export function formatDuration(seconds: number): string {
@@ -20,4 +20,16 @@ export function formatTokens(tokens: number): string {
   if (t < 10_000) return t.toLocaleString('en-US');
   if (t < 1_000_000) return `${(t / 1000).toFixed(1)}k`;
   return `${(t / 1_000_000).toFixed(2)}M`;
+}
+
+/** Waits for `p` to settle, but `ms` at most (an estimate in flight must not hold up a start for long). */
+export function settleOrTimeout(p: Promise<unknown> | undefined, ms: number): Promise<void> {
+  if (!p) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    void p.finally(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }

@@ -2,7 +2,7 @@
  * Form helpers every kind's wizard uses: the spec basics (name, collection, query subset), number
  * fields that may be empty, a generator chosen by name (`model:<name>`, `remote:<name>`) as a spec
  * selector and back, and "Create and run" (experiments.create, then experiments.run; the job goes to
- * the job tray). The wizards' shared state (choices, live validation, the compact form) is
+ * the job tray). The wizards' shared state (choices, live validation, the MoI and RichRAG form, which problems show) is
  * wizardState.svelte.ts.
  */
 import type { ApiOutput, FairRagSpecInput } from '$contract';

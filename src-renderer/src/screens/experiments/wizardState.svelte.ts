@@ -2,13 +2,15 @@
  * The state every experiment wizard shares, once: what it offers to choose from (collections,
  * models, servers; the chosen collection's queries, its details and retrieval runs), live
  * validation of the spec by the service (experiments.validateSpec, 250 ms after the last change:
- * the problems at their fields and the spec with the defaults filled in), and for the compact
- * one-page wizards (MoI, RichRAG) the form itself with the demo's prefill. Construct these in a
+ * the problems at their fields and the spec with the defaults filled in), which problems show
+ * (FieldReveal), and for the MoI and RichRAG wizards the form itself with the demo's prefill. Construct these in a
  * component's script: they run effects for as long as the component lives.
  */
+import { untrack } from 'svelte';
 import type { ApiOutput } from '$contract';
 import { api } from '../../api/client';
 import { attempt, showError } from '../../state/errors.svelte';
+import { changedPaths, pathPrefixes } from './specPaths';
 
 export type QuerySummary = ApiOutput<'queries.list'>['items'][number];
 
@@ -17,6 +19,8 @@ export interface Issue {
   path: string;
   message: string;
 }
+
+const issueKey = (i: Issue): string => `${i.path}\n${i.message}`;
 
 /** aria-describedby id of a field's issue line. */
 export const issueId = (path: string): string => `issue-${path.replace(/[^A-Za-z0-9_-]+/g, '-')}`;
@@ -117,11 +121,15 @@ export class LiveValidation {
   issues = $state<Issue[]>([]);
   validSpec = $state<Record<string, unknown> | null>(null);
   checking = $state(false);
+  /** The spec (JSON) the issues are of: while the user types, the spec is newer. */
+  checked = $state<string | undefined>();
+  #waiting: (() => void)[] = [];
 
   constructor(spec: () => Record<string, unknown>) {
     const json = $derived(JSON.stringify(spec()));
     $effect(() => {
-      const body = JSON.parse(json) as Record<string, unknown>;
+      const text = json;
+      const body = JSON.parse(text) as Record<string, unknown>;
       let stale = false;
       this.checking = true;
       const timer = setTimeout(async () => {
@@ -130,10 +138,14 @@ export class LiveValidation {
           if (stale) return;
           this.issues = v.issues;
           this.validSpec = v.ok ? v.spec : null;
+          this.checked = text;
         } catch (err) {
           if (!stale) showError(err, 'Could not validate the spec');
         } finally {
-          if (!stale) this.checking = false;
+          if (!stale) {
+            this.checking = false;
+            for (const resolve of this.#waiting.splice(0)) resolve();
+          }
         }
       }, 250);
       return () => {
@@ -146,6 +158,100 @@ export class LiveValidation {
   /** A problem the service reported on saving (e.g. a taken name), shown at its field like the others. */
   add(issue: Issue): void {
     this.issues = [...this.issues, issue];
+  }
+
+  /** Resolves once the service has checked the latest spec (at once when no check is pending). */
+  settled(): Promise<void> {
+    return this.checking ? new Promise((resolve) => this.#waiting.push(resolve)) : Promise.resolve();
+  }
+}
+
+/**
+ * Which problems a wizard shows at their fields (issue 26 item 2): a problem of the fresh form (the
+ * empty name's "must not be empty") appears once its field was touched — its value changed, or the
+ * user left it — or Next or Create was pressed, never before anything was typed. A problem that an
+ * edit brings (k = 0, or a window no longer larger than the new k) shows at once, wherever it is. A
+ * change is found by comparing the spec before and after the user's input event (values the wizard
+ * fills in itself, like the default collection, do not count); leaving a field counts the fields its
+ * `aria-describedby` issue ids name.
+ */
+export class FieldReveal {
+  /** Every problem shows (the review step was reached, or Create was pressed). */
+  all = $state(false);
+  /** Spec paths the user changed, or whose step's Next was pressed. */
+  paths = $state<string[]>([]);
+  /** Issue-line ids (issueId(path)) of the fields the user left. */
+  ids = $state<string[]>([]);
+  #before = '{}';
+  #edited = false;
+  /** The problems of the form before the user's first edit (path + message), hidden until touched. */
+  #pristine = $state<string[]>([]);
+  readonly #spec: () => Record<string, unknown>;
+  readonly #validation: LiveValidation;
+
+  constructor(spec: () => Record<string, unknown>, validation: LiveValidation) {
+    this.#spec = spec;
+    this.#validation = validation;
+    // Effects run after the input event's handlers: in a handler, #before is the spec before that event.
+    $effect(() => {
+      this.#before = JSON.stringify(spec());
+    });
+    $effect(() => {
+      const issues = validation.issues;
+      if (this.#edited) return;
+      untrack(() => {
+        const add = issues.map(issueKey).filter((k) => !this.#pristine.includes(k));
+        if (add.length) this.#pristine = [...this.#pristine, ...add];
+      });
+    });
+  }
+
+  /** For the form's `oninput` / `onchange`: the spec paths this event changed are touched. */
+  readonly edited = (): void => {
+    const now = JSON.stringify(this.#spec());
+    if (now === this.#before) return;
+    this.#edited = true;
+    this.touch(changedPaths(JSON.parse(this.#before) as unknown, JSON.parse(now) as unknown));
+    this.#before = now;
+  };
+
+  /** For the form's `onfocusout`: the field left is touched (through the issue ids it is described by). */
+  readonly left = (event: FocusEvent): void => {
+    const el = event.target as { getAttribute?: (n: string) => string | null } | null;
+    const ids = (el?.getAttribute?.('aria-describedby') ?? '').split(/\s+/).filter((id) => id.startsWith('issue-') && !this.ids.includes(id));
+    if (ids.length) this.ids = [...this.ids, ...ids];
+  };
+
+  touch(paths: readonly string[]): void {
+    const add = paths.filter((p) => !this.paths.includes(p));
+    if (add.length) this.paths = [...this.paths, ...add];
+  }
+
+  revealAll(): void {
+    this.all = true;
+  }
+
+  shows(issue: Issue): boolean {
+    if (this.all || !this.#pristine.includes(issueKey(issue))) return true;
+    if (this.paths.some((p) => pathWithin(issue.path, p) || pathWithin(p, issue.path))) return true;
+    return pathPrefixes(issue.path).some((p) => this.ids.includes(issueId(p)));
+  }
+
+  /**
+   * The issues that still hold: not those of a field changed since the service checked the spec (a
+   * "must not be empty" must not flash under a name being typed while its check is on the way).
+   */
+  current(issues: readonly Issue[]): Issue[] {
+    const checked = this.#validation.checked;
+    const now = JSON.stringify(this.#spec());
+    if (checked === undefined || checked === now) return [...issues];
+    const changed = changedPaths(JSON.parse(checked) as unknown, JSON.parse(now) as unknown);
+    return issues.filter((i) => !changed.some((p) => pathWithin(i.path, p) || pathWithin(p, i.path)));
+  }
+
+  /** The issues to show at their fields: current, and touched (or revealed). */
+  filter(issues: readonly Issue[]): Issue[] {
+    return this.current(issues).filter((i) => this.shows(i));
   }
 }
 
@@ -165,10 +271,10 @@ export function emptyBasics(): BasicsForm {
   return { name: '', description: '', collection: '', queryMode: 'all', tasks: [], queryIds: [], generator: '' };
 }
 
-/** The demo the compact wizards prefill: its collection, model and the multi-aspect questions. */
+/** The demo the MoI and RichRAG wizards prefill: its collection, model and the multi-aspect questions. */
 const DEMO = { collection: 'Fairground demo', model: 'fairground-tiny', task: 'multi-aspect' };
 
-/** A compact wizard: its form (prefilled from the demo when the workspace has it), choices, spec and validation. */
+/** A MoI or RichRAG wizard: its form (prefilled from the demo when the workspace has it), choices, spec and validation. */
 export class KindWizard<F extends BasicsForm> {
   form: F;
   readonly choices: WizardChoices;

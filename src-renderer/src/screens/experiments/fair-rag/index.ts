@@ -1,4 +1,4 @@
-/** Fair RAG in the renderer: the seven-step wizard (which also edits a spec) and the analysis views of a run. */
+/** Fair RAG in the renderer: its wizard in the five-step experiment flow (which also edits a spec) and the analysis views of a run. */
 import type { KindUi } from '../kinds';
 import FairRagRunView from './FairRagRunView.svelte';
 import FairRagWizard from './wizard/FairRagWizard.svelte';

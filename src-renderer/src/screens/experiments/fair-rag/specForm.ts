@@ -7,6 +7,7 @@
 import type { FairRagSpec } from '$contract';
 import { generatorSelector, generatorValue } from '../kindWizard';
 import { emptyBasics, type BasicsForm } from '../wizardState.svelte';
+import type { FlowStepId } from '../wizardSteps';
 
 type Metric = NonNullable<NonNullable<FairRagSpec['utilityMetric']>['name']>;
 
@@ -287,12 +288,10 @@ export function specToForm(raw: unknown): WizardForm {
   };
 }
 
-/** Which wizard step owns a spec field path (validation issues are counted per step). */
-export const STEP_FIELDS: Record<string, string[]> = {
+/** Which step of the experiment flow (wizardSteps.ts) owns a spec field path (validation issues are counted per step). */
+export const STEP_FIELDS: Partial<Record<FlowStepId, string[]>> = {
   data: ['kind', 'name', 'description', 'collection', 'queries', 'tasks', 'minUseful', 'retrievalQuery'],
-  retrievers: ['retrievers'],
-  generator: ['generator', 'decoding'],
-  prompt: ['promptTemplate', 'promptBudget'],
-  sampling: ['k', 'samples', 'alphas', 'oracle', 'deterministic', 'normalization', 'target', 'seeds'],
-  evaluation: ['utilityMetric', 'providerAttribute', 'attribution'],
+  generator: ['generator', 'decoding', 'promptTemplate', 'promptBudget'],
+  design: ['retrievers', 'k', 'samples', 'alphas', 'oracle', 'deterministic', 'normalization', 'target', 'seeds'],
+  metrics: ['utilityMetric', 'providerAttribute', 'attribution'],
 };

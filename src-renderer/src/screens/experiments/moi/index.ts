@@ -1,4 +1,4 @@
-/** MoI in the renderer: the compact wizard and the run view (tables, Fig. 6, calls per method, per-query drill-down). */
+/** MoI in the renderer: its wizard in the five-step experiment flow and the run view (tables, Fig. 6, calls per method, per-query drill-down). */
 import type { KindUi } from '../kinds';
 import MoiRunView from './MoiRunView.svelte';
 import MoiWizard from './MoiWizard.svelte';

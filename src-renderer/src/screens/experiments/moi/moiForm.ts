@@ -1,6 +1,7 @@
-/** The compact MoI wizard's form: prefilled from the MoiSpec defaults and the demo spec (resources/demo/experiments/moi.json). */
+/** The MoI wizard's form: prefilled from the MoiSpec defaults and the demo spec (resources/demo/experiments/moi.json). */
 import { basicsToSpec, num, selector, type Num } from '../kindWizard';
 import { emptyBasics, type BasicsForm } from '../wizardState.svelte';
+import type { FlowStepId } from '../wizardSteps';
 
 export const MOI_BASELINE_CHOICES = [
   { id: 'random', label: 'Random order' },
@@ -37,6 +38,8 @@ export interface MoiForm extends BasicsForm {
   passage: string;
   seedPermutations: Num;
   seedGeneration: Num;
+  test: 't' | 'randomization';
+  correction: 'holm' | 'bonferroni' | 'none';
 }
 
 export function defaultMoiForm(): MoiForm {
@@ -64,11 +67,18 @@ export function defaultMoiForm(): MoiForm {
     passage: '[{{index}}] {{text}}',
     seedPermutations: 42,
     seedGeneration: 0,
+    test: 't',
+    correction: 'holm',
   };
 }
 
-/** Form paths shown as fields (problems elsewhere are listed under the form). */
-export const MOI_FIELDS = ['name', 'collection', 'queries', 'tasks', 'retriever', 'n', 'permutations', 'scoring', 'solver', 'baselines', 'selfConsistency', 'qg', 'generator', 'agent', 'decoding', 'prompt', 'seeds'];
+/** The spec paths of each step of the experiment flow (problems elsewhere are listed on the review). */
+export const MOI_STEP_FIELDS: Partial<Record<FlowStepId, string[]>> = {
+  data: ['kind', 'name', 'description', 'collection', 'queries', 'tasks'],
+  generator: ['generator', 'agent', 'decoding', 'prompt', 'promptBudget'],
+  design: ['retriever', 'n', 'permutations', 'scoring', 'solver', 'seeds'],
+  metrics: ['baselines', 'selfConsistency', 'qg', 'significance', 'metric', 'extraMetrics', 'gold'],
+};
 
 export function moiFormToSpec(f: MoiForm): Record<string, unknown> {
   const retriever =
@@ -93,6 +103,7 @@ export function moiFormToSpec(f: MoiForm): Record<string, unknown> {
     baselines: f.baselines,
     ...(f.baselines.includes('self-consistency') ? { selfConsistency: { ...num('samples', f.scSamples) } } : {}),
     ...(f.baselines.includes('qg') || f.baselines.includes('bayes-saliency-plus') ? { qg: { prompt: f.qgPrompt } } : {}),
+    significance: { test: f.test, correction: f.correction },
     seeds: { ...num('permutations', f.seedPermutations), ...num('generation', f.seedGeneration) },
   };
 }

@@ -1,6 +1,7 @@
-/** The compact RichRAG wizard's form: prefilled from the RichRagSpec defaults and the demo spec (resources/demo/experiments/richrag.json). */
+/** The RichRAG wizard's form: prefilled from the RichRagSpec defaults and the demo spec (resources/demo/experiments/richrag.json). */
 import { basicsToSpec, num, selector, type Num } from '../kindWizard';
 import { emptyBasics, type BasicsForm } from '../wizardState.svelte';
+import type { FlowStepId } from '../wizardSteps';
 
 export const RICHRAG_FRAMEWORK_CHOICES = [
   { id: 'closed-book', label: 'Closed book (no documents)' },
@@ -58,7 +59,13 @@ export function defaultRichRagForm(): RichRagForm {
   };
 }
 
-export const RICHRAG_FIELDS = ['name', 'collection', 'queries', 'tasks', 'generator', 'settings', 'frameworks', 'k', 'explorer', 'retrieval', 'ragFusion', 'ranker', 'generation', 'judge', 'preferences', 'analysis', 'seeds'];
+/** The spec paths of each step of the experiment flow (problems elsewhere are listed on the review). */
+export const RICHRAG_STEP_FIELDS: Partial<Record<FlowStepId, string[]>> = {
+  data: ['kind', 'name', 'description', 'collection', 'queries', 'tasks'],
+  generator: ['generator', 'generation'],
+  design: ['settings', 'explorer', 'retrieval', 'frameworks', 'ragFusion', 'k', 'ranker', 'seeds'],
+  metrics: ['analysis', 'judge', 'preferences'],
+};
 
 /** The demo's small-model sizes for what the wizard does not show (editable later in the spec). */
 const DEMO_RANKER_TEMPLATE =
