@@ -90,10 +90,13 @@ if (!rendererOnly) {
     // the command list, and each command's module is a chunk imported when that command runs, so
     // `fairground --help` or a light command does not load every command's dependencies (issue 18).
     // Chunks sit one folder below dist/main, as the worker launcher and the package-root search expect.
-    const { cli: cliEntry, ...others } = present;
+    // The desktop shell is split the same way (issue 25 item 2): it opens its window before it
+    // imports the services (SQLite, zod, the handlers), which an unsplit bundle would load at once.
+    const { cli: cliEntry, 'app/main': appEntry, ...others } = present;
+    const split = { ...(cliEntry ? { cli: cliEntry } : {}), ...(appEntry ? { 'app/main': appEntry } : {}) };
     rmSync(join(mainOut, 'chunks'), { recursive: true, force: true });
     const results = [];
-    if (cliEntry) results.push(await build({ ...esm, entryPoints: { cli: cliEntry }, splitting: true, chunkNames: 'chunks/[name]-[hash]' }));
+    if (Object.keys(split).length > 0) results.push(await build({ ...esm, entryPoints: split, splitting: true, chunkNames: 'chunks/[name]-[hash]' }));
     if (Object.keys(others).length > 0) results.push(await build({ ...esm, entryPoints: others }));
     const inputs = [...new Set(results.flatMap((r) => Object.keys(r.metafile.inputs)))];
     if (existsSync(join(root, 'src-main/app/preload.ts'))) {

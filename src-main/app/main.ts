@@ -1,6 +1,7 @@
 /**
- * Electron main process: the thin shell. It opens the workspace through the same services the
- * browser mode and CLI use, serves the renderer over app://, wires IPC, and hardens every window.
+ * Electron main process: the thin shell. It opens its window first and the workspace behind it
+ * (shellStartup.ts: the page shows the opening's step, as in browser mode), through the same services
+ * the browser mode and CLI use; it serves the renderer over app://, wires IPC, and hardens every window.
  * Nothing outside src-main/app imports electron.
  *
  * The services and SQLite run in the service host's worker thread (src-main/host, issue 17 item 6),
@@ -13,15 +14,11 @@
 import { BrowserWindow, Menu, app, dialog, ipcMain, nativeTheme, net, protocol, safeStorage, session, shell, utilityProcess, type WebContents } from 'electron';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { startServiceHost } from '../host/hostClient';
-import { inProcessSessionHost, type ServiceHost } from '../host/serviceHost';
-import { createApiRouter } from '../handlers/index';
-import { WorkspaceSession } from '../services/workspaces/workspaceSession';
+import type { ServiceHost } from '../host/serviceHost';
 import { OpenRequests, workspaceFromArgv } from './openRequests';
 import { chooseKeychain, isOurContents, prepareShell } from './shellSetup';
-import { createAppServices } from '../services/appServices';
-import { SecretStore, type OsCipher } from '../services/secrets';
-import { defaultWorkspacePath } from '../store/workspace';
+import type { OsCipher } from '../services/secrets';
+import { defaultWorkspacePath } from '../store/workspacePath';
 import { chooseNativeBinding } from '../store/nativeBinding';
 import { APP_INDEX_URL, APP_SCHEME, appResponse } from './appProtocol';
 import { registerIpc } from './ipcBridge';
@@ -30,6 +27,7 @@ import { guardContents, guardSession } from './navigationGuard';
 import { setWorkerSpawner } from '../engine/local/workerChild';
 import { utilityProcessSpawner } from './utilityWorker';
 import { mainWindowOptions } from './windowOptions';
+import { startShell } from './shellStartup';
 
 const here = dirname(fileURLToPath(import.meta.url)); // dist/main/app
 const appRoot = join(here, '..', '..', '..');
@@ -106,16 +104,61 @@ async function start(): Promise<void> {
   // Remote API keys sealed with the OS keychain (issue 17 item 8).
   const keychain: OsCipher | null = chooseKeychain(safeStorage, process.platform);
   const onInternalError = (err: unknown) => console.error('internal error', err);
-  const secrets = new SecretStore(keychain);
-  const h = process.argv.includes('--in-process')
-    ? inProcessSessionHost(
-        WorkspaceSession.open(workspaceArg(), {
-          open: (path) => createAppServices(path, { transport: 'electron', nativeBinding, secrets }),
-          routerFor: (s, switcher) => createApiRouter(s, onInternalError, switcher),
-        }),
-      )
-    : await startServiceHost({
-        workspacePath: workspaceArg(),
+  const workspacePath = workspaceArg();
+
+  // The window first, the workspace behind it (issue 25 item 2; the order is shellStartup.ts's).
+  host = startShell({
+    workspacePath,
+    wire: (h) => {
+      registerIpc({
+        ipcMain,
+        router: h.router,
+        events: h.events,
+        isOurContents: (sender) => isOurContents(windows, sender),
+        grant: (path) => h.grant(path),
+        targets: () => [...windows].map((w) => w.webContents),
+        pickFile: async (sender, request) => {
+          const win = BrowserWindow.fromWebContents(sender as WebContents);
+          const options = { properties: ['openFile' as const], ...(request.title ? { title: request.title } : {}), ...(request.filters ? { filters: request.filters } : {}) };
+          const result = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
+          return result.canceled ? null : (result.filePaths[0] ?? null);
+        },
+      });
+      Menu.setApplicationMenu(
+        Menu.buildFromTemplate(
+          menuTemplate(process.platform, (screen) => {
+            const win = BrowserWindow.getFocusedWindow() ?? [...windows][0];
+            void win?.webContents.executeJavaScript(`window.location.hash = '#/${screen}'`);
+          }),
+        ),
+      );
+      app.on('activate', () => {
+        if (windows.size === 0) createWindow();
+      });
+      openRequests.attach((path) => void openRequested(h, path));
+    },
+    showWindow: () => void createWindow(),
+    // The services load only now, after the window is up.
+    startHost: async () => {
+      if (process.argv.includes('--in-process')) {
+        const [{ inProcessSessionHost }, { WorkspaceSession }, { createAppServices }, { createApiRouter }, { SecretStore }] = await Promise.all([
+          import('../host/serviceHost'),
+          import('../services/workspaces/workspaceSession'),
+          import('../services/appServices'),
+          import('../handlers/index'),
+          import('../services/secrets'),
+        ]);
+        const secrets = new SecretStore(keychain);
+        return inProcessSessionHost(
+          WorkspaceSession.open(workspacePath, {
+            open: (path) => createAppServices(path, { transport: 'electron', nativeBinding, secrets }),
+            routerFor: (s, switcher) => createApiRouter(s, onInternalError, switcher),
+          }),
+        );
+      }
+      const { startServiceHost } = await import('../host/hostClient');
+      return startServiceHost({
+        workspacePath,
         transport: 'electron',
         nativeBinding,
         ...(keychain ? { osCipher: keychain } : {}),
@@ -127,37 +170,12 @@ async function start(): Promise<void> {
           dialog.showErrorBox('Fairground', `The background services stopped (${reason}). Your work so far is saved; restart Fairground to go on.`);
         },
       });
-  host = h;
-  if (!process.argv.includes('--no-demo')) await h.ensureDemo((m) => console.log(m));
-  registerIpc({
-    ipcMain,
-    router: h.router,
-    events: h.events,
-    isOurContents: (sender) => isOurContents(windows, sender),
-    grant: (path) => h.grant(path),
-    targets: () => [...windows].map((w) => w.webContents),
-    pickFile: async (sender, request) => {
-      const win = BrowserWindow.fromWebContents(sender as WebContents);
-      const options = { properties: ['openFile' as const], ...(request.title ? { title: request.title } : {}), ...(request.filters ? { filters: request.filters } : {}) };
-      const result = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
-      return result.canceled ? null : (result.filePaths[0] ?? null);
     },
+    demo: !process.argv.includes('--no-demo'),
+    onDemoLog: (m) => console.log(m),
+    // The window says why (app.startup 'failed'); the log too.
+    onFailed: (err) => console.error(`Fairground could not open ${workspacePath}: ${err.message}`),
   });
-
-  Menu.setApplicationMenu(
-    Menu.buildFromTemplate(
-      menuTemplate(process.platform, (screen) => {
-        const win = BrowserWindow.getFocusedWindow() ?? [...windows][0];
-        void win?.webContents.executeJavaScript(`window.location.hash = '#/${screen}'`);
-      }),
-    ),
-  );
-
-  createWindow();
-  app.on('activate', () => {
-    if (windows.size === 0) createWindow();
-  });
-  openRequests.attach((path) => void openRequested(h, path));
 }
 
 app.on('window-all-closed', () => {

@@ -22,6 +22,8 @@ export type CachedOp = 'generate' | 'score' | 'embed';
 
 export interface CallCacheStore {
   get(key: string): { response: unknown } | undefined;
+  /** Optional: the stored response alone, when the store can read less than `get` (asked before every call). */
+  lookup?(key: string): { response: unknown } | undefined;
   /**
    * Store a computed call. A key already stored is never overwritten (its first response stays) and
    * the store counts the extra computation instead; returns whether the entry was new.
@@ -206,7 +208,7 @@ export class CachedEngine implements Engine {
     // Shared by every call (a remote engine asks GET /models for it): a cancelled call stops waiting.
     const identity = this.state.identityKnown ?? (await this.identityUntil(signal));
     const key = callCacheKey(identity, op, request);
-    const hit = this.store.get(key);
+    const hit = this.store.lookup ? this.store.lookup(key) : this.store.get(key);
     if (hit) return this.hit(hit.response as R, key);
     if (!computes(this.policy, key)) {
       // A cost estimate's stand-in answer: used, never stored, never computed.
@@ -226,7 +228,7 @@ export class CachedEngine implements Engine {
       const done = await this.inQueue(async () => {
         // Another process (or a view that finished a moment ago) may have stored it while this waited;
         // if not, claim it, so that a concurrent cache import leaves it to this computation.
-        const late = this.store.claim ? this.store.claim(key) : this.store.get(key);
+        const late = this.store.claim ? this.store.claim(key) : this.store.lookup ? this.store.lookup(key) : this.store.get(key);
         if (late) return { late: true as const, response: late.response as R };
         const started = performance.now();
         // Which endpoint computed it (remote pools fill this in), for the cache row and the manifest.

@@ -12,8 +12,9 @@
  */
 import { lookup } from 'node:dns/promises';
 import type { LookupAddress } from 'node:dns';
+import { createRequire } from 'node:module';
 import { BlockList, isIP } from 'node:net';
-import { Agent } from 'undici';
+import type { Agent } from 'undici';
 
 const nonPublic = new BlockList();
 for (const [net, bits] of [
@@ -70,6 +71,9 @@ const dnsResolver: Resolver = async (host) => (await lookup(host, { all: true })
  * connect when an answer is not public: the check and the connection use the same answer.
  */
 function publicOnlyAgent(resolve: Resolver): Agent {
+  // undici is loaded here, by the first redirect off the typed host: a command that never follows
+  // one (every local run) does not load it at start-up.
+  const { Agent } = createRequire(import.meta.url)('undici') as typeof import('undici');
   return new Agent({
     connect: {
       lookup: (hostname: string, options: { all?: boolean }, callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void) => {

@@ -4,7 +4,8 @@
  * `fairground run SPEC` and the API report the same sentence.
  */
 import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import { formatIssuePath } from '../api/contract/define';
 import { DataError } from '../core/errors';
 import { decodeUtf8 } from '../io/lines';
@@ -41,11 +42,17 @@ export function requireValidSpec(registry: ExperimentRegistry, raw: unknown, fil
   throw new DataError(first.message + more, { ...(file !== undefined ? { file } : {}), ...(first.path ? { field: first.path } : {}) });
 }
 
+let yamlModule: typeof Yaml | undefined;
+/** The YAML parser, loaded by the first YAML spec: a JSON spec (what `fairground run` is mostly given) does not load it at start-up. */
+function yaml(): typeof Yaml {
+  return (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
+}
+
 /** Parse spec text: JSON for `.json`, YAML otherwise (YAML also reads JSON); errors carry the line. */
 export function parseSpecText(text: string, file: string): unknown {
   const body = text.replace(/^\uFEFF/, '');
   if (/\.json$/i.test(file)) return parseJsonText(body, file);
-  const doc = parseDocument(body, { prettyErrors: false, uniqueKeys: true });
+  const doc = yaml().parseDocument(body, { prettyErrors: false, uniqueKeys: true });
   const err = doc.errors[0];
   if (err) {
     // linePos is only filled in with prettyErrors; the offset always is.

@@ -9,13 +9,13 @@
  *   `--in-process`, tests that reach into the services, and the bench's baseline.
  */
 import { createAppServices, type AppServices } from '../services/appServices';
-import { rendererDir } from '../services/paths';
 import { RotatingLog } from '../services/logging/rotatingLog';
 import { startServiceHost, type HostedServices } from '../host/hostClient';
 import { inProcessSessionHost, type ServiceHost } from '../host/serviceHost';
 import { createApiRouter } from '../handlers/index';
 import { userFoldersFile } from '../services/workspaces/userFolders';
 import { WorkspaceSession } from '../services/workspaces/workspaceSession';
+import { httpServerOptions, serviceHostOptions } from './hostedOptions';
 import { startHttpServer, type RunningServer } from './httpServer';
 
 export interface BrowserModeOptions {
@@ -82,18 +82,7 @@ export async function startBrowserMode(options: BrowserModeOptions): Promise<Bro
 }
 
 export async function startHostedBrowserMode(options: HostedBrowserModeOptions): Promise<HostedBrowserMode> {
-  const host = await startServiceHost({
-    workspacePath: options.workspacePath,
-    transport: 'http',
-    ...(options.logFolder !== undefined ? { logFolder: options.logFolder } : {}),
-    ...(options.closeGraceMs !== undefined ? { closeGraceMs: options.closeGraceMs } : {}),
-    // The host writes API errors to the log file itself.
-    onInternalError: (err) => options.onInternalError?.(err),
-    onExit: (reason) => {
-      if (options.onHostExit) options.onHostExit(reason);
-      else options.onInternalError?.(new Error(`the services host stopped: ${reason}`));
-    },
-  });
+  const host = await startServiceHost(serviceHostOptions(options));
   try {
     const server = await serve(host, options);
     return {
@@ -111,11 +100,5 @@ export async function startHostedBrowserMode(options: HostedBrowserModeOptions):
 }
 
 function serve(host: ServiceHost, options: BrowserModeOptions): Promise<RunningServer> {
-  return startHttpServer({
-    router: host.router,
-    events: host.events,
-    staticDir: options.staticDir ?? rendererDir(),
-    ...(options.port !== undefined ? { port: options.port } : {}),
-    ...(options.token !== undefined ? { token: options.token } : {}),
-  });
+  return startHttpServer(httpServerOptions(host, options));
 }

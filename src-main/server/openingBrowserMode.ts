@@ -9,9 +9,10 @@
  * handlers load in the host's thread, after the server is up.
  */
 import { openingHost, type OpeningHost } from '../host/openingHost';
+import { openBehindFirstScreen } from '../host/openingSteps';
 import type { ServiceHost } from '../host/serviceHost';
-import { rendererDir } from '../services/packagePaths';
 import type { HostedBrowserModeOptions, ServedApp } from './browserMode';
+import { httpServerOptions, serviceHostOptions } from './hostedOptions';
 import { startHttpServer, type RunningServer } from './httpServer';
 
 export interface OpeningBrowserModeOptions extends HostedBrowserModeOptions {
@@ -39,37 +40,18 @@ export async function startOpeningBrowserMode(options: OpeningBrowserModeOptions
   const host = openingHost(options.workspacePath, async (ctx) => {
     await up;
     await options.beforeOpen?.();
-    ctx.step('opening the workspace (integrity check, migrations)');
-    const { startServiceHost } = await import('../host/hostClient');
-    const started = await startServiceHost({
-      workspacePath: options.workspacePath,
-      transport: 'http',
-      ...(options.logFolder !== undefined ? { logFolder: options.logFolder } : {}),
-      ...(options.closeGraceMs !== undefined ? { closeGraceMs: options.closeGraceMs } : {}),
-      onInternalError: (err) => options.onInternalError?.(err),
-      onExit: (reason) => {
-        if (options.onHostExit) options.onHostExit(reason);
-        else options.onInternalError?.(new Error(`the services host stopped: ${reason}`));
+    await openBehindFirstScreen(ctx, {
+      start: async () => {
+        const { startServiceHost } = await import('../host/hostClient');
+        return startServiceHost(serviceHostOptions(options));
       },
+      demo: options.demo,
+      ...(options.onDemoLog ? { onDemoLog: options.onDemoLog } : {}),
     });
-    ctx.started(started);
-    if (options.demo) {
-      ctx.step('setting up the demo');
-      await started.ensureDemo((message) => {
-        ctx.step(`setting up the demo: ${message}`);
-        options.onDemoLog?.(message);
-      });
-    }
   });
   let server: RunningServer;
   try {
-    server = await startHttpServer({
-      router: host.router,
-      events: host.events,
-      staticDir: options.staticDir ?? rendererDir(),
-      ...(options.port !== undefined ? { port: options.port } : {}),
-      ...(options.token !== undefined ? { token: options.token } : {}),
-    });
+    server = await startHttpServer(httpServerOptions(host, options));
   } catch (err) {
     notListening(err as Error);
     await host.close();

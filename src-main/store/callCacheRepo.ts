@@ -106,6 +106,15 @@ export class CallCacheRepo {
   }
 
   /**
+   * Only the stored response of a call (what a run asks before each call: it has the request, so
+   * the stored request text is neither read nor parsed), or undefined.
+   */
+  lookup(key: string): { response: unknown } | undefined {
+    const r = this.st(`SELECT response FROM llm_call_cache WHERE key = ?`).get(key) as { response: string } | undefined;
+    return r && { response: parseStored(key, 'response', r.response) };
+  }
+
+  /**
    * Store a computed call. A key already stored keeps its first response (same inputs, same output
    * for a deterministic engine; never overwrite what results were built on) and its `computations`
    * count goes up instead. Returns whether the entry was new.
@@ -144,10 +153,10 @@ export class CallCacheRepo {
    */
   claim(key: string): { response: unknown } | undefined {
     const exported = this.st(`SELECT 1 FROM batch_calls WHERE key = ?`).get(key);
-    if (!exported) return this.get(key);
+    if (!exported) return this.lookup(key);
     return this.db
       .transaction(() => {
-        const stored = this.get(key);
+        const stored = this.lookup(key);
         if (stored) return stored;
         this.db.prepare(`UPDATE batch_calls SET exported_at = ? WHERE key = ?`).run(`${CLAIM_PREFIX}${process.pid}:${new Date().toISOString()}`, key);
         return undefined;

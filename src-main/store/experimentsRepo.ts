@@ -349,6 +349,28 @@ export class ExperimentsRepo {
     return rows.map(toItem);
   }
 
+  /**
+   * Some fields of items' payloads, read by SQLite (`json_extract`) instead of parsing each payload
+   * here, in `items()` order: for a stage that needs two fields of thousands of items (a sampled
+   * ranking's prompt hash, a judgment's cache flag). Each field is named by a JSON path ('$.a.b'):
+   * a JSON string comes back as a string, a number as a number, true/false as 1/0, an object or
+   * array as its JSON text, a missing field or JSON null as null. `{ typeOf: path }` asks for the
+   * field's JSON type instead ('null', 'true', 'text', 'array', …; null when missing).
+   */
+  itemFields<F extends string>(runId: number, filter: ItemFilter, fields: Record<F, string | { typeOf: string }>): ({ key: string } & Record<F, string | number | null>)[] {
+    const { sql, args } = this.where(runId, filter);
+    const names = Object.keys(fields) as F[];
+    for (const n of names) if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n)) throw new Error(`itemFields: '${n}' is not a plain field name`);
+    const cols = names.map((n) => `${typeof fields[n] === 'string' ? 'json_extract' : 'json_type'}(payload, ?) AS ${n}`).join(', ');
+    const paths = names.map((n) => {
+      const f = fields[n];
+      return typeof f === 'string' ? f : f.typeOf;
+    });
+    return this.st(`SELECT key${cols ? `, ${cols}` : ''} FROM run_items WHERE ${sql} ORDER BY query_id, condition, sample, key`).all(...paths, ...args) as ({
+      key: string;
+    } & Record<F, string | number | null>)[];
+  }
+
   countItems(runId: number, filter: ItemFilter = {}): number {
     const { sql, args } = this.where(runId, filter);
     return (this.db.prepare(`SELECT count(*) AS n FROM run_items WHERE ${sql}`).get(...args) as { n: number }).n;

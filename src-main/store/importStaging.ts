@@ -11,7 +11,7 @@
  * content hashes of a new collection (contentHashAsNew, documentsHashUpTo) and set-based document
  * inserts (publishDocuments, insertDocumentRange) instead of one INSERT per row.
  */
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { DataError } from '../core/errors';
 import { CONTENT_HASH_VERSION } from './collectionHash';
@@ -201,7 +201,9 @@ export class ImportStaging {
     for (const [id, title, text, attrs] of this.db.prepare(`SELECT doc_id, title, text, attrs FROM ${this.t.docs} WHERE rowid <= ? ORDER BY doc_id`).raw(true).iterate(upTo) as Iterable<
       [string, string, string, string]
     >) {
-      h.update(`D\t[${JSON.stringify(id)},${JSON.stringify(title)},${JSON.stringify(text)},${attrs}]\n`);
+      h.update(`D\t[${JSON.stringify(id)},${JSON.stringify(title)},`);
+      updateJsonString(h, text);
+      h.update(`,${attrs}]\n`);
     }
     return h.digest('hex');
   }
@@ -219,13 +221,17 @@ export class ImportStaging {
     for (const [id, title, text, attrs] of this.db.prepare(`SELECT doc_id, title, text, attrs FROM ${this.t.docs} ORDER BY doc_id`).raw(true).iterate() as Iterable<
       [string, string, string, string]
     >) {
-      h.update(`D\t[${JSON.stringify(id)},${JSON.stringify(title)},${JSON.stringify(text)},${attrs}]\n`);
+      h.update(`D\t[${JSON.stringify(id)},${JSON.stringify(title)},`);
+      updateJsonString(h, text);
+      h.update(`,${attrs}]\n`);
     }
     for (const [id, text, answers, task, metric, sub, cand, attrs] of this.db
       .prepare(`SELECT query_id, text, answers, task, metric, subaspects, candidates, attrs FROM ${this.t.queries} ORDER BY query_id`)
       .raw(true)
       .iterate() as Iterable<[string, string, string, string | null, string | null, string | null, string | null, string]>) {
-      h.update(`Q\t[${JSON.stringify(id)},${JSON.stringify(text)},${answers},${JSON.stringify(task)},${JSON.stringify(metric)},${sub ?? 'null'},${cand ?? 'null'},${attrs}]\n`);
+      h.update(`Q\t[${JSON.stringify(id)},`);
+      updateJsonString(h, text);
+      h.update(`,${answers},${JSON.stringify(task)},${JSON.stringify(metric)},${sub ?? 'null'},${cand ?? 'null'},${attrs}]\n`);
     }
     const docExpr = resolveProfileIds
       ? `CASE WHEN EXISTS (SELECT 1 FROM ${this.t.docs} x WHERE x.doc_id = j.query_id || '/' || j.doc_id) THEN j.query_id || '/' || j.doc_id ELSE j.doc_id END`
@@ -249,4 +255,31 @@ export class ImportStaging {
 function duplicate(what: string, first: Located | undefined, at: { file?: string | undefined; line?: number | undefined }, field: string): DataError {
   const where = first ? (first.file && first.file !== at.file ? ` (first in ${first.file} line ${first.line})` : first.line !== null ? ` (first on line ${first.line})` : '') : '';
   return new DataError(`duplicate ${what}${where}`, { ...(at.file !== undefined ? { file: at.file } : {}), ...(at.line !== undefined ? { line: at.line } : {}), field });
+}
+
+/** Characters of a text JSON-escaped and hashed at a time (see updateJsonString). */
+const JSON_SLICE = 1 << 20;
+
+/**
+ * `h.update(JSON.stringify(text))` without the escaped copy of the whole text (issue 25 item 3: a
+ * 50 MB document was held three more times here: escaped, joined into the row's line, and encoded
+ * for the hash). JSON escapes character by character, so the slices' escapes joined are the whole
+ * text's; a slice never ends between the two halves of a surrogate pair (JSON.stringify escapes a
+ * lone surrogate). The hashed bytes are exactly the same.
+ */
+function updateJsonString(h: Hash, text: string): void {
+  if (text.length <= JSON_SLICE) {
+    h.update(JSON.stringify(text));
+    return;
+  }
+  h.update('"');
+  for (let i = 0; i < text.length; ) {
+    let j = Math.min(text.length, i + JSON_SLICE);
+    const last = text.charCodeAt(j - 1);
+    if (j < text.length && last >= 0xd800 && last <= 0xdbff) j--;
+    const escaped = JSON.stringify(text.slice(i, j));
+    h.update(escaped.slice(1, -1));
+    i = j;
+  }
+  h.update('"');
 }

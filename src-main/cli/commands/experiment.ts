@@ -83,6 +83,10 @@ Formats:
   latex-table2-normalized  the same on EU/u_max (Eq. 30); each caption names its scale
   metrics-json     all metrics as JSON
   manifest         the reproducibility manifest
+MoI runs: table1-csv, table1-latex, table7-csv, table7-latex, table8-csv, table8-latex, fig6-csv, costs-csv,
+  per-query-csv, permutations-csv, fits-csv / fits-json (per query: fitted a and u, certificate, orientation),
+  metrics-json, manifest
+RichRAG runs: tables-csv, per-query-csv, latex-table1, latex-table3, preferences-jsonl, sft-jsonl, metrics-json, manifest
 
   --condition C    the arm, e.g. bm25/alpha=2, bm25/deterministic, oracle
   --output FILE    write the file there and its manifest beside it (FILE.manifest.json);

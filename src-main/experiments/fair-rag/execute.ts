@@ -26,7 +26,7 @@ import { forEachUnit, lanesFor } from '../concurrency';
 import type { ExecuteContext, ExperimentDeps } from '../registry';
 import { entailmentProbability, nliBudget, nliGenerateRequest, nliPromptWithin, nliScoreRequest, nliTemplate, parseCitations, parseNliAnswer, stripCitations } from './attribution';
 import { loadFairRagData, type QueryData } from './data';
-import { judgmentKey, KEY_PREFIX, type GenerationPayload, type JudgmentPayload, type SamplePayload } from './items';
+import { judgmentKey, KEY_PREFIX, queryKeyPrefix, type GenerationPayload, type JudgmentPayload, type SamplePayload } from './items';
 import { planQuery, promptHash, type PlanQuery, type PlannedGeneration } from './plan';
 import { promptRenderer } from './prompt';
 import { scoreRetrievers, type RetrieverScores } from './retrievers';
@@ -73,6 +73,9 @@ export function toPlanQuery(q: QueryData, scores: RetrieverScores): PlanQuery {
     scores: byRetriever,
   };
 }
+
+/** Prompt text (UTF-16 code units) of planned generations pass 1 hands to pass 2 instead of planning them again: ≈ 32 MB. */
+const KEEP_PLANNED_PROMPT_CHARS = 16 * 1024 * 1024;
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
@@ -135,6 +138,10 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
   let judgmentBound = 0;
   let done = 0;
   const pending: number[] = [];
+  // The generations pass 1 planned and pass 2 computes, kept while their prompts stay under a bound
+  // (a query past it is planned again in pass 2, to the same generations: planning is deterministic).
+  const planned = new Map<number, PlannedGeneration[]>();
+  let plannedChars = 0;
   for (let i = 0; i < queries.length; i++) {
     signal.throwIfAborted();
     const plan = tokens ? await tokens.settle(() => planQuery(spec, queries[i]!.plan, render)) : planQuery(spec, queries[i]!.plan, render);
@@ -143,7 +150,15 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
     if (judgeRef) for (const g of plan.generations) judgmentBound += Math.min(spec.k, g.ranking.length);
     const finished = plan.generations.filter((g) => storedGenerations.has(g.key)).length;
     done += finished;
-    if (finished < plan.generations.length) pending.push(i);
+    if (finished < plan.generations.length) {
+      pending.push(i);
+      const todo = plan.generations.filter((g) => !storedGenerations.has(g.key));
+      const chars = todo.reduce((n, g) => n + g.prompt.length, 0);
+      if (plannedChars + chars <= KEEP_PLANNED_PROMPT_CHARS) {
+        planned.set(i, todo);
+        plannedChars += chars;
+      }
+    }
     const items: RunItem[] = [];
     if (!storedQueries.has(plan.queryItem.key)) items.push({ key: plan.queryItem.key, queryId: plan.queryId, condition: '', sample: null, payload: plan.queryItem.payload });
     for (const s of plan.samples) if (!storedSamples.has(s.key)) items.push({ key: s.key, queryId: s.queryId, condition: s.condition, sample: s.sample, payload: s.payload });
@@ -166,7 +181,9 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
     const units = function* () {
       for (const i of pending) {
         const { data: q, plan: pq } = queries[i]!;
-        for (const g of planQuery(spec, pq, render).generations) if (!storedGenerations.has(g.key)) yield { q, g };
+        const kept = planned.get(i);
+        planned.delete(i);
+        for (const g of kept ?? planQuery(spec, pq, render).generations) if (!storedGenerations.has(g.key)) yield { q, g };
       }
     };
     ({ deferred: deferredGenerations } = await forEachUnit(units(), lanesFor(engine), signal, async ({ q, g }) => {
@@ -262,18 +279,28 @@ async function judge(
   for (const q of queries) {
     const docs = new Map(q.candidates.map((c) => [c.docId, c]));
     const outputs = new Map<string, GenerationPayload>();
-    for (const it of repo.items(runId, { queryId: q.queryId, keyPrefix: KEY_PREFIX.generation })) {
+    for (const it of repo.items(runId, { keyPrefix: queryKeyPrefix('generation', q.queryId) })) {
       const g = it.payload as GenerationPayload;
       outputs.set(g.promptHash, g);
     }
-    for (const it of repo.items(runId, { queryId: q.queryId, keyPrefix: KEY_PREFIX.sample })) {
-      const s = it.payload as SamplePayload;
-      const g = outputs.get(s.promptHash);
+    // The query's sampled rankings, two fields each (read by SQLite, not parsed here): many samples
+    // share a prompt and a ranking, and those after the first add only to the naive count.
+    const seen = new Map<string, number>();
+    for (const s of repo.itemFields(runId, { keyPrefix: queryKeyPrefix('sample', q.queryId) }, { promptHash: '$.promptHash', ranking: '$.ranking' })) {
+      const same = `${String(s.promptHash)}\u0000${String(s.ranking)}`;
+      const counted = seen.get(same);
+      if (counted !== undefined) {
+        naive += counted;
+        continue;
+      }
+      const g = outputs.get(String(s.promptHash));
       if (!g) {
         if (generationsDeferred) continue; // judged once its generation is in
-        throw new Error(`query '${q.queryId}': the generation of ${it.key} is missing`);
+        throw new Error(`query '${q.queryId}': the generation of ${s.key} is missing`);
       }
-      for (const docId of s.ranking.slice(0, spec.k)) {
+      const top = (JSON.parse(String(s.ranking)) as SamplePayload['ranking']).slice(0, spec.k);
+      seen.set(same, top.length);
+      for (const docId of top) {
         naive++;
         const key = judgmentKey(q.queryId, g.outputHash, docId);
         if (units.has(key)) continue;
@@ -301,10 +328,9 @@ async function judge(
   // What the budget cut, over every stored judgment (so a resumed run counts the earlier ones too).
   let shortened = 0;
   let leftOut = 0;
-  for (const it of repo.items(runId, { keyPrefix: KEY_PREFIX.judgment })) {
-    const p = it.payload as JudgmentPayload;
-    if (p.premiseCut === 'shortened') shortened++;
-    else if (p.premiseCut === 'left out') leftOut++;
+  for (const p of repo.itemFields(runId, { keyPrefix: KEY_PREFIX.judgment }, { premiseCut: '$.premiseCut' })) {
+    if (p.premiseCut === ('shortened' satisfies JudgmentPayload['premiseCut'])) shortened++;
+    else if (p.premiseCut === ('left out' satisfies JudgmentPayload['premiseCut'])) leftOut++;
   }
   const estimated = tokens.sources.has('estimate');
   return {
@@ -368,9 +394,10 @@ async function judgeOne(attribution: FairRagSpec['attribution'], engine: CachedE
 export function cacheCounts(repo: ExperimentDeps['experiments'], runId: number): Record<'generations' | 'judgments', { cached: number; computed: number }> {
   const count = (prefix: string) => {
     const out = { cached: 0, computed: 0 };
-    for (const it of repo.items(runId, { keyPrefix: prefix })) {
-      const p = it.payload as { fromCache?: boolean; prompt?: string | null };
-      if (p.prompt === null) continue; // no call was made
+    // Two fields of each item, read by SQLite: a `prompt` that is JSON null means no call was made
+    // (only its type is asked, not the prompt text); fromCache 1 or 0.
+    for (const p of repo.itemFields(runId, { keyPrefix: prefix }, { prompt: { typeOf: '$.prompt' }, fromCache: '$.fromCache' })) {
+      if (p.prompt === 'null') continue; // no call was made
       if (p.fromCache) out.cached++;
       else out.computed++;
     }

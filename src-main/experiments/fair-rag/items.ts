@@ -21,10 +21,14 @@ import type { RunItem } from '../../store/experimentsRepo';
 
 export const KEY_PREFIX = { query: '["q",', sample: '["s",', generation: '["g",', judgment: '["j",' } as const;
 
-export const queryKey = (qid: string): string => JSON.stringify(['q', qid]);
-export const sampleKey = (qid: string, condition: string, sample: number): string => JSON.stringify(['s', qid, condition, sample]);
-export const generationKey = (qid: string, promptHash: string): string => JSON.stringify(['g', qid, promptHash]);
-export const judgmentKey = (qid: string, outputHash: string, docId: string): string => JSON.stringify(['j', qid, outputHash, docId]);
+// Each key is exactly JSON.stringify of its array, built from its parts' own JSON (a run makes one
+// key per sampled ranking and per retrieved document: the array and its walk were a measurable share).
+export const queryKey = (qid: string): string => `["q",${JSON.stringify(qid)}]`;
+export const sampleKey = (qid: string, condition: string, sample: number): string => `["s",${JSON.stringify(qid)},${JSON.stringify(condition)},${JSON.stringify(sample)}]`;
+export const generationKey = (qid: string, promptHash: string): string => `["g",${JSON.stringify(qid)},${JSON.stringify(promptHash)}]`;
+export const judgmentKey = (qid: string, outputHash: string, docId: string): string => `["j",${JSON.stringify(qid)},${JSON.stringify(outputHash)},${JSON.stringify(docId)}]`;
+/** The prefix every key of one item type and one query starts with (a key range of the run's items). */
+export const queryKeyPrefix = (type: keyof typeof KEY_PREFIX, qid: string): string => `${KEY_PREFIX[type]}${JSON.stringify(qid)},`;
 
 export const ORACLE = 'oracle';
 export const alphaCondition = (retriever: string, alpha: number): string => `${retriever}/alpha=${alpha}`;

@@ -256,6 +256,10 @@ export function exportMoi(input: { runId: number; spec: MoiSpec; items: readonly
       return csv('per-query', perQueryCsv(input.items));
     case 'permutations-csv':
       return csv('permutations', permutationsCsv(input.items));
+    case 'fits-csv':
+      return csv('fits', fitsCsv(input.items));
+    case 'fits-json':
+      return { name: `${base}-fits.json`, mediaType: 'application/json', text: `${JSON.stringify(fitsJson(input.items), null, 2)}\n` };
     case 'metrics-json':
       return { name: `${base}-metrics.json`, mediaType: 'application/json', text: `${JSON.stringify(metrics(), null, 2)}\n` };
     default:

@@ -5,7 +5,8 @@
  * comment. Top-level keys come in the schema's order: schema-version, run-version, tag, then the
  * PRIMAD components platform, research goal, implementation, method, actor, data, then any others.
  */
-import { parse, stringify } from 'yaml';
+import { createRequire } from 'node:module';
+import type * as Yaml from 'yaml';
 import { DataError } from '../../core/errors';
 import { splitLines } from '../lines';
 
@@ -27,13 +28,19 @@ const KEY_ORDER = ['schema-version', 'run-version', 'tag', 'platform', 'research
 const START = '# ir_metadata.start';
 const END = '# ir_metadata.end';
 
+let yamlModule: typeof Yaml | undefined;
+/** The YAML library, loaded on first use: what imports this file to write plain runs (a Fair RAG export) does not load it at start-up. */
+function yaml(): typeof Yaml {
+  return (yamlModule ??= createRequire(import.meta.url)('yaml') as typeof Yaml);
+}
+
 /** The metadata as a YAML document in the schema's key order (a sidecar file `RUN.ir_metadata.yaml`). */
 export function formatIrMetadataYaml(meta: IrMetadata): string {
   const ordered: Record<string, unknown> = { 'schema-version': 0.1 };
   for (const key of KEY_ORDER) if (meta[key] !== undefined) ordered[key] = meta[key];
   for (const [key, value] of Object.entries(meta)) if (!KEY_ORDER.includes(key) && value !== undefined) ordered[key] = value;
   // lineWidth 0: never fold long strings, a folded line would still be valid but harder to grep.
-  return stringify(ordered, { lineWidth: 0 });
+  return yaml().stringify(ordered, { lineWidth: 0 });
 }
 
 export function formatIrMetadataHeader(meta: IrMetadata): string {
@@ -64,7 +71,7 @@ export function parseIrMetadataHeader(text: string, file?: string): IrMetadata |
     if (trimmed === END || trimmed === '#ir_metadata.end') {
       let value: unknown;
       try {
-        value = parse(body.join('\n'));
+        value = yaml().parse(body.join('\n'));
       } catch (err) {
         throw new DataError(`ir_metadata: invalid YAML (${(err as Error).message.split('\n')[0]})`, { file, line });
       }

@@ -16,6 +16,7 @@
 import { DataError } from '../../core/errors';
 import { inputName, readTextBlocks, readTextBlocksSync, type LineReadOptions, type TextBlock } from '../lines';
 import { TREC_MAX_LINE_BYTES, parseScore, type Where } from './fields';
+import { charAt, plainDecimal, plainInteger } from './plainNumber';
 
 export interface RunRow {
   qid: string;
@@ -305,8 +306,8 @@ class RunParser {
     const qid = this.same(text, 0, this.curQid);
     const iter = this.same(text, 1, this.curIter);
     const tag = this.same(text, 5, this.curTag);
-    const rank = fastInteger(text, starts[3]!, ends[3]!);
-    const score = fastDecimal(text, starts[4]!, ends[4]!);
+    const rank = plainInteger(text, charAt, starts[3]!, ends[3]!);
+    const score = plainDecimal(text, charAt, starts[4]!, ends[4]!);
     this.add(qid, iter, text.slice(starts[2]!, ends[2]!), Number.isNaN(rank) ? text.slice(starts[3]!, ends[3]!) : rank, Number.isNaN(score) ? text.slice(starts[4]!, ends[4]!) : score, tag, line);
   }
 
@@ -405,52 +406,6 @@ interface DocGroup {
 
 /** Rows a group's first block is scanned for duplicates before it gets a set. */
 const SCAN_LIMIT = 16;
-
-/** A plain decimal integer of at most 15 digits, or NaN (then `Number` of the text decides). */
-function fastInteger(text: string, a: number, b: number): number {
-  let i = a;
-  const neg = text.charCodeAt(i) === 45;
-  if (neg || text.charCodeAt(i) === 43) i++;
-  if (i === b || b - i > 15) return Number.NaN;
-  let n = 0;
-  for (; i < b; i++) {
-    const d = text.charCodeAt(i) - 48;
-    if (d < 0 || d > 9) return Number.NaN;
-    n = n * 10 + d;
-  }
-  return neg ? -n : n;
-}
-
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
-
-/**
- * `[-+]digits[.digits]` with at most 15 digits in all, or NaN (then `Number` of the text
- * decides). Exact: the digits form an integer below 2^53 and 10^f is exact, so one IEEE division
- * gives the correctly rounded double, the same value `Number` (strtod) gives (Clinger's fast path).
- */
-function fastDecimal(text: string, a: number, b: number): number {
-  let i = a;
-  const neg = text.charCodeAt(i) === 45;
-  if (neg || text.charCodeAt(i) === 43) i++;
-  let n = 0;
-  let digits = 0;
-  let frac = -1;
-  for (; i < b; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 46 && frac < 0) {
-      frac = 0;
-      continue;
-    }
-    const d = c - 48;
-    if (d < 0 || d > 9) return Number.NaN;
-    n = n * 10 + d;
-    digits++;
-    if (frac >= 0) frac++;
-  }
-  if (digits === 0 || digits > 15) return Number.NaN;
-  const v = frac > 0 ? n / POW10[frac]! : n;
-  return neg ? -v : v;
-}
 
 function looksLikeTsvHeader(text: string): boolean {
   return text.includes('\t') && text.split('\t')[0]!.trim().toLowerCase() === 'qid';

@@ -16,6 +16,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { compareByteRanges, type RankingBytes } from '../../core/ir/docBytes';
 import { TREC_MAX_LINE_BYTES } from './fields';
+import { byteAt, plainDecimal, plainInteger } from './plainNumber';
 import type { RunFormat } from './run';
 
 /** What `readRunBytesByQuery` did: read the whole file, or gave up (after handing over `queries` queries). */
@@ -24,8 +25,6 @@ export type RunBytesResult = { done: true; queries: number } | { done: false; qu
 /** trec_eval's separators (C isspace without \n): space, \t, \v, \f, \r. */
 const SPACE = new Uint8Array(256);
 for (const c of [32, 9, 11, 12, 13]) SPACE[c] = 1;
-
-const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 
 class GiveUp extends Error {}
 
@@ -148,29 +147,30 @@ class ByteRunReader {
     this.buf = next;
   }
 
-  /** Parse the complete lines in [from, to); returns `to`. */
+  /**
+   * Parse the complete lines in [from, to) (the byte before `to` is a newline); returns `to`. Each
+   * row finds its own line's end while reading its fields: no search for the newline per line.
+   */
   private lines(from: number, to: number): number {
-    const buf = this.buf;
     let p = from;
-    while (p < to) {
-      const nl = buf.indexOf(10, p);
-      // (3 bytes of slack: the general reader counts a first line's byte order mark.)
-      if (nl - p > this.maxLineBytes - 3) throw new GiveUp();
-      this.row(p, nl);
-      p = nl + 1;
-    }
+    while (p < to) p = this.row(p) + 1;
     return to;
   }
 
-  private row(lineStart: number, end: number): void {
+  /** Reads the line starting at lineStart; returns the index of its newline. */
+  private row(lineStart: number): number {
     const buf = this.buf;
     let i = lineStart;
-    while (i < end && SPACE[buf[i]!]) i++;
-    if (i === end || buf[i] === 35) return;
+    while (SPACE[buf[i]!]) i++;
+    if (buf[i] === 10) {
+      if (i - lineStart > this.maxLineBytes - 3) throw new GiveUp();
+      return i;
+    }
+    if (buf[i] === 35) return this.lineEnd(lineStart);
     if (!this.headerSeen) {
       this.headerSeen = true;
       // A Fair-RAG header (as `looksLikeTsvHeader` of run.ts): the general reader reads that run.
-      const text = buf.toString('utf8', lineStart, end);
+      const text = buf.toString('utf8', lineStart, this.lineEnd(lineStart));
       if (text.includes('\t') && text.split('\t')[0]!.trim().toLowerCase() === 'qid') throw new GiveUp();
     }
     // Six fields: qid iter docno rank score tag. A byte above 32 is never a separator, and the
@@ -201,7 +201,10 @@ class ByteRunReader {
     const b5 = i;
     while (SPACE[buf[i]!]) i++;
     // Fewer than six fields (an empty one) or more than six: the general reader errs or warns.
-    if (a5 === b5 || i !== end) throw new GiveUp();
+    if (a5 === b5 || buf[i] !== 10) throw new GiveUp();
+    const end = i;
+    // (3 bytes of slack: the general reader counts a first line's byte order mark.)
+    if (end - lineStart > this.maxLineBytes - 3) throw new GiveUp();
 
     if (this.qid === undefined || !this.sameBytes(this.qid0, this.qid1, a0, b0)) {
       this.endQuery();
@@ -215,8 +218,8 @@ class ByteRunReader {
       this.iter1 = b1;
     } else if (!this.sameBytes(this.iter0, this.iter1, a1, b1)) throw new GiveUp();
 
-    if (Number.isNaN(plainInteger(buf, a3, b3))) throw new GiveUp();
-    let score = plainDecimal(buf, a4, b4);
+    if (Number.isNaN(plainInteger(buf, byteAt, a3, b3))) throw new GiveUp();
+    let score = plainDecimal(buf, byteAt, a4, b4);
     if (Number.isNaN(score)) {
       score = Number(buf.toString('utf8', a4, b4));
       if (!Number.isFinite(score)) throw new GiveUp();
@@ -238,6 +241,14 @@ class ByteRunReader {
     docHash[row] = h;
     this.score[row] = score;
     this.n = row + 1;
+    return end;
+  }
+
+  /** The newline ending the line that starts at `from` (a comment; the first line). */
+  private lineEnd(from: number): number {
+    const nl = this.buf.indexOf(10, from);
+    if (nl - from > this.maxLineBytes - 3) throw new GiveUp();
+    return nl;
   }
 
   private sameBytes(a0: number, a1: number, b0: number, b1: number): boolean {
@@ -287,49 +298,5 @@ class ByteRunReader {
 function fieldEnd(buf: Uint8Array, i: number): number {
   for (let c = buf[i]!; c > 32 || (c !== 10 && SPACE[c] === 0); c = buf[++i]!);
   return i;
-}
-
-/** `[-+]digits`, at most 15 digits, or NaN (as `fastInteger` of run.ts). */
-function plainInteger(b: Uint8Array, from: number, to: number): number {
-  let i = from;
-  const neg = b[i] === 45;
-  if (neg || b[i] === 43) i++;
-  if (i === to || to - i > 15) return Number.NaN;
-  let n = 0;
-  for (; i < to; i++) {
-    const d = b[i]! - 48;
-    if (d < 0 || d > 9) return Number.NaN;
-    n = n * 10 + d;
-  }
-  return neg ? -n : n;
-}
-
-/**
- * `[-+]digits[.digits]` with at most 15 digits in all, or NaN (then `Number` of the text decides):
- * the digits form an integer below 2^53 and 10^f is exact, so one IEEE division gives the correctly
- * rounded double, the value `Number` gives (as `fastDecimal` of run.ts).
- */
-export function plainDecimal(b: Uint8Array, from: number, to: number): number {
-  let i = from;
-  const neg = b[i] === 45;
-  if (neg || b[i] === 43) i++;
-  let n = 0;
-  let digits = 0;
-  let frac = -1;
-  for (; i < to; i++) {
-    const c = b[i]!;
-    if (c === 46 && frac < 0) {
-      frac = 0;
-      continue;
-    }
-    const d = c - 48;
-    if (d < 0 || d > 9) return Number.NaN;
-    n = n * 10 + d;
-    digits++;
-    if (frac >= 0) frac++;
-  }
-  if (digits === 0 || digits > 15) return Number.NaN;
-  const v = frac > 0 ? n / POW10[frac]! : n;
-  return neg ? -v : v;
 }
 

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { DocLabelTable, rankedLabelsOfBytes } from '../../../src-main/core/ir/docBytes';
 import { RankingEvaluator } from '../../../src-main/core/ir/evaluateRun';
 import { forEachRunQuery } from '../../../src-main/io/trec/run';
-import { plainDecimal, readRunBytesByQuery } from '../../../src-main/io/trec/runBytes';
+import { byteAt, charAt, plainDecimal, plainInteger } from '../../../src-main/io/trec/plainNumber';
+import { readRunBytesByQuery } from '../../../src-main/io/trec/runBytes';
 import { runCliCaptured } from '../../support/cli';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'fairground-runbytes-'));
@@ -47,6 +48,14 @@ async function general(p: string): Promise<Query[]> {
   return queries;
 }
 
+/** plainDecimal over the text's UTF-8 bytes (runBytes.ts) and over its char codes (run.ts): the one parser both readers use. */
+function bothDecimals(text: string): number {
+  const bytes = plainDecimal(Buffer.from(text), byteAt, 0, text.length);
+  const chars = plainDecimal(text, charAt, 0, text.length);
+  if (!Object.is(bytes, chars)) throw new Error(`${text}: bytes ${bytes} vs chars ${chars}`);
+  return bytes;
+}
+
 describe('plainDecimal (the fast path for scores)', () => {
   it('is NaN or exactly the double Number() gives, on random decimals of every form', () => {
     const seed = 25_4;
@@ -65,7 +74,7 @@ describe('plainDecimal (the fast path for scores)', () => {
     for (let k = 0; k < 20000; k++) {
       const sign = ['', '-', '+'][Math.floor(rnd() * 3)]!;
       const text = sign + forms[Math.floor(rnd() * forms.length)]!();
-      const got = plainDecimal(Buffer.from(text), 0, text.length);
+      const got = bothDecimals(text);
       if (!Number.isNaN(got)) {
         fastHits++;
         if (!Object.is(got, Number(text))) throw new Error(`${text}: ${got} vs ${Number(text)}`);
@@ -80,9 +89,28 @@ describe('plainDecimal (the fast path for scores)', () => {
       ['0.1', 0.1],
       ['123456789012345', 123456789012345],
     ] as const) {
-      expect(Object.is(plainDecimal(Buffer.from(text), 0, text.length), want)).toBe(true);
+      expect(Object.is(bothDecimals(text), want)).toBe(true);
     }
-    for (const text of ['.', '-', '+', '1e5', '1.2.3', '1234567890123456', '0x1A', '1_0', '']) expect(plainDecimal(Buffer.from(text), 0, text.length)).toBeNaN();
+    for (const text of ['.', '-', '+', '1e5', '1.2.3', '1234567890123456', '0x1A', '1_0', '']) expect(bothDecimals(text)).toBeNaN();
+  });
+
+  it('plainInteger reads [-+]digits of at most 15 digits, the same over bytes and char codes', () => {
+    for (const [text, want] of [
+      ['0', 0],
+      ['-0', -0],
+      ['+17', 17],
+      ['-42', -42],
+      ['999999999999999', 999999999999999],
+      ['1234567890123456', Number.NaN],
+      ['1.0', Number.NaN],
+      ['', Number.NaN],
+      ['-', Number.NaN],
+      ['1e3', Number.NaN],
+      ['٣', Number.NaN],
+    ] as const) {
+      expect(Object.is(plainInteger(Buffer.from(text), byteAt, 0, Buffer.byteLength(text)), want)).toBe(true);
+      expect(Object.is(plainInteger(text, charAt, 0, text.length), want)).toBe(true);
+    }
   });
 });
 
