@@ -21,6 +21,7 @@
  * (M) and item rows (R) are the types the contract gives for its `kind`. A kind never touches
  * transports.
  */
+import type { TestCalibration } from '../api/contract/kindParts';
 import type { Database } from 'better-sqlite3';
 import type { z } from 'zod';
 import type { GeneratorRef } from '../api/contract/models';
@@ -70,6 +71,8 @@ export interface MetricsInput<S> {
   generatorName: string;
   /** Queries the run skipped, with the reason (from the run's stats). */
   skipped: { queryId: string; reason: string }[];
+  /** Fair RAG: the stored measured null rejection rate of Table 2's test for this spec (services/simulation/calibrationStore.ts), when it was checked. */
+  calibration?: TestCalibration | undefined;
 }
 
 export interface ItemsQuery {

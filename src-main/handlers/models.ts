@@ -1,10 +1,11 @@
 import type { AppServices } from '../services/appServices';
 import type { Handlers } from '../api/router';
+import { startCalibrationJob } from '../services/simulation/calibration';
 import { startPowerJob } from '../services/simulation/powerJob';
 
 type ModelHandlers = Pick<
   Handlers,
-  'models.list' | 'models.add' | 'models.addSim' | 'simulate.power' | 'models.download' | 'models.remove' | 'models.updateSettings' | 'models.try' | 'models.tune' | 'models.clearCache' | 'remotes.list' | 'remotes.add' | 'remotes.updateEndpoints' | 'remotes.check' | 'remotes.updateSettings' | 'remotes.stats' | 'remotes.remove' | 'remotes.try'
+  'models.list' | 'models.add' | 'models.addSim' | 'simulate.power' | 'simulate.calibration' | 'models.download' | 'models.remove' | 'models.updateSettings' | 'models.try' | 'models.tune' | 'models.clearCache' | 'remotes.list' | 'remotes.add' | 'remotes.updateEndpoints' | 'remotes.check' | 'remotes.updateSettings' | 'remotes.stats' | 'remotes.remove' | 'remotes.try'
 >;
 
 export function modelHandlers(s: AppServices): ModelHandlers {
@@ -13,6 +14,7 @@ export function modelHandlers(s: AppServices): ModelHandlers {
     'models.add': ({ path, name }) => s.models.add(path, name),
     'models.addSim': ({ name, profile }) => s.models.addSim({ name, profile }),
     'simulate.power': (input) => startPowerJob(s, input),
+    'simulate.calibration': (input) => startCalibrationJob(s, input),
     'models.download': ({ url, sha256, name }) => s.models.startDownload({ url, sha256: sha256?.toLowerCase(), name }),
     'models.remove': async ({ id }) => ({ removed: await s.models.remove(id) }),
     'models.updateSettings': ({ id, settings }) => s.models.updateSettings(id, settings),

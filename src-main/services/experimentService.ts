@@ -33,6 +33,7 @@ import { redactSecrets } from '../io/manifest/redactSecrets';
 import type { CollectionsRepo } from '../store/collectionsRepo';
 import { ExperimentNameTakenError, ExperimentsRepo, type ExperimentRow, type RunRow } from '../store/experimentsRepo';
 import { RetrievalRepo } from '../store/retrievalRepo';
+import { readCalibration } from './simulation/calibrationStore';
 import type { JobContext, JobRunner } from './jobRunner';
 import type { ModelService } from './modelService';
 import { currentOwner, ownerGone } from './processOwner';
@@ -302,6 +303,7 @@ export class ExperimentService {
   async export(runId: number, format: string, condition?: string): Promise<ApiOutput<'runs.export'>> {
     const { kind, input, run } = this.metricsInput(runId);
     let manifest = (run.manifest as ReproducibilityManifest | null) ?? (await this.buildManifest(kind, run, input.spec, run.stats));
+    if (input.calibration) manifest = withCalibration(manifest, input.calibration);
     const file =
       format === 'manifest'
         ? { name: `${input.experimentName}-run${runId}.manifest.json`.replace(/[^A-Za-z0-9._-]+/g, '_'), mediaType: 'application/json', text: `${JSON.stringify(manifest, null, 2)}\n` }
@@ -328,6 +330,8 @@ export class ExperimentService {
         experimentName: run.experimentName,
         generatorName: this.generatorName(spec),
         skipped: Array.isArray(run.stats.skippedQueries) ? (run.stats.skippedQueries as { queryId: string; reason: string }[]) : [],
+        // Fair RAG Table 2's measured calibration, read (never computed) here: "Check calibration" measures it (issue 23).
+        ...(run.kind === 'fair-rag' ? { calibration: readCalibration(this.deps.db, run.spec as Record<string, unknown>) } : {}),
       },
     };
   }
@@ -439,4 +443,11 @@ function deferredMessage(policy: CallPolicy, calls: RunCalls): string {
   const done = `${calls.computed} computed, ${calls.hits} from the cache`;
   if (policy.mode === 'shard') return `shard ${policy.index + 1}/${policy.count} done (${done}); ${n} call(s) belong to other shards or wait for them — merge the shards' caches (fairground cache merge) and run again`;
   return `${n} call(s) are not in the cache (${done}); export them with fairground plan export, or run without --cache-only to compute them`;
+}
+
+/** The manifest with a measured calibration of the run's test under evaluation.significance (issue 23: stored after the run, so added at export). */
+function withCalibration(manifest: ReproducibilityManifest, cal: NonNullable<MetricsInput<unknown>['calibration']>): ReproducibilityManifest {
+  const evaluation = manifest.evaluation;
+  if (!evaluation?.significance) return manifest;
+  return { ...manifest, evaluation: { ...evaluation, significance: { ...evaluation.significance, calibration: cal } } };
 }

@@ -32,6 +32,10 @@ export const SimProfile = z
     seed: z.number().int().min(0).max(0xffffffff).default(0),
     /** Multiplies every planted utility and coverage: the planted effect of a power simulation (0 = null). */
     utilityScale: z.number().min(0).max(1).optional(),
+    /** Strength of the position bias (default 1): 0 spreads the same total attention evenly over the positions (no order matters), 1 is `bias` itself; the planted effect of a MoI power simulation. */
+    biasStrength: z.number().min(0).max(1).optional(),
+    /** query id → document id → a factor in [0, 1] on that document's sub-aspect coverage for that query (absent = 1); a RichRAG power simulation's planted effect. */
+    coverages: z.record(z.string(), z.record(z.string(), z.number().min(0).max(1))).optional(),
   })
   .strict()
   .refine((p) => !Array.isArray(p.bias) || p.bias.some((v) => v > 0), { message: 'an explicit bias vector needs a positive value', path: ['bias'] });
@@ -84,6 +88,8 @@ export const PowerRow = z.object({
   rawSignificant: z.number().int().optional(),
   /** Runs in which any cell of the tested family was significant after the correction (the family-wise rate). */
   familySignificant: z.number().int().optional(),
+  /** Queries of the row that are replicates of the spec's own (a grid point beyond the spec's queries; services/simulation/power.ts). */
+  replicated: z.number().int().optional(),
 });
 export type PowerRow = z.infer<typeof PowerRow>;
 
@@ -261,6 +267,18 @@ export const modelsContract = {
       .strict(),
     Job,
     'Power of an experiment’s own significance test by simulation: its spec run reps times per cell on simulated readers with a planted effect (a job; the result is the report and its CSV).',
+  ),
+  'simulate.calibration': method(
+    z
+      .object({
+        runId: z.number().int(),
+        /** Simulated null runs (default 400: the issue's level check). */
+        runs: z.number().int().min(1).max(100_000).optional(),
+        seed: z.number().int().min(0).max(0xffffffff).optional(),
+      })
+      .strict(),
+    Job,
+    "Check calibration: the measured null rejection rate of a Fair RAG run's Table 2 test, simulated from its spec at the planted null and stored once per spec (a job; the run's metrics, exports and manifest then carry it).",
   ),
   'models.remove': method(Id, z.object({ removed: z.boolean() }), 'Remove a model from the library (the file stays).'),
   'models.updateSettings': method(z.object({ id: z.number().int(), settings: ModelSettings }).strict(), ModelInfo, 'Change a model’s engine settings.'),

@@ -14,6 +14,14 @@
  * - `closedBookAccuracy` c: how often a prompt without any useful document is answered correctly.
  * - `noise` ∈ [0, 1]: 0 = deterministic thresholds; see simEngine.ts for what it does to each call.
  * - `utilityScale` (default 1) multiplies every planted utility and coverage; 0 plants the null effect.
+ * - `biasStrength` s (default 1) weakens the position bias towards no bias with the same total attention:
+ *   a_j(s) = (1 − s)/L + s·a_j (still Σ = 1), and the relative attention the answer rule uses is
+ *   a_j(s) / max a (not / max a(s)), so Σ ã is kept: at s = 0 every position gets the mean of ã and no
+ *   order of the same documents can change an answer; the gap between two orders is linear in s (below
+ *   the answer rule's cap of 1). The planted effect of a MoI power simulation (services/simulation/power.ts).
+ * - `coverages` (query id → document id → f ∈ [0, 1], absent = 1) multiplies that document's sub-aspect
+ *   coverage for that query (as the answer rule, the list-wise ranker and the attribution judge see it):
+ *   the planted effect of a RichRAG power simulation.
  * - `seed`: every random choice is a hash of (seed, request), so equal requests get equal answers.
  */
 export const BIAS_SHAPES = ['uniform', 'primacy', 'recency', 'u-shaped'] as const;
@@ -29,6 +37,10 @@ export interface SimProfile {
   seed: number;
   /** Multiplies every planted utility and coverage (default 1): the planted effect of `simulate power`; 0 = no document helps. */
   utilityScale?: number | undefined;
+  /** Position-bias strength in [0, 1] (default 1; see the module comment); 0 = no order matters, the null of MoI's Table 1. */
+  biasStrength?: number | undefined;
+  /** Per-(query, document) factors on the sub-aspect coverage (module comment); absent = 1. */
+  coverages?: Record<string, Record<string, number>> | undefined;
 }
 
 export const DEFAULT_SIM_PROFILE: Omit<SimProfile, 'collection'> = {
@@ -68,8 +80,21 @@ export function biasCurve(bias: SimProfile['bias'], length: number): number[] {
   return raw.map((v) => v / sum);
 }
 
+/**
+ * The bias vector at strength s (module comment): a(s) = (1 − s)/L + s·a for a = biasCurve(bias, L), and
+ * its relative form ã(s) = a(s) / max a, which keeps the total relative attention Σ ã of the full bias.
+ */
+export function biasAtStrength(bias: SimProfile['bias'], length: number, strength = 1): { a: number[]; relative: number[] } {
+  const full = biasCurve(bias, length);
+  const max = Math.max(...full, 0);
+  const s = Math.min(1, Math.max(0, strength));
+  const a = s === 1 ? full : full.map((v) => (1 - s) / length + s * v);
+  return { a, relative: a.map((v) => (max > 0 ? v / max : 0)) };
+}
+
 /** A one-line description for model lists and captions, e.g. "u-shaped bias, closed-book 0.2, noise 0". */
 export function describeProfile(p: SimProfile): string {
   const bias = Array.isArray(p.bias) ? `bias [${p.bias.join(', ')}]` : `${p.bias} bias`;
-  return `simulated reader of '${p.collection}': ${bias}, utility from ${p.utility}, closed-book ${p.closedBookAccuracy}, noise ${p.noise}, seed ${p.seed}`;
+  const strength = p.biasStrength !== undefined && p.biasStrength !== 1 ? ` at strength ${p.biasStrength}` : '';
+  return `simulated reader of '${p.collection}': ${bias}${strength}, utility from ${p.utility}, closed-book ${p.closedBookAccuracy}, noise ${p.noise}, seed ${p.seed}`;
 }

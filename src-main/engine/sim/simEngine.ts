@@ -5,7 +5,8 @@
  * (in which order) a call is about from the prompt text alone (promptReader.ts).
  *
  * Notation: for a prompt showing documents d_1..d_L, a = biasCurve(profile.bias, L) (Σ a = 1),
- * ã_j = a_j / max a (the most attended position has weight 1), u_j = u(q, d_j) the planted utility,
+ * ã_j = a_j / max a (the most attended position has weight 1; with profile.biasStrength s < 1, a is
+ * a(s) = (1 − s)/L + s·a and ã_j = a_j(s) / max a, profile.ts), u_j = u(q, d_j) the planted utility,
  * c = closedBookAccuracy, and a threshold τ = 0.5 + noise·(U − 0.5) with U uniform from a hash of
  * (seed, request): τ = 0.5 at noise 0 (deterministic), uniform on [0, 1] at noise 1 (then "p ≥ τ" is a
  * Bernoulli(p) draw).
@@ -52,7 +53,7 @@
 import { canonicalJson } from '../callCache';
 import type { ContinuationScore, EmbedRequest, EmbedResult, Engine, EngineIdentity, GenerateRequest, GenerateResult, ScoreRequest, ScoreResult, TokenizeRequest, TokenizeResult } from '../types';
 import { EngineError } from '../types';
-import { biasCurve, SIM_ENGINE_VERSION, type SimProfile } from './profile';
+import { biasAtStrength, SIM_ENGINE_VERSION, type SimProfile } from './profile';
 import { PromptReader, type FoundDoc } from './promptReader';
 import { gaussian, normalise, simTokens, squash, unit, words } from './text';
 import type { SimDoc, SimQuery, SimWorld } from './world';
@@ -172,9 +173,7 @@ export class SimEngine implements Engine {
 
   /** ã: the bias relative to the most attended position. */
   private relativeBias(length: number): number[] {
-    const a = biasCurve(this.profile.bias, length);
-    const max = Math.max(...a, 0);
-    return a.map((v) => (max > 0 ? v / max : 0));
+    return biasAtStrength(this.profile.bias, length, this.profile.biasStrength ?? 1).relative;
   }
 
   private read(prompt: string): { squashed: string; query: SimQuery | null; docs: FoundDoc[]; queryStart: number } {
@@ -212,12 +211,12 @@ export class SimEngine implements Engine {
       const parts = q.subaspects.filter((s, i) => {
         const v = Math.min(
           1,
-          docs.reduce((acc, d, j) => acc + rel[j]! * this.coverage(d.doc, s.answer), 0),
+          docs.reduce((acc, d, j) => acc + rel[j]! * this.coverage(q, d.doc, s.answer), 0),
         );
         return c + (1 - c) * v >= this.threshold(key, 'aspect', i);
       });
       if (parts.length === 0) return DONT_KNOW;
-      return `${parts.map((s) => s.answer).join('; ')}.${cite((d) => this.utility(q, d.doc.id) >= 0.5 && parts.some((s) => this.coverage(d.doc, s.answer) >= 0.5))}`;
+      return `${parts.map((s) => s.answer).join('; ')}.${cite((d) => this.utility(q, d.doc.id) >= 0.5 && parts.some((s) => this.coverage(q, d.doc, s.answer) >= 0.5))}`;
     }
     const p = this.answerProbability(q, docs);
     if (q.answers.length > 0 && p >= this.threshold(key)) return `${q.answers[0]!}${cite((d) => this.utility(q, d.doc.id) >= 0.5)}`;
@@ -239,9 +238,10 @@ export class SimEngine implements Engine {
     return s;
   }
 
-  /** Share of the distinct 3+-character words of `answer` that occur in the document. */
-  private coverage(doc: SimDoc, answer: string): number {
-    return this.scale * coverageOf(this.words(`doc:${doc.id}`, `${doc.title} ${doc.text}`), answer);
+  /** Share of the distinct 3+-character words of `answer` that occur in the document (times profile.coverages' factor for query q). */
+  private coverage(q: SimQuery, doc: SimDoc, answer: string): number {
+    const factor = this.profile.coverages?.[q.id]?.[doc.id] ?? 1;
+    return this.scale * factor * coverageOf(this.words(`doc:${doc.id}`, `${doc.title} ${doc.text}`), answer);
   }
 
   private entails(prompt: string): boolean {
@@ -254,7 +254,7 @@ export class SimEngine implements Engine {
     return this.options.world.queries.some((q) => {
       if (this.utility(q, premise.doc.id) < 0.5) return false;
       if (q.answers.some((a) => normalise(a).length > 0 && hypothesis.includes(normalise(a)))) return true;
-      return q.subaspects.some((s) => this.coverage(premise.doc, s.answer) >= 0.5 && hypothesis.includes(normalise(s.answer)));
+      return q.subaspects.some((s) => this.coverage(q, premise.doc, s.answer) >= 0.5 && hypothesis.includes(normalise(s.answer)));
     });
   }
 
@@ -284,9 +284,9 @@ export class SimEngine implements Engine {
     const rel = this.relativeBias(labelled.length);
     let gain: (d: SimDoc) => number;
     if (query.subaspects.length > 0) {
-      let w = query.subaspects.map((s) => 1 - Math.max(0, ...chosen.map((c) => this.coverage(c.doc, s.answer))));
+      let w = query.subaspects.map((s) => 1 - Math.max(0, ...chosen.map((c) => this.coverage(query, c.doc, s.answer))));
       if (w.every((x) => x <= 1e-12)) w = w.map(() => 1);
-      gain = (d) => query.subaspects.reduce((acc, s, i) => acc + w[i]! * this.coverage(d, s.answer), 0);
+      gain = (d) => query.subaspects.reduce((acc, s, i) => acc + w[i]! * this.coverage(query, d, s.answer), 0);
     } else {
       gain = (d) => this.utility(query, d.id);
     }
@@ -328,7 +328,7 @@ export class SimEngine implements Engine {
     if (q && found && rawStart >= 0) {
       // MoI Eq. 3: the question is scored after the documents shown before it.
       const docs = this.reader.findDocs(squashed, q.candidates, found).filter((d) => d.end <= found.start);
-      const a = biasCurve(this.profile.bias, docs.length);
+      const a = biasAtStrength(this.profile.bias, docs.length, this.profile.biasStrength ?? 1).a;
       const planted = docs.reduce((acc, d, j) => acc + a[j]! * (this.utility(q, d.doc.id) - 1), 0);
       const noise = this.profile.noise > 0 ? SCORE_NOISE_SD * this.profile.noise * gaussian(this.profile.seed, 'score', key) : 0;
       const t = Math.min(0, planted + noise);

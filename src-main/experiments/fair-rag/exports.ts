@@ -168,7 +168,7 @@ export function table2Latex(metrics: FairRagMetrics, scale: 'raw' | 'normalized'
   const cal = t.calibration;
   const calibration = cal
     ? ` Measured null rejection rate of this test at $\\alpha = ${cal.alpha}$: ${cal.nullRejectionRate.toFixed(3)} [${cal.lo.toFixed(3)}, ${cal.hi.toFixed(3)}] over ${cal.runs} simulated runs.`
-    : '';
+    : ' Null rejection rate of this test: not simulated.';
   const lines: string[] = [];
   lines.push('% Requires \\usepackage{booktabs} in the preamble.');
   lines.push('\\begin{table}[ht]');

@@ -13,6 +13,7 @@ import { armsOf } from './plan';
 import { queryArmMetrics } from './queryMetrics';
 import { table2Options, table2Settings, TABLE2_INTERVALS, table2 } from './table2';
 import { tradeoffTable } from './tradeoff';
+import type { TestCalibration } from '../../api/contract/kindParts';
 
 export interface FairRagMetricsInput {
   runId: number;
@@ -22,6 +23,8 @@ export interface FairRagMetricsInput {
   /** Name of the generator for table rows. */
   generatorName: string;
   experimentName?: string;
+  /** Table 2's measured calibration (stored by "Check calibration"; absent = not simulated). */
+  calibration?: TestCalibration | undefined;
 }
 
 export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
@@ -50,6 +53,8 @@ export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
       utility: "rows: raw EU per query × α arm on the metric's scale (higher is better; LaMP-3: 4 − MAE, as the paper's Table 2) minus the mean EU of the deterministic arm; normalizedRows: the same with EU̅ = EU / u_max (Eq. 30, in [0, 1])",
       rows: table2(perQuery, retrievers, input.generatorName, 'raw', { ...table2Options(spec), sampleUtilities }),
       normalizedRows: table2(perQuery, retrievers, input.generatorName, 'normalized', { ...table2Options(spec), sampleUtilities }),
+      // The measured null rejection rate of this test, when "Check calibration" measured it for this spec (services/simulation/calibration.ts); absent = not simulated.
+      ...(input.calibration ? { calibration: input.calibration } : {}),
     },
     fig3: fig3(perQuery, retrievers, spec.alphas),
     warnings,

@@ -11,10 +11,26 @@
  *   c + (1 − c)·e·E[ã at that document's position, 0 when it is not sampled]: a difference linear in e
  *   (the collection's own labels would make the two arms' difference depend on how good the retriever
  *   is, not on e: the issue measured power 0.20 / 0.27 / 0.17 at e = 0 / 0.5 / 1, the mean difference
- *   even negative). MoI and RichRAG: every planted utility (and sub-aspect coverage) is multiplied by e
- *   (`utilityScale`); at e = 0 no document helps and every condition answers right with the
- *   closed-book probability, so any difference between conditions is noise and a calibrated test is
- *   significant in a share α of the runs (the row at e = 0 is the test's null rejection rate).
+ *   even negative). MoI (Table 1: MoI's order vs the retriever order of the same passages): the strength of the
+ *   reader's position bias (`biasStrength`, engine/sim/profile.ts): at e = 0 the reader spreads its total
+ *   attention evenly over the positions, so no order of the same passages can change an answer and every
+ *   ordering method answers each query with the same probability (interior, not saturated: the answer
+ *   rule keeps Σ ã); the gap the reader makes between two orders is linear in e, and e = 1 is the spec's
+ *   own reader. RichRAG (Table 1: the first list-wise condition vs the baseline, RAG-Fusion): the documents
+ *   the baseline shows for a query (read once from a probe run of the spec on the reader at noise 0: its
+ *   retrieval and RAG-Fusion are deterministic) get no sub-aspect coverage, and every other document its
+ *   coverage scaled by e (`coverages`, `utilityScale`): the baseline answers each aspect with the
+ *   closed-book probability at every e, the list-wise ranker finds the covering documents of the pool more
+ *   often and they help more as e grows, and at e = 0 no document helps either row, so the two rows are
+ *   equal in distribution. (Scaling every coverage instead leaves the rows' gap tiny and not monotone: both
+ *   lists cover most aspects and the answer rule saturates.) At e = 0 a calibrated test is significant in a
+ *   share α of the runs: that row is the test's null rejection rate.
+ * - More queries than the spec selects (a grid point beyond the collection): the scratch collection gets
+ *   replicates of the selected queries, in order (query `q` → `q~r2`, `q~r3`, …, with the same answers,
+ *   candidates, sub-aspects, judgments and planted utilities, and the text followed by ` ⟨replicateK⟩`, a
+ *   word no document contains, so retrieval scores do not change and the reader draws independent
+ *   answers): the design "a collection like this one with that many queries". Such rows say how many of
+ *   their queries are replicates.
  * - Replications differ in the reader's seed and the spec's own seeds (sampling, permutations,
  *   generation); answers are random (noise 1 by default: "p ≥ τ" with τ uniform is a Bernoulli(p) draw).
  * - The test is the spec's own, as its metrics report it: MoI Table 1 (MoI vs the retriever order on the
@@ -31,11 +47,10 @@ import type { Database } from 'better-sqlite3';
 import type { PowerRow } from '../../api/contract/models';
 import { DataError } from '../../core/errors';
 import type { SimProfile } from '../../engine/sim/profile';
-import { DEFAULT_SIM_PROFILE } from '../../engine/sim/profile';
 import { CollectionsRepo } from '../../store/collectionsRepo';
 import type { JudgmentInput } from '../../store/collectionTypes';
 import { createAppServices, type AppServices } from '../appServices';
-import { isSimRecord, parseSimProfile } from './simModels';
+import { specReaderProfile } from './calibrationStore';
 
 export interface PowerRequest {
   spec: Record<string, unknown>;
@@ -59,7 +74,7 @@ export interface PowerReport {
   specName: string;
   simulatedReader: true;
   test: { description: string; alpha: number; test: string; correction: string };
-  profile: Omit<SimProfile, 'seed' | 'utilityScale'>;
+  profile: Omit<SimProfile, 'seed' | 'utilityScale' | 'biasStrength'>;
   rows: PowerRow[];
   /** What the planted effect is, in words. */
   effect: string;
@@ -67,14 +82,16 @@ export interface PowerReport {
 }
 
 export const FAIR_RAG_EFFECT = "the planted utility of the deterministic top-1 document of the spec's first retriever (every other candidate 0): the gap between the deterministic arm and the sampled α arms that Table 2 tests grows linearly with it";
+export const MOI_EFFECT = "the strength of the reader's position bias (0: the same total attention spread evenly over the positions, so no order of the same passages changes an answer; 1: the spec's reader): the gap between MoI's order and the retriever order that Table 1 tests grows linearly with it";
 export const UTILITY_SCALE_EFFECT = 'the scale of every planted utility and sub-aspect coverage (0: no document helps, every condition answers with the closed-book probability)';
+export const RICHRAG_EFFECT = "the sub-aspect coverage of the pool's documents that the baseline (RAG-Fusion) does not show, whose own documents cover nothing (0: no document helps either row): the gap between the list-wise ranker's condition and the baseline that Table 1 tests grows with it";
 
 /**
  * Fair RAG's planted effect (module comment): per selected query, the deterministic top-1 document of
  * the spec's first retriever (read through the kind's own prompt preview, so it is the ranking the run
  * uses) gets utility e and every other candidate 0.
  */
-async function fairRagPlant(scratch: AppServices, base: Omit<SimProfile, 'seed' | 'utilityScale'>, spec: Record<string, unknown>, selected: readonly string[]): Promise<(effect: number) => Record<string, Record<string, number>>> {
+async function fairRagPlant(scratch: AppServices, base: Omit<SimProfile, 'seed' | 'utilityScale' | 'biasStrength'>, spec: Record<string, unknown>, selected: readonly string[]): Promise<(effect: number) => Record<string, Record<string, number>>> {
   const name = 'Simulated reader (power: deterministic ranking)';
   scratch.models.addSim({ name, profile: { ...base, seed: 0 } });
   const probe = { ...(withGenerator(spec, name) as Record<string, unknown>), name: 'power probe' };
@@ -95,6 +112,29 @@ async function fairRagPlant(scratch: AppServices, base: Omit<SimProfile, 'seed' 
     if (ranking[0] !== undefined) top.set(qid, { top1: ranking[0], candidates });
   }
   return (effect) => Object.fromEntries([...top].map(([qid, t]) => [qid, Object.fromEntries(t.candidates.map((d) => [d, d === t.top1 ? effect : 0]))]));
+}
+
+/**
+ * RichRAG's planted effect (module comment): per query, the documents the baseline condition shows (a probe
+ * run of the spec on the reader at noise 0, all `selected` queries) get coverage factor 0.
+ */
+async function richRagPlant(scratch: AppServices, base: Omit<SimProfile, 'seed' | 'utilityScale' | 'biasStrength'>, spec: Record<string, unknown>, selected: readonly string[]): Promise<Record<string, Record<string, number>>> {
+  const name = 'Simulated reader (power: baseline documents)';
+  scratch.models.addSim({ name, profile: { ...base, seed: 0, noise: 0 } });
+  const probe: Record<string, unknown> = { ...(withGenerator(spec, name) as Record<string, unknown>), name: 'power probe', queries: [...selected] };
+  delete probe.tasks;
+  const { experiment } = scratch.experiments.upsert(probe);
+  const run = scratch.experiments.runToContinue(experiment.id, true).run;
+  await scratch.experiments.executeRun(run.id, { signal: new AbortController().signal, progress: () => {} });
+  const baseline = (scratch.experiments.metrics(run.id) as { table1: { baseline: string | null } }).table1.baseline;
+  const rows = scratch.workspace.db.prepare(`SELECT query_id AS q, payload FROM run_items WHERE run_id = ? AND condition = ?`).all(run.id, baseline ?? '') as { q: string; payload: string }[];
+  const out: Record<string, Record<string, number>> = {};
+  for (const r of rows) {
+    const p = JSON.parse(r.payload) as { type?: string; ranking?: string[] };
+    if (p.type !== 'generation' || !p.ranking) continue;
+    out[r.q] = Object.fromEntries(p.ranking.map((d) => [d, 0]));
+  }
+  return out;
 }
 
 interface TestOutcome {
@@ -165,8 +205,19 @@ export function wilson(successes: number, n: number): { low: number; high: numbe
   return { low: Math.max(0, centre - half), high: Math.min(1, centre + half) };
 }
 
-/** Copy a collection (documents, queries, judgments) into another workspace. */
-function copyCollection(from: Database, to: AppServices, name: string): void {
+/** The id and text suffix of replicate k (≥ 2) of a query (module comment). */
+export function replicateId(queryId: string, k: number): string {
+  return `${queryId}~r${k}`;
+}
+export function replicateSuffix(k: number): string {
+  return ` ⟨replicate${k}⟩`;
+}
+
+/**
+ * Copy a collection (documents, queries, judgments) into another workspace; `replicate` (query id → the
+ * replicate numbers k ≥ 2 to add) adds copies of those queries (module comment).
+ */
+function copyCollection(from: Database, to: AppServices, name: string, replicate: ReadonlyMap<string, number[]> = new Map()): void {
   const src = new CollectionsRepo(from);
   const c = src.byName(name);
   if (!c) throw new DataError(`no collection named '${name}' in the workspace`, { field: 'spec.collection' });
@@ -178,25 +229,18 @@ function copyCollection(from: Database, to: AppServices, name: string): void {
     src.listDocuments(c.id, { limit: ALL }).items.map((d) => ({ docId: d.docId, title: d.title, text: d.text, attrs: d.attrs })),
   );
   const queries = src.listQueries(c.id, { limit: ALL }).items;
+  const copies = (queryId: string, text: string) => [{ queryId, text }, ...(replicate.get(queryId) ?? []).map((k) => ({ queryId: replicateId(queryId, k), text: `${text}${replicateSuffix(k)}` }))];
   dst.addQueries(
     id,
-    queries.map((q) => ({ queryId: q.queryId, text: q.text, answers: q.answers, task: q.task, metric: q.metric, subaspects: q.subaspects, candidates: q.candidates, attrs: q.attrs })),
+    queries.flatMap((q) => copies(q.queryId, q.text).map((r) => ({ queryId: r.queryId, text: r.text, answers: q.answers, task: q.task, metric: q.metric, subaspects: q.subaspects, candidates: q.candidates, attrs: q.attrs }))),
   );
   const judgments = from.prepare(`SELECT query_id AS queryId, doc_id AS docId, kind, label FROM judgments WHERE collection_id = ?`).all(c.id) as JudgmentInput[];
-  if (judgments.length > 0) dst.addJudgments(id, judgments);
+  const all = judgments.flatMap((j) => copies(j.queryId, '').map((r) => ({ ...j, queryId: r.queryId })));
+  if (all.length > 0) dst.addJudgments(id, all);
 }
 
 /** The reader a power simulation plants: the spec's own simulated reader's profile, else the defaults. */
-function baseProfile(db: Database, spec: Record<string, unknown>): Omit<SimProfile, 'seed' | 'utilityScale'> {
-  const gen = spec.generator as { model?: string } | undefined;
-  const row = gen?.model ? (db.prepare(`SELECT metadata, settings FROM models WHERE name = ?`).get(gen.model) as { metadata: string; settings: string } | undefined) : undefined;
-  if (row && isSimRecord({ metadata: JSON.parse(row.metadata) as Record<string, unknown> })) {
-    const p = parseSimProfile(JSON.parse(row.settings));
-    const { seed: _seed, utilityScale: _scale, ...rest } = p;
-    return rest;
-  }
-  return { ...DEFAULT_SIM_PROFILE, collection: String(spec.collection) };
-}
+export const baseProfile = specReaderProfile;
 
 /** Every generator selector in the spec (top level and nested, e.g. attribution.generator) → the reader. */
 function withGenerator(value: unknown, model: string): unknown {
@@ -222,19 +266,33 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
   const base = baseProfile(db, req.spec);
   const scratch = createAppServices(':memory:', { transport: 'http', markInterrupted: false });
   try {
-    copyCollection(db, scratch, String(req.spec.collection));
-    // Which queries the spec selects: validate once in the scratch workspace to learn its query list.
-    const cid = scratch.collections.repo.byName(String(req.spec.collection))!.id;
+    // Which queries the spec selects (read from the researcher's workspace).
+    const source = new CollectionsRepo(db);
+    const collection = source.byName(String(req.spec.collection));
+    if (!collection) throw new DataError(`no collection named '${String(req.spec.collection)}' in the workspace`, { field: 'spec.collection' });
     const tasks = req.spec.tasks as string[] | undefined;
     const listed = req.spec.queries;
-    const all = scratch.collections.repo
-      .listQueries(cid, { limit: 1_000_000_000 })
+    const all = source
+      .listQueries(collection.id, { limit: 1_000_000_000 })
       .items.filter((q) => (tasks ? tasks.includes(q.task ?? '') : true))
       .map((q) => q.queryId);
-    const selected = Array.isArray(listed) ? (listed as string[]) : all;
-    const queryCounts = (req.queries ?? [selected.length]).map((q) => Math.min(q, selected.length));
+    const own = Array.isArray(listed) ? (listed as string[]) : all;
+    const queryCounts = req.queries ?? [own.length];
+    if (queryCounts.some((q) => !(Number.isInteger(q) && q >= 1))) throw new DataError('queries must be whole numbers ≥ 1', { field: 'queries' });
+    if (own.length === 0) throw new DataError('the spec selects no queries', { field: 'spec.queries' });
+    // Grid points beyond the spec's queries: replicates, round-robin over the spec's queries in order.
+    const selected = [...own];
+    const replicate = new Map<string, number[]>();
+    for (let i = own.length; i < Math.max(...queryCounts); i++) {
+      const qid = own[i % own.length]!;
+      const k = Math.floor(i / own.length) + 1;
+      replicate.set(qid, [...(replicate.get(qid) ?? []), k]);
+      selected.push(replicateId(qid, k));
+    }
+    copyCollection(db, scratch, String(req.spec.collection), replicate);
     const sampleCounts: (number | null)[] = kind === 'fair-rag' ? (req.samples ?? [Number(req.spec.samples ?? 100)]) : [null];
     const plant = kind === 'fair-rag' ? await fairRagPlant(scratch, base, req.spec, selected) : null;
+    const hidden = kind === 'richrag' ? await richRagPlant(scratch, base, req.spec, selected) : null;
     const cells = req.effects.flatMap((effect) => queryCounts.flatMap((queries) => sampleCounts.map((samples) => ({ effect, queries, samples }))));
     const total = cells.length * req.reps;
     let done = 0;
@@ -249,7 +307,11 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
         signal?.throwIfAborted();
         const seed = (req.seed ?? 0) + rep;
         const name = `Simulated reader (power ${done})`;
-        const profile: SimProfile = plant ? { ...base, noise: req.noise ?? 1, seed, utilityScale: 1, utilities: plant(cell.effect) } : { ...base, noise: req.noise ?? 1, seed, utilityScale: cell.effect };
+        const profile: SimProfile = plant
+          ? { ...base, noise: req.noise ?? 1, seed, utilityScale: 1, utilities: plant(cell.effect) }
+          : kind === 'moi'
+            ? { ...base, noise: req.noise ?? 1, seed, biasStrength: cell.effect }
+            : { ...base, noise: req.noise ?? 1, seed, utilityScale: cell.effect, coverages: hidden ?? undefined };
         scratch.models.addSim({ name, profile });
         let spec = withGenerator(reseed(req.spec, seed), name) as Record<string, unknown>;
         spec = { ...spec, name: `power ${done}`, queries: selected.slice(0, cell.queries), ...(cell.samples !== null ? { samples: cell.samples } : {}) };
@@ -268,6 +330,7 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
       }
       rows.push({
         ...cell,
+        ...(cell.queries > own.length ? { replicated: cell.queries - own.length } : {}),
         reps: req.reps,
         significant,
         power: significant / req.reps,
@@ -278,6 +341,8 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
       });
     }
     const t = described!;
+    const effectText = plant ? FAIR_RAG_EFFECT : kind === 'moi' ? MOI_EFFECT : RICHRAG_EFFECT;
+    const replicatedNote = rows.some((r) => r.replicated) ? `; rows with more queries than the spec's ${own.length} add replicates of its queries (same documents and planted truth, independent answers)` : '';
     return {
       kind,
       specName: String(req.spec.name),
@@ -285,8 +350,8 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
       test: { description: t.description, alpha: t.alpha, test: t.test, correction: t.correction },
       profile: base,
       rows,
-      effect: plant ? FAIR_RAG_EFFECT : UTILITY_SCALE_EFFECT,
-      note: `simulated reader: power from runs on planted truth, not from a language model; effect: ${plant ? FAIR_RAG_EFFECT : UTILITY_SCALE_EFFECT}; the row at effect 0 is the test's null rejection rate (a calibrated test: about alpha)`,
+      effect: effectText,
+      note: `simulated reader: power from runs on planted truth, not from a language model; effect: ${effectText}; the row at effect 0 is the test's null rejection rate (a calibrated test: about alpha)${replicatedNote}`,
     };
   } finally {
     await scratch.close();
@@ -296,6 +361,8 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
 /** The rows as CSV (one line per effect × queries × samples). */
 export function powerCsv(report: PowerReport): string {
   const head = 'effect,queries,samples,reps,significant,power,low,high,meanDifference';
-  const lines = report.rows.map((r) => [r.effect, r.queries, r.samples ?? '', r.reps, r.significant, r.power, r.low, r.high, r.meanDifference ?? ''].join(','));
-  return `# ${report.note}\n# test: ${report.test.description}; ${report.test.test}, correction ${report.test.correction}, alpha ${report.test.alpha}\n${head}\n${lines.join('\n')}\n`;
+  // Replicated queries (module comment) in a trailing column, only when a row has them, so the columns of a plain grid stay as they were.
+  const extra = report.rows.some((r) => r.replicated) ? ',replicatedQueries' : '';
+  const lines = report.rows.map((r) => [r.effect, r.queries, r.samples ?? '', r.reps, r.significant, r.power, r.low, r.high, r.meanDifference ?? '', ...(extra ? [r.replicated ?? 0] : [])].join(','));
+  return `# ${report.note}\n# test: ${report.test.description}; ${report.test.test}, correction ${report.test.correction}, alpha ${report.test.alpha}\n${head}${extra}\n${lines.join('\n')}\n`;
 }
