@@ -374,7 +374,7 @@ export class BatchPlanService {
   async estimate(experimentId: number, signal: AbortSignal): Promise<CostEstimate> {
     const experiment = this.experiments.repo.experiment(experimentId);
     if (!experiment) throw new ApiFailure('not-found', `no experiment with id ${experimentId}`, 'id');
-    const run = this.experiments.repo.createRun({ experimentId, spec: experiment.spec, specVersion: experiment.version });
+    const run = this.experiments.repo.createRun({ experimentId, spec: experiment.spec, specVersion: experiment.version, throwaway: true });
     try {
       const standIns = new Map<string, unknown>();
       const stages: DeferredCall[][] = [];
@@ -414,18 +414,9 @@ export class BatchPlanService {
       return { ...(await this.price(stages, hitKeys.size, stoppedBy, placeholders)), warnings };
     } finally {
       this.experiments.repo.deleteRun(run.id);
-      this.giveBackId('runs', run.id);
     }
   }
 
-  /**
-   * A throwaway row's id is given back (issue 26: run and experiment numbers stay consecutive): the
-   * table's AUTOINCREMENT counter is set back to what it was before the row, unless a later row was
-   * made meanwhile (then the gap stays: ids are never reused below a live row).
-   */
-  private giveBackId(table: 'runs' | 'experiments', id: number): void {
-    this.db.prepare(`UPDATE sqlite_sequence SET seq = ? WHERE name = ? AND seq = ?`).run(id - 1, table, id);
-  }
 
   /**
    * The cost of a spec not stored yet (the wizard's review step): the spec is validated as
@@ -439,12 +430,11 @@ export class BatchPlanService {
       const field = first?.path ? `spec.${first.path}` : 'spec';
       throw new ApiFailure('validation', `${field}: ${first?.message ?? 'invalid spec'}`, field);
     }
-    const experiment = this.experiments.repo.createExperiment({ kind: String(v.spec.kind), name: `(cost estimate ${randomUUID()})`, spec: v.spec });
+    const experiment = this.experiments.repo.createExperiment({ kind: String(v.spec.kind), name: `(cost estimate ${randomUUID()})`, spec: v.spec, throwaway: true });
     try {
       return await this.estimate(experiment.id, signal);
     } finally {
       this.experiments.repo.deleteExperiment(experiment.id);
-      this.giveBackId('experiments', experiment.id);
     }
   }
 

@@ -158,12 +158,19 @@ export class ExperimentsRepo {
 
   // ---- experiments ----------------------------------------------------------------------------
 
-  createExperiment(input: { kind: string; name: string; spec: unknown }): ExperimentRow {
+  /**
+   * `throwaway` (a cost estimate's scaffolding, deleted afterwards): the row takes a negative id
+   * below every other, which AUTOINCREMENT's counter never sees, so the user's experiment and run
+   * numbers stay consecutive whatever runs beside it; listings leave such rows out.
+   */
+  createExperiment(input: { kind: string; name: string; spec: unknown; throwaway?: boolean }): ExperimentRow {
     if (this.experimentByName(input.name)) throw new ExperimentNameTakenError(input.name);
     const now = this.now().toISOString();
     const spec = canonicalJson(input.spec);
     const id = this.db.transaction(() => {
-      const info = this.st(`INSERT INTO experiments(kind, name, spec, version, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)`).run(input.kind, input.name, spec, now, now);
+      const info = input.throwaway
+        ? this.st(`INSERT INTO experiments(id, kind, name, spec, version, created_at, updated_at) VALUES ((SELECT min(coalesce(min(id), 0), 0) FROM experiments) - 1, ?, ?, ?, 1, ?, ?)`).run(input.kind, input.name, spec, now, now)
+        : this.st(`INSERT INTO experiments(kind, name, spec, version, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)`).run(input.kind, input.name, spec, now, now);
       const newId = Number(info.lastInsertRowid);
       this.st(`INSERT INTO experiment_spec_versions(experiment_id, version, spec, created_at) VALUES (?, 1, ?, ?)`).run(newId, spec, now);
       return newId;
@@ -183,8 +190,8 @@ export class ExperimentsRepo {
 
   experiments(): (ExperimentRow & { runs: number; lastRunId: number | null })[] {
     const rows = this.st(
-      `SELECT e.*, (SELECT count(*) FROM runs r WHERE r.experiment_id = e.id) AS runs, (SELECT max(id) FROM runs r WHERE r.experiment_id = e.id) AS last_run_id
-       FROM experiments e ORDER BY e.updated_at DESC, e.id DESC`,
+      `SELECT e.*, (SELECT count(*) FROM runs r WHERE r.experiment_id = e.id AND r.id > 0) AS runs, (SELECT max(id) FROM runs r WHERE r.experiment_id = e.id AND r.id > 0) AS last_run_id
+       FROM experiments e WHERE e.id > 0 ORDER BY e.updated_at DESC, e.id DESC`,
     ).all() as (ExperimentDbRow & { runs: number; last_run_id: number | null })[];
     return rows.map((r) => ({ ...toExperiment(r), runs: r.runs, lastRunId: r.last_run_id }));
   }
@@ -230,8 +237,12 @@ export class ExperimentsRepo {
 
   // ---- runs -----------------------------------------------------------------------------------
 
-  createRun(input: { experimentId: number; spec: unknown; specVersion: number }): RunRow {
-    const info = this.st(`INSERT INTO runs(experiment_id, spec, spec_version, status, created_at) VALUES (?, ?, ?, 'pending', ?)`).run(
+  /** `throwaway`: as for createExperiment (a negative id, left out of listings). */
+  createRun(input: { experimentId: number; spec: unknown; specVersion: number; throwaway?: boolean }): RunRow {
+    const sql = input.throwaway
+      ? `INSERT INTO runs(id, experiment_id, spec, spec_version, status, created_at) VALUES ((SELECT min(coalesce(min(id), 0), 0) FROM runs) - 1, ?, ?, ?, 'pending', ?)`
+      : `INSERT INTO runs(experiment_id, spec, spec_version, status, created_at) VALUES (?, ?, ?, 'pending', ?)`;
+    const info = this.st(sql).run(
       input.experimentId,
       canonicalJson(input.spec),
       input.specVersion,
@@ -246,7 +257,7 @@ export class ExperimentsRepo {
   }
 
   runs(experimentId?: number): RunRow[] {
-    const rows = (experimentId === undefined ? this.st(`${RUN_SELECT} ORDER BY r.id DESC`).all() : this.st(`${RUN_SELECT} WHERE r.experiment_id = ? ORDER BY r.id DESC`).all(experimentId)) as RunDbRow[];
+    const rows = (experimentId === undefined ? this.st(`${RUN_SELECT} WHERE r.id > 0 ORDER BY r.id DESC`).all() : this.st(`${RUN_SELECT} WHERE r.experiment_id = ? AND r.id > 0 ORDER BY r.id DESC`).all(experimentId)) as RunDbRow[];
     return rows.map(toRun);
   }
 
