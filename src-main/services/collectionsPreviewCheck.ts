@@ -6,8 +6,8 @@
  *  - text: no control character other than tab (a binary file, or UTF-16, is refused);
  *  - corpus / queries: at least two columns (an id and a text) as the format reads them, every row
  *    with the header's column count (the table reader's own check);
- *  - qrels, Fair-RAG mapping, MS MARCO: the first lines import cleanly with the real importer into
- *    a sink that keeps nothing;
+ *  - qrels, Fair-RAG mapping, MS MARCO: the first line imports cleanly with the real importer into
+ *    a sink that keeps nothing (a bad line after it is the import's error, named when it runs);
  *  - LaMP: a JSON array (questions) or object (outputs), as the importer's first check.
  * A failure is a DataError naming the file, the line and the field; no line of the file is returned.
  */
@@ -18,7 +18,11 @@ const DISCARD: ImportSink = { documents: () => {}, queries: () => {}, judgments:
 
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
-export async function checkPreviewParses(source: TextSource, kind: ImportKind, mapping: ColumnMapping, preview: { format: string; columns: string[] }, maxLines = 9): Promise<void> {
+/**
+ * Returns the line of the first bad line after a good first line (the preview is then cut before it,
+ * so no line that is not of this kind comes back), or undefined when every previewed line parses.
+ */
+export async function checkPreviewParses(source: TextSource, kind: ImportKind, mapping: ColumnMapping, preview: { format: string; columns: string[] }, maxLines = 9): Promise<number | undefined> {
   const first: { line: number; text: string }[] = [];
   for await (const l of source.lines()) {
     first.push(l);
@@ -41,12 +45,20 @@ export async function checkPreviewParses(source: TextSource, kind: ImportKind, m
         { file: source.name, line: nonEmpty.line, field: 'columns' },
       );
     }
-    return;
+    return undefined;
   }
   if (kind === 'lamp') {
     const c = nonEmpty.text.trimStart()[0];
     if (c !== '[' && c !== '{') throw new DataError(`expected LaMP questions (a JSON array) or outputs (a JSON object), found ${JSON.stringify(c)}`, { file: source.name, line: nonEmpty.line, field: 'file' });
-    return;
+    return undefined;
   }
-  await runImporter(kind, [textSource(source.name, first.map((l) => l.text).join('\n'))], mapping, DISCARD);
+  try {
+    await runImporter(kind, [textSource(source.name, first.map((l) => l.text).join('\n'))], mapping, DISCARD);
+  } catch (err) {
+    // A file of this kind with a bad line further down previews (the import then fails naming that
+    // line, and the dialog shows it); a file whose first line is not of this kind does not.
+    if (err instanceof DataError && err.line !== undefined && err.line > nonEmpty.line) return err.line;
+    throw err;
+  }
+  return undefined;
 }

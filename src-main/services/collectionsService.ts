@@ -145,8 +145,9 @@ export class CollectionsService {
   async previewFile(req: ApiParsedInput<'collections.previewFile'>): Promise<ApiOutput<'collections.previewFile'>> {
     const source = req.path !== undefined ? fileSource(this.paths.checkFile(req.path, 'path')) : uploadedSource(req.file!);
     const preview = await previewTable(source, req.kind, req.mapping ?? {});
-    await checkPreviewParses(source, req.kind, req.mapping ?? {}, preview);
-    return preview;
+    const badLine = await checkPreviewParses(source, req.kind, req.mapping ?? {}, preview);
+    // Only the lines before a bad one come back; the import names the bad line when it runs.
+    return badLine === undefined ? preview : { ...preview, lines: preview.lines.slice(0, badLine - 1) };
   }
 
   // ---- browsing ----------------------------------------------------------------------------

@@ -136,11 +136,12 @@ describe('collections in Chromium (browser mode)', () => {
     const failed = page.getByTestId('job-tray').locator('[data-testid="job"][data-status="failed"]').first();
     await failed.waitFor({ timeout: 15_000 });
     expect(await failed.textContent()).toContain("broken.qrels:2: columns: expected 4 columns 'qid iter docno rel', got 3");
-    // Visible where the user acted: the dialog stays open with the error (issue 17 item 2), and in the tray's badge.
+    // Visible where the user acted: the dialog stays open with the error (issue 17 item 2), and in the open tray
+    // (a failure that arrives while the tray is open is seen: no "1 failed" badge stays behind, issue 26).
     const shown = page.getByTestId('import-dialog').getByTestId('import-error');
     await shown.waitFor();
     expect(await shown.textContent()).toContain("broken.qrels:2: columns: expected 4 columns 'qid iter docno rel', got 3");
-    expect(await page.getByTestId('badge-failed').textContent()).toBe('1 failed');
+    expect(await page.getByTestId('badge-failed').count()).toBe(0);
     await page.getByTestId('import-dialog').getByRole('button', { name: 'Close' }).click();
     expect(app.services.collections.list()).toEqual(before);
   });

@@ -15,6 +15,7 @@ import { manifestOfPng, manifestOfSvg } from '../../src-renderer/src/components/
 import { checkPdfStructure, hasPoppler, poppler } from '../io/figures/pdfCheck';
 import { launchBrowser } from '../support/browser';
 import { compileLatex } from '../support/pdflatex';
+import { filesOf } from '../support/zip';
 
 const qrels = ['q1 0 d1 1', 'q1 0 d2 0', 'q1 0 d3 1', 'q2 0 d4 1', 'q3 0 d5 1', 'q3 0 d6 1'].join('\n');
 const runA = ['q1 Q0 d2 1 3.0 A', 'q1 Q0 d1 2 2.0 A', 'q1 Q0 d3 3 1.0 A', 'q2 Q0 d4 1 1.0 A', 'q3 Q0 d7 1 1.0 A'].join('\n');
@@ -68,15 +69,22 @@ describe('Results → intervals of bounded measures', () => {
   });
 
   it('the summary CSV carries the same intervals and names their method in its last column', async () => {
-    // Two downloads: the CSV and its manifest (both awaited, so neither lands in the next test).
+    // One download (issue 26: one click, one download): a .zip of the CSV and its manifest by default.
     const got: Download[] = [];
     const onDownload = (d: Download) => got.push(d);
     page.on('download', onDownload);
     await page.getByTestId('export-csv-summary').click();
-    await expect.poll(() => got.length, { timeout: 60_000 }).toBe(2);
+    await expect.poll(() => got.length, { timeout: 60_000 }).toBe(1);
+    await new Promise((r) => setTimeout(r, 1500));
     page.off('download', onDownload);
-    const csv = got.find((d) => d.suggestedFilename() === 'evaluation-summary.csv')!;
-    const lines = readFileSync((await csv.path())!, 'utf8').trim().split('\n');
+    expect(got.length).toBe(1);
+    const files = filesOf(got[0]!.suggestedFilename(), readFileSync((await got[0]!.path())!));
+    expect(got[0]!.suggestedFilename()).toBe('evaluation-summary.csv.zip');
+    expect(files.length).toBe(2);
+    expect(files[0]!.name).toBe('evaluation-summary.csv');
+    expect(files[1]!.name).toMatch(/manifest.*\.json$/);
+    expect((JSON.parse(files[1]!.body.toString('utf8')) as { evaluation: { measures: string[] } }).evaluation.measures).toEqual(['P@2', 'RR']);
+    const lines = files.find((f) => f.name === 'evaluation-summary.csv')!.body.toString('utf8').trim().split('\n');
     expect(lines[0]!.endsWith(',ci_method,test,correction')).toBe(true);
     expect(lines.find((l) => l.startsWith('A.run,P@2,'))).toMatch(/^A\.run,P@2,0\.333333333333,0,1,.*,"t, clipped to \[0, 1\] \(clipped\)",,$/);
     const b = lines.find((l) => l.startsWith('B.run,P@2,'))!;

@@ -1,7 +1,7 @@
 /**
  * End to end: browser mode served from the built renderer, driven in Chromium. Clicks through
  * every screen, runs a background job from the UI and watches the job tray, switches theme, and
- * checks that an API error reaches the error surface verbatim.
+ * checks that an API error reaches the error surface (its field path shown as the screen's label).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -82,14 +82,16 @@ describe('app shell in Chromium (browser mode)', () => {
     await page.getByTestId('theme-select').selectOption('light');
   });
 
-  it('shows a validation error from the API verbatim', async () => {
+  it('shows a validation error from the API with the field named as on screen', async () => {
     await page.locator('nav a[data-screen="settings"]').click();
     const threads = page.getByTestId('threads-input');
     await threads.fill('9999');
     await threads.press('Tab');
     const err = page.getByTestId('error').first();
     await err.waitFor();
-    expect(await err.textContent()).toContain('threads: Too big: expected number to be <=512');
+    // The API's message, its field path shown as the screen's label (issue 26: no `threads`, `folders[0]`).
+    expect(await err.textContent()).toContain('Threads: Too big: expected number to be <=512');
+    expect(await err.textContent()).toContain('Field: Threads');
     await screenshot(page, 'error-surface');
     await err.getByRole('button', { name: 'Dismiss error' }).click();
     expect(await page.getByTestId('error').count()).toBe(0);

@@ -39,6 +39,7 @@ beforeAll(() => {
   writeFileSync(join(tmp, 'empty.tsv'), '');
   writeFileSync(join(tmp, 'good.tsv'), 'id\ttext\nd1\tRain again\n');
   writeFileSync(join(tmp, 'good.qrels'), 'q1 0 d1 1\nq1 0 d2 0\n');
+  writeFileSync(join(tmp, 'late.qrels'), 'q1 0 d1 1\nq1 0 d2 0\nDear diary hunter2\nq2 0 d3 1\n');
 });
 afterAll(async () => {
   await services?.close();
@@ -85,6 +86,12 @@ describe('previewFile refuses files that do not parse as the chosen kind', () =>
     }
     await refused('qrels', 'secret.key');
     await refused('corpus', 'secret.key');
+  });
+
+  it('a qrels file with a bad line after good ones previews only the lines before it (the import names the bad line)', async () => {
+    const q = await preview('qrels', 'late.qrels');
+    expect(q.ok && q.data).toMatchObject({ format: 'text', lines: ['q1 0 d1 1', 'q1 0 d2 0'] });
+    expect(JSON.stringify(q)).not.toContain('hunter2');
   });
 
   it('an empty file', async () => {

@@ -40,7 +40,7 @@ export const commands: LazyCliCommand[] = [
   { path: ['moi', 'solve'], summary: 'MoI position bias and debiased passage utility from permutation scores', load: () => import('./moiSolve').then((m) => m.moiSolveCommand) },
   { path: ['plan', 'export'], summary: "Write the spec's uncached calls as an OpenAI-Batch JSONL file (vLLM run-batch, Ray)", load: () => import('./plan').then((m) => m.planExportCommand) },
   { path: ['remote', 'add'], summary: 'Add an OpenAI-compatible server, or a pool of replicas serving one model', load: () => import('./remote').then((m) => m.remoteAddCommand) },
-  { path: ['remote', 'endpoints'], summary: "Replace a server's endpoints (add or drop replicas, change limits); its cache identity stays", load: () => import('./remote').then((m) => m.remoteEndpointsCommand) },
+  { path: ['remote', 'endpoints'], summary: "Replace a server's endpoints (add or drop replicas, change limits) and ask them again; its cache identity stays", load: () => import('./remote').then((m) => m.remoteEndpointsCommand) },
   { path: ['remote', 'list'], summary: 'List the OpenAI-compatible servers of the workspace with their endpoints', load: () => import('./remote').then((m) => m.remoteListCommand) },
   { path: ['remote', 'remove'], summary: 'Forget an OpenAI-compatible server (its cached calls stay)', load: () => import('./remote').then((m) => m.remoteRemoveCommand) },
   { path: ['remote', 'set'], summary: "Change a server's settings (per-request timeout)", load: () => import('./remote').then((m) => m.remoteSetCommand) },
