@@ -13,6 +13,7 @@ import type { Browser, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { ensureDemo } from '../../src-main/services/demoSetup';
+import { startCalibrationJob } from '../../src-main/services/simulation/calibration';
 import { filesOf } from '../support/zip';
 import { launchBrowser, screenshot } from '../support/browser';
 
@@ -221,4 +222,38 @@ describe('Fair RAG analysis views', () => {
     expect(await page.getByTestId('run-row').count()).toBe(1);
     await screenshot(page, 'experiments-resumed-run');
   });
+
+  it("Table 2: 'not simulated' until Check calibration measures the test's null rejection rate, then shown in the caption", async () => {
+    const openTable2 = async () => {
+      await page.locator('nav a[data-screen="results"]').click();
+      const row = page.locator(`[data-testid="finished-run"][data-run="${runId}"]`);
+      await row.waitFor();
+      await row.getByRole('link', { name: `Run ${runId}` }).click();
+      await page.getByTestId('fair-rag-view').waitFor();
+      await page.getByTestId('fr-tab-table2').click();
+      await page.getByTestId('fr-table2-calibration').waitFor();
+    };
+    await openTable2();
+    expect(await page.getByTestId('fr-table2-calibration').textContent()).toContain('not simulated');
+    // The button starts the 400-run check as a job with progress (cancelled here: the rate is measured on 8 runs below).
+    await page.getByTestId('fr-table2-check-calibration').click();
+    const status = page.getByTestId('fr-table2-calibration-status');
+    await status.waitFor();
+    await expect.poll(async () => (await status.textContent()) ?? '', { timeout: 30_000 }).toMatch(/^(running · \d+ \/ 400 simulated runs|succeeded)/);
+    const started = app.services.jobs.list().find((j) => j.title.startsWith("Calibration of Table 2's test"))!;
+    if (started.status === 'running' || started.status === 'queued') app.services.jobs.cancel(started.id);
+    // The same job through the service the API method calls, with 8 runs.
+    const job = startCalibrationJob(app.services, { runId, runs: 8, seed: 7 });
+    for (const end = Date.now() + 60_000; app.services.jobs.get(job.id).status !== 'succeeded'; await new Promise((r) => setTimeout(r, 250))) {
+      expect(['running', 'queued']).toContain(app.services.jobs.get(job.id).status);
+      expect(Date.now()).toBeLessThan(end);
+    }
+    await page.reload();
+    await page.getByTestId('screen-collections').or(page.getByTestId('fair-rag-view')).first().waitFor();
+    await openTable2();
+    const text = (await page.getByTestId('fr-table2-calibration').textContent())!;
+    expect(text).toMatch(/Measured null rejection rate of this test at α = 0\.05: \d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\] over 8 simulated runs/);
+    expect(await page.getByTestId('fr-table2-check-calibration').count()).toBe(0);
+    expect((await page.getByTestId('fr-table2').locator('caption').innerText()).replace(/\s+/g, ' ')).toContain('over 8 simulated runs');
+  }, 180_000);
 });
