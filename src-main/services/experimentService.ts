@@ -294,6 +294,17 @@ export class ExperimentService {
     return kind.metrics(input) as ApiOutput<'runs.metrics'>;
   }
 
+  /**
+   * A run's metrics as its kind computes them under a changed analysis (e.g. `{ significance: { test:
+   * 'randomization' } }`): the stored items with the run's spec shallow-merged with `patch` (validated by
+   * the kind's schema). Nothing is stored; a simulation reads one run under several tests with it.
+   */
+  metricsWith(runId: number, patch: Record<string, unknown>): ApiOutput<'runs.metrics'> {
+    const { kind, run, input } = this.metricsInput(runId);
+    const spec = kind.schema.parse({ ...(run.spec as Record<string, unknown>), ...patch }) as Record<string, unknown>;
+    return kind.metrics({ ...input, spec }) as ApiOutput<'runs.metrics'>;
+  }
+
   items(runId: number, query: ItemsQuery): ApiOutput<'runs.items'> {
     const run = this.requireRun(runId);
     const kind = this.requireKind(run.kind);

@@ -34,6 +34,8 @@ export const SimProfile = z
     utilityScale: z.number().min(0).max(1).optional(),
     /** Strength of the position bias (default 1): 0 spreads the same total attention evenly over the positions (no order matters), 1 is `bias` itself; the planted effect of a MoI power simulation. */
     biasStrength: z.number().min(0).max(1).optional(),
+    /** Lapse rate λ (default 0): the share of the documents' help the reader loses on every call, p = c + (1 − c)(1 − λ)·min(1, Σ ã u); λ > 0 keeps every answer random (no p = 1), a noisy null for calibrating a test. */
+    lapse: z.number().min(0).max(1).optional(),
     /** query id → document id → a factor in [0, 1] on that document's sub-aspect coverage for that query (absent = 1); a RichRAG power simulation's planted effect. */
     coverages: z.record(z.string(), z.record(z.string(), z.number().min(0).max(1))).optional(),
   })

@@ -34,6 +34,8 @@ ${WORKSPACE_HELP}
       --queries LIST     numbers of queries to try (the first ones the spec selects; default all)
       --samples LIST     Fair RAG: samples N per arm to try (default the spec's)
       --noise X          reader noise in [0, 1] (default 1: answers are Bernoulli draws)
+      --lapse L          reader lapse rate in [0, 1] (default the reader's, else 0): it loses that share of
+                         the documents' help on every call, so no answer is certain (a non-degenerate null)
       --seed S           first reader seed (default 0)
       --csv FILE         also write the table as CSV
       --json             print the report as JSON
@@ -63,6 +65,7 @@ export const simulatePowerCommand: CliCommand = {
         queries: { type: 'string' },
         samples: { type: 'string' },
         noise: { type: 'string' },
+        lapse: { type: 'string' },
         seed: { type: 'string' },
         csv: { type: 'string' },
         json: { type: 'boolean' },
@@ -81,10 +84,11 @@ export const simulatePowerCommand: CliCommand = {
     if (samples && spec.kind !== 'fair-rag') throw new CliError('--samples is for Fair RAG specs (samples N per arm)');
     const noise = numberOption(values.noise, 'noise', { min: 0, max: 1 });
     const seed = numberOption(values.seed, 'seed', { integer: true, min: 0 });
+    const lapse = numberOption(values.lapse, 'lapse', { min: 0, max: 1 });
     return withExperimentServices(io, values.workspace, async (s) => {
       if (spec.collection === DEMO_COLLECTION_NAME) await loadDemoCollection(s);
       let last = 0;
-      const report = await simulatePower(s.workspace.db, { spec: raw as Record<string, unknown>, effects, reps, queries, samples, noise, seed }, (done, total, message) => {
+      const report = await simulatePower(s.workspace.db, { spec: raw as Record<string, unknown>, effects, reps, queries, samples, noise, lapse, seed }, (done, total, message) => {
         const now = Date.now();
         if (now - last < 1000 && done < total) return;
         last = now;

@@ -19,6 +19,13 @@
  *   a_j(s) / max a (not / max a(s)), so Σ ã is kept: at s = 0 every position gets the mean of ã and no
  *   order of the same documents can change an answer; the gap between two orders is linear in s (below
  *   the answer rule's cap of 1). The planted effect of a MoI power simulation (services/simulation/power.ts).
+ * - `lapse` λ ∈ [0, 1] (default 0): on every call the reader loses a share λ of what the documents give,
+ *   p = c + (1 − c)·(1 − λ)·min(1, Σ ã_j u_j) (for an answer, and per sub-aspect with coverages in place
+ *   of u): with λ > 0 and c < 1 no answer is certain (p ≤ 1 − λ(1 − c)), so answers to the same query are
+ *   random in every condition. Independent of the order and the condition, it is the exchangeable noise
+ *   of a planted null for measuring a test's level (services/simulation/power.ts): without it a query
+ *   whose useful passages saturate the answer rule (min(1, …) = 1) is answered right by every order and
+ *   adds an exact tie (a degenerate null with no noise), which makes any test on it conservative.
  * - `coverages` (query id → document id → f ∈ [0, 1], absent = 1) multiplies that document's sub-aspect
  *   coverage for that query (as the answer rule, the list-wise ranker and the attribution judge see it):
  *   the planted effect of a RichRAG power simulation.
@@ -39,6 +46,8 @@ export interface SimProfile {
   utilityScale?: number | undefined;
   /** Position-bias strength in [0, 1] (default 1; see the module comment); 0 = no order matters, the null of MoI's Table 1. */
   biasStrength?: number | undefined;
+  /** Lapse rate in [0, 1] (default 0; module comment): p = c + (1 − c)(1 − λ)·min(1, Σ ã u). */
+  lapse?: number | undefined;
   /** Per-(query, document) factors on the sub-aspect coverage (module comment); absent = 1. */
   coverages?: Record<string, Record<string, number>> | undefined;
 }
@@ -96,5 +105,6 @@ export function biasAtStrength(bias: SimProfile['bias'], length: number, strengt
 export function describeProfile(p: SimProfile): string {
   const bias = Array.isArray(p.bias) ? `bias [${p.bias.join(', ')}]` : `${p.bias} bias`;
   const strength = p.biasStrength !== undefined && p.biasStrength !== 1 ? ` at strength ${p.biasStrength}` : '';
-  return `simulated reader of '${p.collection}': ${bias}${strength}, utility from ${p.utility}, closed-book ${p.closedBookAccuracy}, noise ${p.noise}, seed ${p.seed}`;
+  const lapse = p.lapse ? `, lapse ${p.lapse}` : '';
+  return `simulated reader of '${p.collection}': ${bias}${strength}, utility from ${p.utility}, closed-book ${p.closedBookAccuracy}, noise ${p.noise}${lapse}, seed ${p.seed}`;
 }

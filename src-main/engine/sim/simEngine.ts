@@ -12,11 +12,11 @@
  * Bernoulli(p) draw).
  *
  * generate, by what the request asks (recognised from its output constraint, else an answer):
- * - answer (no constraint): v = min(1, Σ_j ã_j u_j), p = c + (1 − c)·v; the first reference answer of
+ * - answer (no constraint): v = min(1, Σ_j ã_j u_j), p = c + (1 − c)·(1 − λ)·v (λ = profile.lapse, default 0); the first reference answer of
  *   q when p ≥ τ, else a wrong answer: one of the query's label set (attrs.labels) or of the other
  *   answers of its task, chosen per query at noise 0 (so every wrong answer of a query is the same
  *   one) and per request otherwise. A query with sub-aspects instead gets, for each aspect i, its
- *   sub-answer when c + (1 − c)·min(1, Σ_j ã_j cov_i(d_j)) ≥ τ_i (cov below), joined by "; ".
+ *   sub-answer when c + (1 − c)·(1 − λ)·min(1, Σ_j ã_j cov_i(d_j)) ≥ τ_i (cov below), joined by "; ".
  *   No documents: p = c. No known query in the prompt: "I do not know."
  *   Asked to cite (the text after the last document contains "cite", as Fair RAG's citation
  *   instruction does), a right answer is followed by " [j]…" for every position j whose document the
@@ -81,12 +81,15 @@ export class SimEngine implements Engine {
   private readonly reader: PromptReader;
   private readonly profile: SimProfile;
   private readonly scale: number;
+  /** 1 − λ: the share of the documents' help the reader keeps (profile.lapse). */
+  private readonly kept: number;
   private readonly wordSets = new Map<string, Set<string>>();
   private closed = false;
 
   constructor(private readonly options: SimEngineOptions) {
     this.profile = options.profile;
     this.scale = options.profile.utilityScale ?? 1;
+    this.kept = 1 - Math.min(1, Math.max(0, options.profile.lapse ?? 0));
     this.reader = new PromptReader(options.world);
   }
 
@@ -183,7 +186,7 @@ export class SimEngine implements Engine {
     return { squashed, query: found?.query ?? null, docs, queryStart: found?.start ?? squashed.length };
   }
 
-  /** p = c + (1 − c)·min(1, Σ ã_j u_j) for the documents of the prompt. */
+  /** p = c + (1 − c)·(1 − λ)·min(1, Σ ã_j u_j) for the documents of the prompt (λ: profile.lapse). */
   private answerProbability(q: SimQuery, docs: readonly FoundDoc[]): number {
     const rel = this.relativeBias(docs.length);
     const v = Math.min(
@@ -191,7 +194,7 @@ export class SimEngine implements Engine {
       docs.reduce((acc, d, j) => acc + rel[j]! * this.utility(q, d.doc.id), 0),
     );
     const c = this.profile.closedBookAccuracy;
-    return c + (1 - c) * v;
+    return c + (1 - c) * this.kept * v;
   }
 
   private answer(prompt: string, key: string): string {
@@ -213,7 +216,7 @@ export class SimEngine implements Engine {
           1,
           docs.reduce((acc, d, j) => acc + rel[j]! * this.coverage(q, d.doc, s.answer), 0),
         );
-        return c + (1 - c) * v >= this.threshold(key, 'aspect', i);
+        return c + (1 - c) * this.kept * v >= this.threshold(key, 'aspect', i);
       });
       if (parts.length === 0) return DONT_KNOW;
       return `${parts.map((s) => s.answer).join('; ')}.${cite((d) => this.utility(q, d.doc.id) >= 0.5 && parts.some((s) => this.coverage(q, d.doc, s.answer) >= 0.5))}`;

@@ -64,6 +64,16 @@ export interface PowerRequest {
   /** Noise of the simulated reader (default 1: Bernoulli answers). */
   noise?: number | undefined;
   seed?: number | undefined;
+  /**
+   * The reader's lapse rate λ at every effect (engine/sim/profile.ts; default: the spec's reader's, else 0):
+   * λ > 0 keeps every answer random, the exchangeable noise of a non-degenerate null.
+   */
+  lapse?: number | undefined;
+  /**
+   * Called with each simulated run's metrics and `reanalyse(patch)`, the same run's metrics under a changed
+   * analysis (e.g. another test): diagnostics, and the level of several tests on the same runs.
+   */
+  inspect?: ((metrics: Record<string, unknown>, cell: { effect: number; queries: number; samples: number | null; rep: number }, reanalyse: (patch: Record<string, unknown>) => Record<string, unknown>) => void) | undefined;
 }
 
 
@@ -263,7 +273,9 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
   if (!['fair-rag', 'moi', 'richrag'].includes(kind)) throw new DataError(`no power simulation for experiments of kind '${kind}'`, { field: 'spec.kind' });
   if (req.reps < 1) throw new DataError('reps must be at least 1', { field: 'reps' });
   if (req.effects.length === 0 || req.effects.some((e) => !(e >= 0 && e <= 1))) throw new DataError('effects must be numbers in [0, 1] (the planted utility scale; 0 = null)', { field: 'effect' });
-  const base = baseProfile(db, req.spec);
+  if (req.lapse !== undefined && !(req.lapse >= 0 && req.lapse <= 1)) throw new DataError('lapse must be a number in [0, 1] (the share of the documents\' help the reader loses)', { field: 'lapse' });
+  const own = baseProfile(db, req.spec);
+  const base = req.lapse !== undefined ? { ...own, lapse: req.lapse } : own;
   const scratch = createAppServices(':memory:', { transport: 'http', markInterrupted: false });
   try {
     // Which queries the spec selects (read from the researcher's workspace).
@@ -319,7 +331,9 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
         const { experiment } = scratch.experiments.upsert(spec);
         const run = scratch.experiments.runToContinue(experiment.id, true).run;
         await scratch.experiments.executeRun(run.id, { signal: signal ?? new AbortController().signal, progress: () => {} });
-        const outcome = primaryTest(kind, scratch.experiments.metrics(run.id) as Metrics);
+        const metrics = scratch.experiments.metrics(run.id) as Metrics;
+        req.inspect?.(metrics, { ...cell, rep }, (patch) => scratch.experiments.metricsWith(run.id, patch) as Metrics);
+        const outcome = primaryTest(kind, metrics);
         described ??= outcome;
         if (outcome.significant) significant++;
         if (outcome.pValue !== null && outcome.pValue <= outcome.alpha) rawSignificant++;
@@ -351,7 +365,7 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
       profile: base,
       rows,
       effect: effectText,
-      note: `simulated reader: power from runs on planted truth, not from a language model; effect: ${effectText}; the row at effect 0 is the test's null rejection rate (a calibrated test: about alpha)${replicatedNote}`,
+      note: `simulated reader: power from runs on planted truth, not from a language model; effect: ${effectText}; the row at effect 0 is the test's null rejection rate (a calibrated test: about alpha)${replicatedNote}${base.lapse ? `; the reader's lapse rate is ${base.lapse} (it loses that share of the documents' help on every call, so no answer is certain: the exchangeable noise of a non-degenerate null)` : ''}`,
     };
   } finally {
     await scratch.close();
