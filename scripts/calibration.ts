@@ -41,6 +41,7 @@ const { values } = parseArgs({
     chunk: { type: 'string' },
     lapse: { type: 'string' },
     queries: { type: 'string' },
+    patch: { type: 'string' },
   },
 });
 const reps = Number(values.reps);
@@ -113,7 +114,9 @@ async function main(): Promise<void> {
       }
       const raw = JSON.parse(readFileSync(join(process.cwd(), 'resources', 'demo', 'experiments', `${v.spec}.json`), 'utf8')) as Record<string, unknown>;
       // Attribution judgments do not enter the tested tables (Table 2 compares EU): leave them out to save time.
-      const spec: Record<string, unknown> = { ...raw, ...(raw.kind === 'fair-rag' ? { attribution: { judge: 'none' } } : {}), ...v.patch };
+      // --patch: a JSON object merged into the spec (e.g. '{"baselines":[]}': MoI's tested cell alone, cheaper runs; stated in the row).
+      const extra = values.patch !== undefined ? (JSON.parse(values.patch) as Record<string, unknown>) : {};
+      const spec: Record<string, unknown> = { ...raw, ...(raw.kind === 'fair-rag' ? { attribution: { judge: 'none' } } : {}), ...v.patch, ...extra };
       const t0 = Date.now();
       // In chunks of `--chunk` runs (seeds seed + i, as one call would use), with the running counts on stderr after each, so
       // a long calibration on a loaded machine can be stopped and its runs so far still read.
@@ -158,7 +161,7 @@ async function main(): Promise<void> {
       const rate = (k: number, c: { low: number; high: number }) => `${k} = ${(k / row.reps).toFixed(3)} [${c.low.toFixed(3)}, ${c.high.toFixed(3)}]`;
       const calibrated = rawCi.low <= alpha && alpha <= rawCi.high && famCi.low <= alpha ? 'yes' : rawCi.low > alpha || famCi.low > alpha ? 'NO (liberal)' : 'conservative';
       const powers = curve ? curve.rows.map((r) => `${r.power.toFixed(2)} [${r.low.toFixed(2)}, ${r.high.toFixed(2)}]`).join(' / ') : '–';
-      const design = `${row.queries} queries${row.replicated ? ` (${row.replicated} replicated)` : ''}${lapse !== undefined ? `, reader lapse ${lapse}` : ''}`;
+      const design = `${row.queries} queries${row.replicated ? ` (${row.replicated} replicated)` : ''}${lapse !== undefined ? `, reader lapse ${lapse}` : ''}${values.patch !== undefined ? `, spec patched with ${values.patch}` : ''}`;
       lines.push(`| ${v.spec} (${design}) | ${v.label}: ${nullReport!.test.test}, ${nullReport!.test.correction} | ${alpha} | ${row.reps} | ${rate(row.significant, ci)} | ${rate(rawHits, rawCi)} | ${rate(fam, famCi)} | ${calibrated} | ${powers} |`);
       process.stdout.write(`${lines.at(-1)!}\n`);
       others.forEach((o, i) => {
