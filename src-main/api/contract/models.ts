@@ -264,6 +264,8 @@ export const modelsContract = {
         /** Fair RAG: samples N per arm to try. */
         samples: z.array(z.number().int().min(1).max(10_000)).min(1).max(10).optional(),
         noise: z.number().min(0).max(1).optional(),
+        /** Reader lapse rate in [0, 1] (engine/sim/profile.ts): no answer is certain, a non-degenerate null. */
+        lapse: z.number().min(0).max(1).optional(),
         seed: z.number().int().min(0).max(0xffffffff).optional(),
       })
       .strict(),
