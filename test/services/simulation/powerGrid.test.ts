@@ -88,3 +88,20 @@ describe('MoI power grid (replicated queries beyond the spec)', () => {
     expect(full!.power).toBeGreaterThan(n0.power);
   }, 240_000);
 });
+
+describe('the reader lapse in simulate power, and one run read under another test', () => {
+  it('λ = 1 leaves only the closed-book answer in every order; λ = 0.5 keeps the planted gap (noise 0, hand-computed)', async () => {
+    const db = wb.services.workspace.db;
+    // Noise 0: right iff p ≥ 0.5. MoI's order puts the useful passage first (ã = 1), the retriever order last (ã = 1/3):
+    // λ = 1: p = c = 0.2 in both orders → every answer wrong in both rows, difference exactly 0;
+    // λ = 0.5: MoI p = 0.2 + 0.8·0.5·1 = 0.6 (right), retriever p = 0.2 + 0.8·0.5/3 = 0.333 (wrong).
+    const tests: string[] = [];
+    const gone = await simulatePower(db, { spec, effects: [1], reps: 1, noise: 0, lapse: 1, seed: 1, inspect: (_m, _cell, reanalyse) => tests.push(String((reanalyse({ significance: { test: 'randomization', correction: 'holm', alpha: 0.05 } }).table1 as { test: string }).test)) });
+    expect(gone.rows[0]!.meanDifference).toBe(0);
+    expect(gone.note).toContain("the reader's lapse rate is 1");
+    expect(tests).toEqual(['two-sided paired randomization test against Retriever over queries']);
+    const kept = await simulatePower(db, { spec, effects: [1], reps: 1, noise: 0, lapse: 0.5, seed: 1 });
+    expect(kept.rows[0]!.meanDifference!).toBeGreaterThan(0.3);
+    await expect(simulatePower(db, { spec, effects: [1], reps: 1, lapse: 2 })).rejects.toThrow(/lapse must be a number in \[0, 1\]/);
+  }, 120_000);
+});
