@@ -9,7 +9,9 @@
  *   identical text and finish reason (prompt as the server's token ids, no prompt-cache reuse,
  *   greedy with the temperature sampler only, flash attention 'auto' on both sides): all of them.
  * - Constraints: the llama.cpp transport (json_schema, grammar) is honoured; response_format on
- *   /v1/completions is ignored by the server and the call fails naming model and transport; Fair
+ *   /v1/completions is ignored by the server and the call fails naming model and transport; on
+ *   chat, grammar is honoured and used (response_format and json_schema answer HTTP 400 on this
+ *   model), and a chat constraint the server ignores fails the call; Fair
  *   RAG's `format: json` judge and RichRAG's `constraint: auto` ranker run without a fallback.
  * - Every kind that llama-server can serve through the remote engine (it has no prompt
  *   log-probabilities, so MoI's scoring cannot run there): Fair RAG with its judge, RichRAG, utility labeling; the batch loop (plan export →
@@ -230,6 +232,44 @@ describe.skipIf(llamaServerSkip !== undefined)('llama-server (real, built from t
       expect(err.message).toContain(`model "${ALIAS}" did not honour the JSON schema sent as response_format`);
     } finally {
       await Promise.all([right.close(), wrong.close()]);
+    }
+  }, 120_000);
+
+  it("chat route: the probe finds grammar honoured and response_format and json_schema refused (HTTP 400 on this SentencePiece vocabulary), a JSON-schema chat call goes as grammar and answers valid JSON, and a chat constraint the server ignores fails the call", async () => {
+    const row = query<RemoteRow>(base, `SELECT * FROM remote_endpoints WHERE name = 'srv'`)[0]!;
+    const constraints = (JSON.parse(row.settings) as { capabilities: { constraints: Record<string, { value: string; detail?: string }> } }).capabilities.constraints;
+    expect(constraints['chat.grammar']).toEqual({ value: 'yes' });
+    // llama-server's chat parser builds its own grammar starting with the template's generation prompt
+    // ("<|im_start|>assistant\n") and feeds it the prompt's tokens; this vocabulary puts its space prefix
+    // after the special token (" assistant"), the grammar rejects it and the request fails.
+    for (const field of ['chat.response_format', 'chat.json_schema']) {
+      expect(constraints[field]).toMatchObject({ value: 'no', detail: expect.stringContaining('Failed to initialize samplers') });
+    }
+    const config = engineConfigOf(row);
+    expect(config.chatJsonSchemaTransport).toBe('gbnf');
+    const entails = { type: 'object', properties: { entails: { type: 'boolean' } }, required: ['entails'] };
+    const req: GenerateRequest = {
+      messages: [{ role: 'user', content: 'Premise: a lamp. Hypothesis: a light. Does the premise entail the hypothesis? Answer in JSON.' }],
+      maxTokens: 32,
+      sampling: { temperature: 0 },
+      jsonSchema: entails,
+    };
+    const right = new RemoteEngine(config);
+    const refused = new RemoteEngine({ ...config, chatJsonSchemaTransport: 'response_format' });
+    const ignored = new RemoteEngine({ ...config, chatJsonSchemaTransport: 'guided_json' });
+    try {
+      const answer = await right.generate(req);
+      expect(answer.finishReason).toBe('stop');
+      expect(typeof (JSON.parse(answer.text) as { entails: unknown }).entails).toBe('boolean');
+      const refusal = (await refused.generate(req).catch((e: unknown) => e)) as EngineError;
+      expect(refusal).toBeInstanceOf(EngineError);
+      expect(refusal.message).toContain('Failed to initialize samplers');
+      // llama-server does not read guided_json: HTTP 200 with free text, which the engine refuses to report as an answer.
+      const err = (await ignored.generate(req).catch((e: unknown) => e)) as EngineError;
+      expect(err).toBeInstanceOf(EngineError);
+      expect(err.message).toContain(`model "${ALIAS}" did not honour the JSON schema sent as guided_json`);
+    } finally {
+      await Promise.all([right.close(), refused.close(), ignored.close()]);
     }
   }, 120_000);
 
