@@ -71,7 +71,7 @@ describe('Settings → Add folder in browser mode', () => {
     }
     expect(await page.getByTestId('folder-code-form').textContent()).toContain(`To allow ${data}, type the code printed in the terminal where fairground serve runs`);
     // The code's field is the next step: focused, in view.
-    expect(await page.getByTestId('folder-code-input').evaluate((el) => el === document.activeElement)).toBe(true);
+    expect(await page.getByTestId('folder-code-input').evaluate((el) => el === (globalThis as unknown as { document: { activeElement: unknown } }).document.activeElement)).toBe(true);
     expect(await page.getByTestId('folder-code-input').isVisible()).toBe(true);
     const box = (await page.getByTestId('folder-code-input').boundingBox())!;
     expect(box.y + box.height).toBeLessThanOrEqual(768);
@@ -93,7 +93,7 @@ describe('Settings → Add folder in browser mode', () => {
     expect(app.services.paths.allowedFolders().userFolders).toEqual([data]);
     expect((await api('collections.previewFile', { path: join(data, 'corpus.jsonl'), kind: 'corpus' })).body.ok).toBe(true);
     // Nothing on the screen is wider than the window.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1366);
+    expect(await page.evaluate(() => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth)).toBeLessThanOrEqual(1366);
   });
 
   it('removing a folder is one click, and then its files are refused again', async () => {
