@@ -12,6 +12,7 @@ import { createAppServices } from '../../../src-main/services/appServices';
 import { RecentWorkspaces } from '../../../src-main/services/workspaces/recentWorkspaces';
 import { userFoldersFile, userFoldersStore } from '../../../src-main/services/workspaces/userFolders';
 import { WorkspaceSession } from '../../../src-main/services/workspaces/workspaceSession';
+import { allowFolderByCode } from '../../support/folderGesture';
 
 let dir: string;
 let session: WorkspaceSession;
@@ -36,8 +37,9 @@ const call = async (method: string, input: unknown = {}) => session.router.call(
 
 describe('Recent and allowed folders across workspaces', () => {
   it('a folder allowed in one workspace is allowed in the next; Recent reopens the first from the second', async () => {
-    // In a: allow projB and data (the user's gesture in Settings).
-    expect(await call('files.setAllowedFolders', { folders: [join(dir, 'projB'), join(dir, 'data')] })).toMatchObject({ ok: true });
+    // In a: allow projB and data (the user's gesture in Settings: Add folder, the code from the terminal).
+    expect(await allowFolderByCode(call, join(dir, 'projB'))).toMatchObject({ ok: true });
+    expect(await allowFolderByCode(call, join(dir, 'data'))).toMatchObject({ ok: true });
     expect(JSON.parse(readFileSync(join(config(), 'allowed-folders.json'), 'utf8'))).toEqual([join(dir, 'projB'), join(dir, 'data')]);
     // The workspace file holds no list.
     expect(session.services.workspace.db.prepare(`SELECT value FROM settings WHERE key = 'allowedFolders'`).get()).toBeUndefined();
