@@ -89,3 +89,33 @@ describe('userFoldersStore', () => {
     }
   });
 });
+
+describe('the one-time adoption of a workspace file’s old folder list', () => {
+  it('adopts it only for a workspace this user opened before (in Recent), never for a received file on a fresh install', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'fg-adopt-'));
+    try {
+      for (const f of ['ws', 'theirs', 'cfgFresh', 'cfgKnown']) mkdirSync(join(d, f));
+      const wsPath = join(d, 'ws', 'received.fairground');
+      // A workspace written by an older version (or by a colleague): its own settings list a folder.
+      const author = createAppServices(wsPath, { transport: 'http' });
+      author.paths.setAllowedFolders([join(d, 'theirs')]);
+      expect(author.paths.allowedFolders().userFolders).toEqual([join(d, 'theirs')]);
+      await author.close();
+
+      // Fresh install (no allowed-folders.json, an empty Recent): nothing is adopted, nothing written.
+      const fresh = createAppServices(wsPath, { transport: 'http', userFoldersFile: userFoldersFile(join(d, 'cfgFresh')) });
+      expect(fresh.paths.allowedFolders().userFolders).toEqual([]);
+      expect(existsSync(join(d, 'cfgFresh', 'allowed-folders.json'))).toBe(false);
+      await fresh.close();
+
+      // The user who opened this workspace before (it is in their Recent list) keeps its folders once.
+      new RecentWorkspaces(join(d, 'cfgKnown')).touch(wsPath);
+      const known = createAppServices(wsPath, { transport: 'http', userFoldersFile: userFoldersFile(join(d, 'cfgKnown')) });
+      expect(known.paths.allowedFolders().userFolders).toEqual([join(d, 'theirs')]);
+      expect(JSON.parse(readFileSync(join(d, 'cfgKnown', 'allowed-folders.json'), 'utf8'))).toEqual([join(d, 'theirs')]);
+      await known.close();
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
