@@ -93,8 +93,10 @@ async function previewPrompt(spec: RichRagSpec, deps: ExperimentDeps, queryId: s
       const window = rankerCandidates(docs, pool).slice(0, spec.ranker.window);
       const input = { query: q.text, aspects: pool.aspects, k: spec.k };
       const settings = { template: spec.ranker.template, docWords: spec.ranker.docWords, budget };
-      const { bodies } = await windowBodies(input, settings, window, Math.min(spec.k, window.length), 0);
-      const fit = await stepPrompt(input, settings, window, bodies, [], 0, 0);
+      const fitted = await windowBodies(input, settings, window, Math.min(spec.k, window.length), 0);
+      const step = await stepPrompt(input, settings, window, fitted.bodies, [], 0, 0);
+      // What was cut: the window's fit (its candidates are shown cut alike at every step), or the step's own refit.
+      const fit = step.documentsCut > 0 ? step : { ...step, documentsCut: fitted.documentsCut, ...(fitted.cap !== undefined ? { cap: fitted.cap } : {}) };
       return { queryId, retriever: c.condition, ranking: window.map((x) => x.id), prompt: fit.prompt, budget: previewBudget(budget, fit) };
     }
     const engine = deps.engineFor(deps.resolveGenerator(spec.generator, 'generator'));

@@ -127,13 +127,13 @@ export async function windowBodies(
   want: number,
   w: number,
   signal?: AbortSignal,
-): Promise<{ bodies: string[]; documentsCut: number }> {
+): Promise<{ bodies: string[]; documentsCut: number; cap?: number }> {
   const bodies = window.map((c) => candidateBody(c, settings.docWords));
   const budget = settings.budget;
   if (!budget) return { bodies, documentsCut: 0 };
   const longest = [...window.map((c) => c.label)].sort((a, b) => b.length - a.length).slice(0, Math.max(0, want - 1));
   const fit = await budget.fit(stepRenderer(input, settings, window)(longest), bodies, `the ranker prompt of window ${w + 1}`, signal);
-  return { bodies: [...fit.bodies], documentsCut: fit.documentsCut };
+  return { bodies: [...fit.bodies], documentsCut: fit.documentsCut, ...(fit.cap !== undefined ? { cap: fit.cap } : {}) };
 }
 
 /**

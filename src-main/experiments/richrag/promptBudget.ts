@@ -102,7 +102,7 @@ export async function trainingBudget(spec: Pick<RichRagSpec, 'ranker' | 'prefere
     chat: spec.ranker.chat,
     requested: spec.preferences.promptBudget?.total,
     reserve: longest + 1,
-    reserveName: `the longest completion (${longest} tokens) + 1 end-of-sequence token`,
+    reserveName: 'the longest completion + 1 (end of sequence)',
     field: 'preferences.promptBudget',
   });
 }
