@@ -17,7 +17,7 @@
  * - with a remote ranker without a tokenizer (an OpenAI-style server), the export is budgeted by the
  *   stated estimate, marked 'estimated tokens' with its reason in the manifest and warned about.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,7 @@ import { createApiRouter } from '../../../src-main/handlers/index';
 import { createAppServices, type AppServices } from '../../../src-main/services/appServices';
 import { DEMO_COLLECTION_NAME } from '../../../src-main/services/collectionsDemo';
 import { DEMO_MODEL_NAME } from '../../../src-main/services/demoSetup';
+import { runCliCaptured } from '../../support/cli';
 import { copyWorkspace, makeDemoWorkspace } from '../fixture';
 
 const QUERIES = ['ma-q1', 'ma-q2', 'ma-q3'];
@@ -53,6 +54,7 @@ function spec(name: string, over: { ranker?: object; generation?: object; prefer
 }
 
 let dir: string;
+let workspacePath: string;
 let s: AppServices;
 let call: <T>(method: string, input: unknown) => Promise<T>;
 let runId: number;
@@ -97,7 +99,8 @@ function copyRun(runSpec: Record<string, unknown>): number {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fg-richrag-budget-'));
   const base = await makeDemoWorkspace(dir, 'base.fairground');
-  s = createAppServices(copyWorkspace(base, join(dir, 'run.fairground')), { transport: 'http' });
+  workspacePath = copyWorkspace(base, join(dir, 'run.fairground'));
+  s = createAppServices(workspacePath, { transport: 'http' });
   s.settings.update({ threads: 1 });
   const router = createApiRouter(s, (err) => {
     throw err;
@@ -227,6 +230,14 @@ describe('RichRAG US³ / SFT export = the ranker prompt the run sent', () => {
     expect((out.manifest as { warnings: string[] }).warnings.some((w) => w.includes("prompts were budgeted by an estimate of the ranker's tokens (an OpenAI-style server has no tokenizer endpoint)"))).toBe(true);
     const records = out.file.text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { prompt: string });
     expect(records.length).toBeGreaterThan(0);
+    // The CLI says so on stderr, and the manifest written beside the file keeps export.promptBudget.
+    const file = join(dir, 'estimated.preferences.jsonl');
+    const cli = await runCliCaptured(['experiment', 'export', String(run), '--format', 'preferences-jsonl', '-o', file, '--workspace', workspacePath], { cwd: dir });
+    expect(cli.code).toBe(0);
+    expect(cli.stderr).toContain(`note: the prompts were budgeted by an estimate of the model's tokens (an OpenAI-style server has no tokenizer endpoint); budget ${total} (preferences.promptBudget.total (the engine did not report its context size))`);
+    expect(readFileSync(file, 'utf8')).toBe(out.file.text);
+    const beside = JSON.parse(readFileSync(`${file}.manifest.json`, 'utf8')) as { export: { file: string; promptBudget: { unit: string } } };
+    expect(beside.export).toMatchObject({ file: 'estimated.preferences.jsonl', promptBudget: { unit: 'estimated tokens', total } });
     for (const r of records) {
       // Within the budget as estimated, and the estimate is an upper bound of the model's own count.
       expect(estimateTokenCount(r.prompt) + ESTIMATE_PROMPT_MARGIN.text).toBeLessThanOrEqual(total);
