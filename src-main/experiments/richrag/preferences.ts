@@ -15,8 +15,10 @@
  *                (core/richrag/trainingRecords us3PreferencePairs);
  *   sft          {prompt, completion}: the greedy coverage silver list of the same pool (for every query
  *                of the run when it makes no preference data).
- * prompt = the preference template with the whole pool as candidates (no window); a list is written as
- * its pool labels separated by spaces ("D3 D1 D7").
+ * prompt = the preference template with the whole pool as candidates (no window), fitted to the ranker's
+ * token budget by the run's budget code and the ranker engine's tokenizer (promptBudget.ts
+ * trainingBudget: only the candidates' texts are cut, to a common cap); a list is written as its pool
+ * labels separated by spaces ("D3 D1 D7").
  */
 import type { RichRagSetting, RichRagSpec } from '../../api/contract/richrag';
 import { createRng } from '../../core/random/rng';
