@@ -17,7 +17,7 @@ import type { GeneratorSelector } from '../api/contract/experiments';
 import type { Job } from '../api/contract/jobs';
 import type { DesignWarning } from '../api/contract/plans';
 import type { GeneratorRef } from '../api/contract/models';
-import { ApiFailure } from '../api/router';
+import { ApiFailure } from '../api/apiFailure';
 import { DataError } from '../core/errors';
 import { CallsDeferredError, COMPUTE, type CallPolicy } from '../engine/queue/callPolicy';
 import { RunCalls } from '../engine/queue/runCalls';

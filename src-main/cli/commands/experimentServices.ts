@@ -6,7 +6,7 @@
  */
 import type { FairRagMetrics } from '../../api/contract/experiments';
 import type { ApiOutput } from '../../api/contract/index';
-import { ApiFailure } from '../../api/router';
+import { ApiFailure } from '../../api/apiFailure';
 import type { RunSummary } from '../../experiments/registry';
 import { CollectionsService } from '../../services/collectionsService';
 import { EventBus } from '../../services/eventBus';
