@@ -75,6 +75,14 @@ export interface MetricsInput<S> {
   calibration?: TestCalibration | undefined;
 }
 
+/** The part of a run's metrics a summary shows (see ExperimentKind.summary). */
+export interface RunSummary {
+  kind: string;
+  aggregates?: unknown;
+  warnings?: string[];
+  incomplete?: boolean;
+}
+
 export interface ItemsQuery {
   queryId?: string | undefined;
   condition?: string | undefined;
@@ -112,6 +120,12 @@ export interface ExperimentKind<S = unknown, M = unknown, R = unknown> {
   jobTitle(spec: S): string;
   execute(ctx: ExecuteContext<S>): Promise<Record<string, unknown>>;
   metrics(input: MetricsInput<S>): M;
+  /**
+   * What a summary shows (the CLI's table after `run`, `experiment show`): the metrics' `aggregates`,
+   * `warnings` and `incomplete`, the same values `metrics` computes, without the tables and tests no
+   * summary prints. Optional: without it a summary takes them from `metrics`.
+   */
+  summary?(input: MetricsInput<S>): RunSummary;
   items(runId: number, spec: S, repo: ExperimentsRepo, query: ItemsQuery): ItemsPage<R>;
   /** `deps`: for exports that need an engine (RichRAG's training records count their prompts with the ranker's tokenizer). */
   exportFile(input: MetricsInput<S> & { format: string; condition?: string | undefined }, deps?: ExperimentDeps): ExportedFile | Promise<ExportedFile>;

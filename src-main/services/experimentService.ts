@@ -17,12 +17,12 @@ import type { GeneratorSelector } from '../api/contract/experiments';
 import type { Job } from '../api/contract/jobs';
 import type { DesignWarning } from '../api/contract/plans';
 import type { GeneratorRef } from '../api/contract/models';
-import { ApiFailure } from '../api/router';
+import { ApiFailure } from '../api/apiFailure';
 import { DataError } from '../core/errors';
 import { CallsDeferredError, COMPUTE, type CallPolicy } from '../engine/queue/callPolicy';
 import { RunCalls } from '../engine/queue/runCalls';
 import { isDeferred } from '../experiments/concurrency';
-import type { ExperimentDeps, ExperimentKind, ExperimentRegistry, ExportedFile, ItemsQuery, MetricsInput, WorkContext } from '../experiments/registry';
+import type { ExperimentDeps, ExperimentKind, ExperimentRegistry, ExportedFile, ItemsQuery, MetricsInput, RunSummary, WorkContext } from '../experiments/registry';
 import { defaultExperimentRegistry } from '../experiments/kinds';
 import { validateSpec } from '../experiments/specFile';
 import { checkSpecContent, checkSpecReferences } from '../experiments/specReferences';
@@ -292,6 +292,17 @@ export class ExperimentService {
   metrics(runId: number): ApiOutput<'runs.metrics'> {
     const { kind, input } = this.metricsInput(runId);
     return kind.metrics(input) as ApiOutput<'runs.metrics'>;
+  }
+
+  /**
+   * What a summary of a run shows (its metrics' `kind`, `aggregates`, `warnings`, `incomplete`), the
+   * same values `metrics` returns; a kind with a `summary` computes only those.
+   */
+  summary(runId: number): RunSummary {
+    const { kind, input } = this.metricsInput(runId);
+    if (kind.summary) return kind.summary(input);
+    const m = kind.metrics(input) as RunSummary;
+    return { kind: m.kind, aggregates: m.aggregates, warnings: m.warnings, incomplete: m.incomplete };
   }
 
   items(runId: number, query: ItemsQuery): ApiOutput<'runs.items'> {

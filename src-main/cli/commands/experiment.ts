@@ -51,17 +51,18 @@ ${WORKSPACE_HELP}
     const runId = runIdArg(positionals[0]);
     return withExperimentServices(io, values.workspace, async (s) => {
       const run = s.experiments.getRun(runId);
-      const metrics = s.experiments.metrics(runId);
       if (values.json) {
-        io.stdout.write(`${JSON.stringify({ run: { ...run, manifest: undefined }, metrics })}\n`);
+        io.stdout.write(`${JSON.stringify({ run: { ...run, manifest: undefined }, metrics: s.experiments.metrics(runId) })}\n`);
         return 0;
       }
-      const incomplete = (metrics as { incomplete?: boolean }).incomplete === true;
+      // The table's values (aggregates, warnings, incomplete) as the metrics have them, without the tables it does not print.
+      const metrics = s.experiments.summary(runId);
+      const incomplete = metrics.incomplete === true;
       io.stdout.write(`run ${run.id} of experiment '${run.experimentName}' (${run.kind}, spec version ${run.specVersion}): ${run.status}${incomplete ? ' (metrics incomplete)' : ''}\n`);
       if (run.error) io.stdout.write(`error: ${run.error}\n`);
       io.stdout.write(describeStats(run.stats));
       io.stdout.write(summaryTable(metrics));
-      for (const w of (metrics as { warnings?: string[] }).warnings ?? []) io.stdout.write(`note: ${w}\n`);
+      for (const w of metrics.warnings ?? []) io.stdout.write(`note: ${w}\n`);
       return 0;
     });
   },
