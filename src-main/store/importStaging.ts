@@ -384,8 +384,8 @@ function duplicate(what: string, first: Located | undefined, at: { file?: string
   return new DataError(`duplicate ${what}${where}`, { ...(at.file !== undefined ? { file: at.file } : {}), ...(at.line !== undefined ? { line: at.line } : {}), field });
 }
 
-/** Arguments of one concat() (SQLite allows at most 1,000 here: SQLITE_MAX_FUNCTION_ARG). */
-const CONCAT_ARGS = 500;
+/** Arguments of one concat() (SQLite allows at most 1,000: SQLITE_MAX_FUNCTION_ARG; a 64 MiB line has at most about 1,010 pieces). */
+const CONCAT_ARGS = 1000;
 /** The page caches (KiB) while long texts are staged and published. */
 const LONG_TEXT_CACHE_KIB = 1024;
 

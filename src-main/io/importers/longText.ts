@@ -23,8 +23,13 @@ import { blockLines, byteSource, decodeUtf8, DEFAULT_MAX_LINE_BYTES, inputName, 
 
 /** A line with more bytes than this is read as a long line. */
 export const LONG_LINE_BYTES = 1 << 20;
-/** A string value with more raw bytes than this goes to the store, in pieces of about this size. */
+/** A string value with more raw bytes than this goes to the store… */
 export const LONG_VALUE_BYTES = 1 << 20;
+/**
+ * …in pieces of about this many raw bytes after the first: small enough to stay out of V8's
+ * large-object space (strings and buffers of a megabyte each pile up until a full collection).
+ */
+export const PIECE_BYTES = 1 << 16;
 
 /** Where the pieces of long strings go (ImportStaging's temporary tables). */
 export interface LongTextStore {
@@ -243,7 +248,7 @@ class LongLineScanner {
       this.take(chunk, start, i);
       if (closed === -1) {
         // The chunk ends inside the string: a piece is due once enough has come and the cut is safe.
-        if (this.rawBytes >= LONG_VALUE_BYTES && this.esc === 0 && this.highEnd !== this.stringBytes) this.flush(false);
+        if (this.rawBytes >= (this.text === null ? LONG_VALUE_BYTES : PIECE_BYTES) && this.esc === 0 && this.highEnd !== this.stringBytes) this.flush(false);
         return;
       }
       this.endString();
