@@ -8,7 +8,7 @@
  *
  * W holds runs of the local engine (e.g. `fairground run resources/demo/experiments/<kind>.json
  * --workspace W` for fair-rag-gguf, moi-gguf, richrag-gguf). The script starts llama-server (built by
- * `npm run llama-server`) on the workspace's demo model with one thread, flash attention off, one
+ * `npm run llama-server`) on the workspace's demo model with one thread, flash attention 'auto' (as node-llama-cpp), one
  * slot, as test/support/llamaServer.ts does. Exit 0 always; the figures are printed.
  */
 import { writeFileSync } from 'node:fs';

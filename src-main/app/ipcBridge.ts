@@ -14,10 +14,21 @@ export const PICK_FILE_CHANNEL = 'fairground:pickFile';
 /** The preload reports a file dropped on the window (its path from `webUtils.getPathForFile`, which a page cannot forge). */
 export const DROPPED_FILE_CHANNEL = 'fairground:droppedFile';
 
-/** What the renderer may ask of the native file dialog: a title and extension filters. */
+/**
+ * What the renderer may ask of the native dialog: a title, extension filters, and whether a file
+ * (default) or a folder is chosen. A chosen folder becomes an allowed folder (issue 26: adding one
+ * is this gesture, never a plain API call).
+ */
 export interface PickFileRequest {
   title?: string;
   filters?: { name: string; extensions: string[] }[];
+  kind?: 'file' | 'folder';
+}
+
+/** The options of Electron's `dialog.showOpenDialog` for a request (main.ts passes them as they are). */
+export function openDialogOptions(request: PickFileRequest): { properties: ['openFile'] | ['openDirectory']; title?: string; filters?: { name: string; extensions: string[] }[] } {
+  if (request.kind === 'folder') return { properties: ['openDirectory'], ...(request.title ? { title: request.title } : {}) };
+  return { properties: ['openFile'], ...(request.title ? { title: request.title } : {}), ...(request.filters ? { filters: request.filters } : {}) };
 }
 
 function parsePickFileRequest(raw: unknown): PickFileRequest | null {
@@ -25,6 +36,10 @@ function parsePickFileRequest(raw: unknown): PickFileRequest | null {
   if (typeof raw !== 'object') return null;
   const r = raw as Record<string, unknown>;
   const out: PickFileRequest = {};
+  if (r.kind !== undefined) {
+    if (r.kind !== 'file' && r.kind !== 'folder') return null;
+    out.kind = r.kind;
+  }
   if (r.title !== undefined) {
     if (typeof r.title !== 'string' || r.title.length > 200) return null;
     out.title = r.title;
@@ -76,14 +91,15 @@ export function registerIpc(options: {
   events: EventBus;
   isOurContents: (sender: unknown) => boolean;
   targets: () => PushTarget[];
-  /** The native open dialog; returns the chosen path or null when cancelled. */
+  /** The native open dialog (`openDialogOptions(request)`); returns the chosen path or null when cancelled. */
   pickFile?: (sender: unknown, request: PickFileRequest) => Promise<string | null>;
   /**
    * Path grants (issue 15): a file the user picked in the dialog or dropped on the window becomes
    * readable by API requests; returns its real path, throws (or rejects) when it is not a readable
-   * regular file. Asynchronous when the services run off this thread (src-main/host).
+   * regular file. Asynchronous when the services run off this thread (src-main/host). With kind
+   * 'folder' (a folder chosen in the dialog, issue 26) the folder becomes an allowed folder.
    */
-  grant?: (path: string) => string | Promise<string>;
+  grant?: (path: string, kind?: 'file' | 'folder') => string | Promise<string>;
 }): () => void {
   const { ipcMain, router, events } = options;
   ipcMain.handle(CALL_CHANNEL, async (event, method, input): Promise<Envelope<unknown>> => {
@@ -99,10 +115,11 @@ export function registerIpc(options: {
       if (!isTrustedSender(event, options.isOurContents)) return { ok: false, error: { code: 'forbidden', message: 'IPC from an unexpected sender was refused' } };
       const request = parsePickFileRequest(raw);
       if (!request) return { ok: false, error: { code: 'validation', message: 'bad file dialog request' } };
+      if (request.kind === 'folder' && !options.grant) return { ok: false, error: { code: 'forbidden', message: 'folders cannot be added here' } };
       const picked = await pick(event.sender, request);
       if (picked === null || !options.grant) return { ok: true, data: picked };
       try {
-        return { ok: true, data: await options.grant(picked) };
+        return { ok: true, data: await (request.kind === 'folder' ? options.grant(picked, 'folder') : options.grant(picked)) };
       } catch (err) {
         return { ok: false, error: { code: 'forbidden', message: (err as Error).message } };
       }

@@ -21,7 +21,7 @@ import type { OsCipher } from '../services/secrets';
 import { defaultWorkspacePath } from '../store/workspacePath';
 import { chooseNativeBinding } from '../store/nativeBinding';
 import { APP_INDEX_URL, APP_SCHEME, appResponse } from './appProtocol';
-import { registerIpc } from './ipcBridge';
+import { openDialogOptions, registerIpc } from './ipcBridge';
 import { menuTemplate } from './menuTemplate';
 import { guardContents, guardSession } from './navigationGuard';
 import { setWorkerSpawner } from '../engine/local/workerChild';
@@ -115,11 +115,12 @@ async function start(): Promise<void> {
         router: h.router,
         events: h.events,
         isOurContents: (sender) => isOurContents(windows, sender),
-        grant: (path) => h.grant(path),
+        grant: (path, kind) => h.grant(path, kind),
         targets: () => [...windows].map((w) => w.webContents),
         pickFile: async (sender, request) => {
           const win = BrowserWindow.fromWebContents(sender as WebContents);
-          const options = { properties: ['openFile' as const], ...(request.title ? { title: request.title } : {}), ...(request.filters ? { filters: request.filters } : {}) };
+          // A file, or a folder that becomes an allowed folder (Settings → Add folder…, issue 26).
+          const options = openDialogOptions(request);
           const result = win ? await dialog.showOpenDialog(win, options) : await dialog.showOpenDialog(options);
           return result.canceled ? null : (result.filePaths[0] ?? null);
         },

@@ -3,7 +3,7 @@ import type { AppServices } from '../services/appServices';
 import type { Handlers } from '../api/router';
 import { APP_VERSION } from '../services/version';
 
-type AppHandlers = Pick<Handlers, 'app.info' | 'app.startup' | 'workspace.info' | 'settings.get' | 'settings.update' | 'files.allowedFolders' | 'files.setAllowedFolders' | 'files.browse'>;
+type AppHandlers = Pick<Handlers, 'app.info' | 'app.startup' | 'workspace.info' | 'settings.get' | 'settings.update' | 'files.allowedFolders' | 'files.setAllowedFolders' | 'files.requestFolder' | 'files.confirmFolder' | 'files.browse'>;
 
 export function appHandlers(s: AppServices): AppHandlers {
   return {
@@ -22,7 +22,10 @@ export function appHandlers(s: AppServices): AppHandlers {
     'settings.get': () => s.settings.get(),
     'settings.update': (patch) => s.settings.update(patch),
     'files.allowedFolders': () => s.paths.allowedFolders(),
-    'files.setAllowedFolders': ({ folders }) => s.paths.setAllowedFolders(folders),
+    // A request never adds a folder by itself (issue 26): see PathAccess.setAllowedFoldersFromRequest.
+    'files.setAllowedFolders': ({ folders }) => s.paths.setAllowedFoldersFromRequest(folders),
+    'files.requestFolder': ({ path }) => s.paths.requestFolder(path),
+    'files.confirmFolder': ({ path, code }) => s.paths.confirmFolder(path, code),
     'files.browse': ({ path }) => s.paths.browse(path),
   };
 }

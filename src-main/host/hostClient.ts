@@ -158,7 +158,7 @@ export async function startServiceHost(options: ServiceHostOptions): Promise<Hos
     get stopped() {
       return stopped;
     },
-    grant: (path) => request<string>('grant', (id) => ({ type: 'grant', id, path })),
+    grant: (path, kind) => request<string>('grant', (id) => ({ type: 'grant', id, path, ...(kind ? { kind } : {}) })),
     async ensureDemo(log) {
       demoLogs.push(log);
       try {

@@ -69,7 +69,7 @@ export function runServiceHost(port: HostPort, init: HostInit): void {
         return;
       case 'grant':
         try {
-          post({ type: 'granted', id: m.id, path: session.services.paths.grant(m.path) });
+          post({ type: 'granted', id: m.id, path: m.kind === 'folder' ? session.services.paths.grantFolder(m.path) : session.services.paths.grant(m.path) });
         } catch (err) {
           post({ type: 'failed', id: m.id, error: toHostError(err) });
         }

@@ -109,7 +109,7 @@ export function openingHost(workspacePath: string, open: (ctx: OpeningContext) =
     get workspacePath() {
       return inner?.workspacePath ?? workspacePath;
     },
-    grant: async (path) => (await opened).grant(path),
+    grant: async (path, kind) => (await opened).grant(path, kind),
     ensureDemo: async (log) => (await opened).ensureDemo(log),
     close() {
       closing ??= (async () => {

@@ -8,6 +8,12 @@ import type { ApiEvent, Envelope } from '../api/contract/index';
 import type { ParentMessage, WorkerMessage } from '../engine/local/protocol';
 import type { WorkerLaunch } from '../engine/local/workerLaunch';
 
+/**
+ * What a grant gives (issue 26): `file` — that one file becomes readable (picked in a dialog,
+ * dropped); `folder` — the folder becomes an allowed folder (the desktop app's folder dialog).
+ */
+export type GrantKind = 'file' | 'folder';
+
 /** What the host is started with (the Worker's workerData). */
 export interface HostInit {
   workspacePath: string;
@@ -29,7 +35,7 @@ export interface HostInit {
 /** Client → host. */
 export type ToHost =
   | { type: 'call'; id: number; method: string; input: unknown }
-  | { type: 'grant'; id: number; path: string }
+  | { type: 'grant'; id: number; path: string; kind?: GrantKind }
   | { type: 'ensureDemo'; id: number }
   | { type: 'close' }
   | { type: 'engine.message'; child: number; message: WorkerMessage }

@@ -6,6 +6,7 @@
  * bench's baseline).
  */
 import type { Router } from '../api/router';
+import type { GrantKind } from './protocol';
 import { ensureDemo } from '../services/demoSetup';
 import type { EventBus } from '../services/eventBus';
 import type { WorkspaceSession } from '../services/workspaces/workspaceSession';
@@ -15,8 +16,12 @@ export interface ServiceHost {
   readonly events: EventBus;
   /** The open workspace's file (as the store resolved it). */
   readonly workspacePath: string;
-  /** Path grants (issue 15 item 3): the file becomes readable by API requests; its real path. */
-  grant(path: string): Promise<string>;
+  /**
+   * Path grants (issue 15 item 3): the file becomes readable by API requests; its real path. With
+   * kind 'folder' (issue 26: the desktop app's folder dialog) the folder becomes an allowed folder.
+   * Only the shell calls this, for the user's own gesture: never an API request.
+   */
+  grant(path: string, kind?: GrantKind): Promise<string>;
   /** First start on a fresh workspace: the demo model, collection and conversations. */
   ensureDemo(log: (message: string) => void): Promise<void>;
   /** Cancels running jobs (resumable), then closes the workspace. */
@@ -31,7 +36,7 @@ export function inProcessSessionHost(session: WorkspaceSession): ServiceHost {
     get workspacePath() {
       return session.services.workspace.path;
     },
-    grant: async (path) => session.services.paths.grant(path),
+    grant: async (path, kind) => (kind === 'folder' ? session.services.paths.grantFolder(path) : session.services.paths.grant(path)),
     ensureDemo: async (log) => void (await ensureDemo(session.services, log)),
     close: () => session.close(),
   };

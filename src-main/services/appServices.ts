@@ -2,7 +2,7 @@
  * The services of one open workspace, wired together once and shared by every transport
  * (Electron IPC, HTTP/WebSocket) and the CLI.
  */
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { openWorkspace, type OpenOptions, type Workspace } from '../store/workspace';
 import { CollectionsService } from './collectionsService';
@@ -17,6 +17,7 @@ import { ModelService } from './modelService';
 import { PathAccess, type PathAccessMode, type PathAccessStore } from './paths';
 import { SecretStore } from './secrets';
 import { localEngineOpener, RetrievalService } from './retrievalService';
+import { RecentWorkspaces } from './workspaces/recentWorkspaces';
 import { userFoldersStore } from './workspaces/userFolders';
 import { SettingsService } from './settingsService';
 import { WorkspaceService } from './workspaceService';
@@ -85,7 +86,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
   const paths = new PathAccess(
     options.pathAccess ?? (options.transport === 'electron' ? 'grants' : 'folders'),
     workspace.path === ':memory:' ? null : dirname(workspace.path),
-    options.userFoldersFile !== undefined ? userFoldersStore(options.userFoldersFile, allowedFoldersStore(workspace.db)) : allowedFoldersStore(workspace.db),
+    options.userFoldersFile !== undefined ? userFoldersStore(options.userFoldersFile, adoptableFolders(options.userFoldersFile, workspace)) : allowedFoldersStore(workspace.db),
   );
   const workspaceService = new WorkspaceService(workspace);
   jobs.registerKind<{ full: boolean }>('workspace.check', {
@@ -161,4 +162,17 @@ function allowedFoldersStore(db: Database): PathAccessStore {
       ).run(JSON.stringify(folders), new Date().toISOString());
     },
   };
+}
+
+/**
+ * The workspace's own (pre-issue-26) folder list, offered for the one-time adoption only when this
+ * user opened the workspace before (it is in the user's Recent list, read before this open is
+ * recorded): a workspace file received from someone else must not grant its author's folders on a
+ * machine that has no `allowed-folders.json` yet.
+ */
+function adoptableFolders(userFoldersFile: string, workspace: Workspace): PathAccessStore | undefined {
+  if (workspace.path === ':memory:') return undefined;
+  const own = resolve(workspace.path);
+  const known = new RecentWorkspaces(dirname(userFoldersFile)).list().some((r) => r.path === own);
+  return known ? allowedFoldersStore(workspace.db) : undefined;
 }

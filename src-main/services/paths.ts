@@ -3,6 +3,7 @@ import { accessSync, constants, existsSync, readdirSync, realpathSync, statSync,
 import { basename, dirname, isAbsolute, join, parse, relative, sep } from 'node:path';
 import { homedir } from 'node:os';
 import { ApiFailure } from '../api/router';
+import { folderConfirmations, type FolderConfirmations } from './folderConfirmations';
 import { SecretStore } from './secrets';
 import { appConfigDir } from './workspaces/recentWorkspaces';
 
@@ -15,10 +16,14 @@ export { packageRoot, rendererDir, resourcesDir } from './packagePaths';
  *
  * - `any`: the CLI — the user typed the path into their own shell.
  * - `folders`: browser mode — regular files under the folders the user allowed in Settings
- *   (the workspace's folder always; more via `files.setAllowedFolders`).
+ *   (the workspace's folder always; more by Settings → Add folder, confirmed with the code the
+ *   server prints in its terminal: `requestFolder`, `confirmFolder`).
  * - `grants`: Electron — exactly the files the main process granted: picked in a native dialog
  *   or dropped on the window (the preload turns a dropped File into its path; a page cannot
- *   forge one), plus files under the allowed folders.
+ *   forge one), plus files under the allowed folders (added in the native folder dialog: `grantFolder`).
+ *
+ * In both app modes a request may remove allowed folders but never add one
+ * (`setAllowedFoldersFromRequest`): a token or a page alone cannot widen what the app may read.
  *
  * In every mode a path is resolved to its real path (symlinks followed) before the check, and
  * only regular files are accepted: never a folder, a device, a FIFO, a socket, or anything under
@@ -62,6 +67,8 @@ export interface PathAccessStore {
 export class PathAccess {
   private readonly granted = new Set<string>();
   private readonly grantedNew = new Set<string>();
+  /** Folders added by a gesture in this session (the folder dialog, a confirmed code). */
+  private readonly grantedFolders = new Set<string>();
 
   constructor(
     readonly mode: PathAccessMode,
@@ -69,6 +76,8 @@ export class PathAccess {
     private readonly store: PathAccessStore = memoryStore(),
     /** Never readable through a request, whatever is allowed or granted (privateFolders). */
     private readonly privateRoots: readonly string[] = privateFolders(),
+    /** Browser mode's codes printed in the server's terminal (one per process). */
+    private readonly confirmations: FolderConfirmations = folderConfirmations(),
   ) {}
 
   /** Grant one file (Electron: picked in a dialog, dropped). Returns its real path. */
@@ -92,27 +101,111 @@ export class PathAccess {
     return { mode: this.mode, folders, userFolders: user };
   }
 
-  /** Replace the user's allowed folders; each must be an existing folder outside the system folders, not the filesystem root. */
+  /**
+   * Replace the user's allowed folders; each must be an existing folder outside the system folders,
+   * not the filesystem root. Trusted callers only (the CLI, tests): a request goes through
+   * `setAllowedFoldersFromRequest`, which adds no folder the user did not add by a gesture.
+   */
   setAllowedFolders(folders: readonly string[]): AllowedFolders {
     const out: string[] = [];
     folders.forEach((f, i) => {
-      const field = `folders[${i}]`;
-      if (!isAbsolute(f)) throw new PathAccessError(`${field}: the folder must be an absolute path, got '${f}'`, field, 'validation');
-      let real: string;
-      try {
-        real = realpathSync(f);
-      } catch {
-        throw new PathAccessError(`${field}: no such folder: ${f}`, field, 'not-found');
-      }
-      if (!statSync(real).isDirectory()) throw new PathAccessError(`${field}: not a folder: ${f}`, field, 'validation');
-      if (real === parse(real).root) throw new PathAccessError(`${field}: the filesystem root cannot be allowed; pick the folder that holds your data`, field, 'forbidden');
-      if (isSystemPath(real)) throw new PathAccessError(`${field}: system folders (${SYSTEM_ROOTS.join(', ')}) cannot be allowed`, field, 'forbidden');
-      const inside = this.privateRoots.find((p) => within(real, p));
-      if (inside !== undefined) throw new PathAccessError(`${field}: ${f} is inside ${inside}, which holds the app's settings or keys and cannot be allowed`, field, 'forbidden');
+      const real = this.checkFolder(f, `folders[${i}]`);
       if (!out.includes(real)) out.push(real);
     });
     this.store.save(out);
     return this.allowedFolders();
+  }
+
+  /**
+   * `files.setAllowedFolders` (issue 26): a request may remove or reorder the user's folders, but
+   * not add one. In the desktop app a folder is added by choosing it in the native folder dialog
+   * (`grantFolder`, called by the main process, never by a request); in browser mode by the code
+   * printed in the server's terminal (`requestFolder` + `confirmFolder`). Nothing is stored when
+   * any folder is refused. The CLI ('any') is the user at their own shell.
+   */
+  setAllowedFoldersFromRequest(folders: readonly string[]): AllowedFolders {
+    if (this.mode === 'any') return this.setAllowedFolders(folders);
+    const current = new Set(this.store.load().map((f) => safeRealpath(f) ?? f));
+    const out: string[] = [];
+    folders.forEach((f, i) => {
+      const field = `folders[${i}]`;
+      const real = this.checkFolder(f, field);
+      if (!current.has(real) && !this.grantedFolders.has(real)) {
+        throw new PathAccessError(
+          this.mode === 'grants'
+            ? `${field}: ${f} was not chosen in the folder dialog; add it with Settings → Add folder… (a request alone cannot widen what the app may read)`
+            : `${field}: ${f} was not confirmed with the code printed in the terminal where fairground serve runs; add it with Settings → Add folder (a request alone cannot widen what the app may read)`,
+          field,
+          'forbidden',
+        );
+      }
+      if (!out.includes(real)) out.push(real);
+    });
+    this.store.save(out);
+    return this.allowedFolders();
+  }
+
+  /**
+   * The desktop app's folder dialog (issue 26): the folder the user chose becomes an allowed folder
+   * (stored, so it follows the user to other workspaces). Called by the main process after
+   * `dialog.showOpenDialog`, never by an API request. Returns its real path.
+   */
+  grantFolder(path: string): string {
+    const real = this.checkFolder(path, 'path');
+    this.grantedFolders.add(real);
+    const stored = this.store.load();
+    if (!stored.some((f) => (safeRealpath(f) ?? f) === real)) this.store.save([...stored, real]);
+    return real;
+  }
+
+  /**
+   * Browser mode's first step of adding a folder: the folder is checked, and a one-time code is
+   * printed in the terminal where the server runs (folderConfirmations.ts). Nothing is allowed yet.
+   */
+  requestFolder(path: string): { folder: string; expiresAt: string } {
+    if (this.mode === 'grants') throw new PathAccessError('path: in the desktop app folders are added with Settings → Add folder…, which opens the folder dialog', 'path', 'forbidden');
+    const real = this.checkFolder(path, 'path');
+    if (this.confirmations.locked) throw new PathAccessError('path: too many wrong codes; restart fairground serve to add folders', 'path', 'forbidden');
+    const { expiresAt } = this.confirmations.request(real);
+    return { folder: real, expiresAt: new Date(expiresAt).toISOString() };
+  }
+
+  /** Browser mode's second step: the code from the terminal adds the folder (stored, as the dialog does). */
+  confirmFolder(path: string, code: string): AllowedFolders {
+    if (this.mode === 'grants') throw new PathAccessError('path: in the desktop app folders are added with Settings → Add folder…, which opens the folder dialog', 'path', 'forbidden');
+    const real = this.checkFolder(path, 'path');
+    const outcome = this.confirmations.confirm(real, code);
+    const why: Record<Exclude<typeof outcome, 'ok'>, [string, string, 'forbidden' | 'validation']> = {
+      none: ['path', `no code was asked for ${real}; press Add folder first`, 'validation'],
+      expired: ['code', `the code for ${real} expired; press Add folder for a new one`, 'validation'],
+      wrong: ['code', `that is not the code printed in the terminal for ${real}`, 'forbidden'],
+      locked: ['code', 'too many wrong codes; restart fairground serve to add folders', 'forbidden'],
+    };
+    if (outcome !== 'ok') {
+      const [field, message, errorCode] = why[outcome];
+      throw new PathAccessError(`${field}: ${message}`, field, errorCode);
+    }
+    this.grantedFolders.add(real);
+    const stored = this.store.load();
+    if (!stored.some((f) => (safeRealpath(f) ?? f) === real)) this.store.save([...stored, real]);
+    return this.allowedFolders();
+  }
+
+  /** A folder that may be allowed: absolute, existing, not the filesystem root, a system folder or a private one. Its real path. */
+  private checkFolder(f: string, field: string): string {
+    if (!isAbsolute(f)) throw new PathAccessError(`${field}: the folder must be an absolute path, got '${f}'`, field, 'validation');
+    let real: string;
+    try {
+      real = realpathSync(f);
+    } catch {
+      throw new PathAccessError(`${field}: no such folder: ${f}`, field, 'not-found');
+    }
+    if (!statSync(real).isDirectory()) throw new PathAccessError(`${field}: not a folder: ${f}`, field, 'validation');
+    if (real === parse(real).root) throw new PathAccessError(`${field}: the filesystem root cannot be allowed; pick the folder that holds your data`, field, 'forbidden');
+    if (isSystemPath(real)) throw new PathAccessError(`${field}: system folders (${SYSTEM_ROOTS.join(', ')}) cannot be allowed`, field, 'forbidden');
+    const inside = this.privateRoots.find((p) => within(real, p));
+    if (inside !== undefined) throw new PathAccessError(`${field}: ${f} is inside ${inside}, which holds the app's settings or keys and cannot be allowed`, field, 'forbidden');
+    return real;
   }
 
   /**
@@ -128,7 +221,7 @@ export class PathAccess {
     throw new PathAccessError(
       this.mode === 'grants'
         ? `${field}: ${path} was not chosen in a file dialog or dropped on the window; pick it with the Browse button`
-        : `${field}: ${path} is outside the folders this app may read (${this.allowedFolders().folders.join(', ')}); add its folder in Settings → Allowed folders`,
+        : `${field}: ${path} is outside the folders this app may read (${this.allowedFolders().folders.join(', ')}); add its folder with Settings → Add folder`,
       field,
       'forbidden',
     );
@@ -150,7 +243,7 @@ export class PathAccess {
     throw new PathAccessError(
       this.mode === 'grants'
         ? `${field}: ${path} was not chosen in a save dialog`
-        : `${field}: ${folder} is outside the folders this app may write (${this.allowedFolders().folders.join(', ')}); add it in Settings → Allowed folders`,
+        : `${field}: ${folder} is outside the folders this app may write (${this.allowedFolders().folders.join(', ')}); add it with Settings → Add folder`,
       field,
       'forbidden',
     );

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiRouter } from '../../src-main/handlers/index';
 import { APP_INDEX_URL, appResponse, resolveAppUrl } from '../../src-main/app/appProtocol';
-import { CALL_CHANNEL, DROPPED_FILE_CHANNEL, EVENT_CHANNEL, PICK_FILE_CHANNEL, registerIpc, type IpcMainLike, type InvokeEventLike } from '../../src-main/app/ipcBridge';
+import { CALL_CHANNEL, DROPPED_FILE_CHANNEL, EVENT_CHANNEL, PICK_FILE_CHANNEL, openDialogOptions, registerIpc, type IpcMainLike, type InvokeEventLike } from '../../src-main/app/ipcBridge';
 import { guardContents, guardSession, isAllowedExternalUrl, type GuardableContents } from '../../src-main/app/navigationGuard';
 import { mainWindowOptions } from '../../src-main/app/windowOptions';
 import { createAppServices, type AppServices } from '../../src-main/services/appServices';
@@ -295,5 +295,84 @@ describe('path grants over IPC (issue 15)', () => {
       rmSync(dir, { recursive: true, force: true });
       rmSync(data, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the folder dialog over IPC (issue 26: adding an allowed folder is a user gesture)', () => {
+  it('asks Electron for a folder dialog: openDirectory, the title, no file filters', () => {
+    expect(openDialogOptions({ kind: 'folder', title: 'Allow a folder', filters: [{ name: 'x', extensions: ['tsv'] }] })).toEqual({ properties: ['openDirectory'], title: 'Allow a folder' });
+    expect(openDialogOptions({ title: 'Choose a GGUF model', filters: [{ name: 'GGUF', extensions: ['gguf'] }] })).toEqual({ properties: ['openFile'], title: 'Choose a GGUF model', filters: [{ name: 'GGUF', extensions: ['gguf'] }] });
+    expect(openDialogOptions({ kind: 'file' })).toEqual({ properties: ['openFile'] });
+  });
+
+  it('the folder chosen in the dialog becomes an allowed folder; an API call naming another is refused and stores nothing', async () => {
+    const handlers = new Map<string, (e: InvokeEventLike, ...args: unknown[]) => Promise<unknown>>();
+    const ipcMain: IpcMainLike = { handle: (c, l) => void handlers.set(c, l), removeHandler: (c) => void handlers.delete(c) };
+    const ourSender = { id: 1 };
+    const dir = mkdtempSync(join(tmpdir(), 'fg-pickdir-'));
+    const chosen = realpathSync(mkdtempSync(join(tmpdir(), 'fg-pickdir-chosen-')));
+    const other = realpathSync(mkdtempSync(join(tmpdir(), 'fg-pickdir-other-')));
+    for (const d of [chosen, other]) writeFileSync(join(d, 'c.jsonl'), '{"id": "d1", "text": "tidal power"}\n');
+    const services = createAppServices(join(dir, 'w.fairground'), { transport: 'electron' });
+    const asked: unknown[] = [];
+    try {
+      registerIpc({
+        ipcMain,
+        router: createApiRouter(services),
+        events: services.events,
+        isOurContents: (s) => s === ourSender,
+        targets: () => [],
+        pickFile: async (_sender, request) => (asked.push(request), request.kind === 'folder' ? chosen : null),
+        // As main.ts wires it: the host's grant with the kind.
+        grant: (p, kind) => (kind === 'folder' ? services.paths.grantFolder(p) : services.paths.grant(p)),
+      });
+      const ours = { sender: ourSender, senderFrame: { url: APP_INDEX_URL, parent: null } };
+      const call = (method: string, input: unknown) => handlers.get(CALL_CHANNEL)!(ours, method, input) as Promise<{ ok: boolean; data?: { userFolders: string[] }; error?: { code: string; message: string; field?: string } }>;
+      const preview = (folder: string) => call('collections.previewFile', { path: join(folder, 'c.jsonl'), kind: 'corpus' });
+
+      // A plain API call (what any script in the page could send) cannot add a folder.
+      expect(await call('files.setAllowedFolders', { folders: [chosen] })).toMatchObject({
+        ok: false,
+        error: { code: 'forbidden', field: 'folders[0]', message: `folders[0]: ${chosen} was not chosen in the folder dialog; add it with Settings → Add folder… (a request alone cannot widen what the app may read)` },
+      });
+      expect((await call('files.allowedFolders', {})).data!.userFolders).toEqual([]);
+      expect(await preview(chosen)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+
+      // Settings → Add folder…: the dialog, then the folder is allowed.
+      expect(await handlers.get(PICK_FILE_CHANNEL)!(ours, { kind: 'folder', title: 'Allow a folder' })).toEqual({ ok: true, data: chosen });
+      expect(asked).toEqual([{ kind: 'folder', title: 'Allow a folder' }]);
+      expect((await call('files.allowedFolders', {})).data!.userFolders).toEqual([chosen]);
+      expect(await preview(chosen)).toMatchObject({ ok: true });
+      expect(await preview(other)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+      // Keeping the chosen folder while slipping another in: refused at folders[1], the list unchanged.
+      expect(await call('files.setAllowedFolders', { folders: [chosen, other] })).toMatchObject({ ok: false, error: { code: 'forbidden', field: 'folders[1]' } });
+      expect((await call('files.allowedFolders', {})).data!.userFolders).toEqual([chosen]);
+
+      // A foreign sender or a malformed kind gets no dialog.
+      expect(await handlers.get(PICK_FILE_CHANNEL)!({ sender: { id: 2 }, senderFrame: { url: APP_INDEX_URL, parent: null } }, { kind: 'folder' })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+      expect(await handlers.get(PICK_FILE_CHANNEL)!(ours, { kind: 'device' })).toMatchObject({ ok: false, error: { code: 'validation' } });
+      expect(asked).toHaveLength(1);
+    } finally {
+      await services.close();
+      for (const d of [dir, chosen, other]) rmSync(d, { recursive: true, force: true });
+    }
+  });
+
+  it('without a way to grant, the folder dialog is not offered at all', async () => {
+    const handlers = new Map<string, (e: InvokeEventLike, ...args: unknown[]) => Promise<unknown>>();
+    const ipcMain: IpcMainLike = { handle: (c, l) => void handlers.set(c, l), removeHandler: (c) => void handlers.delete(c) };
+    const ourSender = { id: 1 };
+    let opened = 0;
+    const dispose = registerIpc({
+      ipcMain,
+      router: { call: async () => ({ ok: true, data: null }) },
+      events: { subscribe: () => () => {} } as unknown as Parameters<typeof registerIpc>[0]['events'],
+      isOurContents: (s) => s === ourSender,
+      targets: () => [],
+      pickFile: async () => (opened++, '/tmp'),
+    });
+    expect(await handlers.get(PICK_FILE_CHANNEL)!({ sender: ourSender, senderFrame: { url: APP_INDEX_URL, parent: null } }, { kind: 'folder' })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    expect(opened).toBe(0);
+    dispose();
   });
 });

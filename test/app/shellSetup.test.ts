@@ -159,6 +159,10 @@ describe('main.ts uses this wiring', () => {
     expect(main).toContain('chooseKeychain(safeStorage, process.platform)');
     expect(main).toMatch(/new BrowserWindow\(mainWindowOptions\(/);
     expect(main).toContain('guardSession(session.defaultSession)');
+    // The native dialog's options come from openDialogOptions (a folder request opens a folder dialog, issue 26)
+    // and the chosen path is granted through the host with its kind.
+    expect(main).toMatch(/const options = openDialogOptions\(request\);\s*const result = win \? await dialog\.showOpenDialog\(win, options\) : await dialog\.showOpenDialog\(options\);/);
+    expect(main).toContain('grant: (path, kind) => h.grant(path, kind)');
     // Nothing else writes the internal script variables or registers schemes.
     expect(main).not.toMatch(/FAIRGROUND_ENGINE_WORKER|FAIRGROUND_SERVICE_HOST|registerSchemesAsPrivileged|enableSandbox|requestSingleInstanceLock/);
   });

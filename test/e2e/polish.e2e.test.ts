@@ -131,9 +131,10 @@ describe('the remaining small surprises', () => {
     const errors = page.getByTestId('error');
     expect(await errors.count()).toBe(1);
     const text = await errors.first().innerText();
-    expect(text).toContain('Folder 1: the folder must be an absolute path');
-    expect(text).not.toMatch(/folders\[0\]|\[\d+\]/);
-    expect(await page.getByTestId('toast-field').textContent()).toBe('Field: Folder 1');
+    // Settings → Add folder asks for the folder (files.requestFolder, issue 26): its field `path` reads as "Path".
+    expect(text).toContain('Path: the folder must be an absolute path');
+    expect(text).not.toMatch(/path: |folders\[0\]|\[\d+\]/);
+    expect(await page.getByTestId('toast-field').textContent()).toBe('Field: Path');
     await screenshot(page, 'polish-error-count');
     await errors.first().getByRole('button', { name: 'Dismiss error' }).click();
     expect(await errors.count()).toBe(0);

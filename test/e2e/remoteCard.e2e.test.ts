@@ -61,9 +61,9 @@ describe('remote model card', () => {
     const can = (await card.getByTestId('remote-capabilities').textContent())!.replace(/\s+/g, ' ');
     expect(can).toContain('scoring (prompt log-probabilities) no');
     expect(can).toContain("scoring (prompt log-probabilities) no — MoI and the NLI judge's threshold need it;");
-    // The stand-in honours response_format and guided_json and ignores llama.cpp's own fields.
+    // The stand-in honours response_format and guided_json and ignores llama.cpp's own fields (asked on chat too).
     expect(can).toContain(
-      'constraints honoured: completions.guided_json, completions.response_format, chat.response_format (not: completions.json_schema, completions.grammar, completions.structured_outputs)',
+      'constraints honoured: completions.guided_json, completions.response_format, chat.response_format (not: completions.json_schema, completions.grammar, completions.structured_outputs, chat.grammar, chat.json_schema)',
     );
     expect(await card.getByTestId('remote-unverified').count()).toBe(0);
   });

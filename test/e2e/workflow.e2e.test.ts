@@ -14,6 +14,7 @@ import { startBrowserMode, type BrowserMode } from '../../src-main/server/browse
 import { ensureDemo } from '../../src-main/services/demoSetup';
 import { evaluateStoredRuns } from '../../src-main/services/evaluation/storedRunEvaluation';
 import { launchBrowser, screenshot } from '../support/browser';
+import { captureStderr, printedCode } from '../support/folderGesture';
 
 let dir: string;
 let app: BrowserMode;
@@ -143,11 +144,19 @@ describe('every step in the UI', () => {
     expect(text).toContain(app.services.workspace.path);
     expect(text).toContain("no queries"); // the failed run's job
     expect(await page.getByTestId('log-folder').textContent()).toContain(join(dir, 'logs'));
-    // Allowed folders for path fields: add one, see it listed and used by the server.
+    // Allowed folders for path fields: add one (with the code the server prints in its terminal,
+    // issue 26), see it listed and used by the server.
     const extra = join(dir, 'corpora');
     mkdirSync(extra);
-    await page.getByTestId('allowed-folder-input').fill(extra);
-    await page.getByTestId('allowed-folder-add').click();
+    const cap = captureStderr();
+    try {
+      await page.getByTestId('allowed-folder-input').fill(extra);
+      await page.getByTestId('allowed-folder-add').click();
+      await page.getByTestId('folder-code-input').fill(await printedCode(cap.text, realpathSync(extra)));
+    } finally {
+      cap.stop();
+    }
+    await page.getByTestId('folder-code-confirm').click();
     await expect.poll(() => page.getByTestId('allowed-folders').textContent()).toContain(extra);
     expect(app.services.paths.allowedFolders().folders).toContain(realpathSync(extra));
     expect(readFileSync(join(dir, 'logs', 'fairground.log'), 'utf8')).toMatch(/ERROR job: no queries: run \d+ failed: tasks\[0\]: no query of collection/);

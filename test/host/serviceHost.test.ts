@@ -6,7 +6,7 @@
  * No timings are asserted (the machine is shared): only the order of events.
  */
 import Database from 'better-sqlite3';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import type { ApiEvent } from '../../src-main/api/contract/index';
 import { startServiceHost } from '../../src-main/host/hostClient';
 import { startHostedBrowserMode, type HostedBrowserMode } from '../../src-main/server/browserMode';
 import { writeCorpus } from '../stress/support';
+import { captureStderr, printedCode } from '../support/folderGesture';
 
 let dir: string;
 beforeAll(() => {
@@ -134,6 +135,67 @@ describe('browser mode with the services in a worker thread', () => {
       await expect(host.grant('/dev/zero')).rejects.toThrow(/\/dev\/zero is a system file/);
       await expect(host.grant(join(data, 'missing.jsonl'))).rejects.toThrow();
       expect(await preview(other)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+    } finally {
+      await host.close();
+    }
+  }, 120_000);
+
+  it('browser mode: the code for Settings → Add folder reaches the server’s terminal from the host thread, and only it adds the folder', async () => {
+    mkdirSync(join(dir, 'c'));
+    const data = join(dir, 'c-data');
+    mkdirSync(data);
+    writeFileSync(join(data, 'c.jsonl'), '{"id": "d1", "text": "tidal power"}\n');
+    const app = await startHostedBrowserMode({ workspacePath: join(dir, 'c', 'w.fairground'), staticDir: join(dir, 'no-ui'), logFolder: join(dir, 'c-logs') });
+    const api = apiOf(app);
+    try {
+      expect(await api('files.setAllowedFolders', { folders: [data] })).toMatchObject({ ok: false, error: { code: 'forbidden', field: 'folders[0]' } });
+      const cap = captureStderr();
+      let code: string;
+      try {
+        expect(await api('files.requestFolder', { path: data })).toMatchObject({ ok: true, data: { folder: realpathSync(data) } });
+        code = await printedCode(cap.text, realpathSync(data));
+      } finally {
+        cap.stop();
+      }
+      expect(await api('collections.previewFile', { path: join(data, 'c.jsonl'), kind: 'corpus' })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+      expect(await api('files.confirmFolder', { path: data, code })).toMatchObject({ ok: true, data: { userFolders: [realpathSync(data)] } });
+      expect(await api('collections.previewFile', { path: join(data, 'c.jsonl'), kind: 'corpus' })).toMatchObject({ ok: true });
+      // The code is shown in the terminal only: never in the app's log file (which a diagnostics report quotes).
+      const logs = readdirSync(join(dir, 'c-logs')).map((f) => readFileSync(join(dir, 'c-logs', f), 'utf8')).join('');
+      expect(logs).not.toContain(code);
+    } finally {
+      await app.close();
+    }
+  }, 120_000);
+
+  it('a folder chosen in the desktop app’s folder dialog (grant kind folder) is allowed through the host; a request cannot add one', async () => {
+    const ws = join(dir, 'f', 'w.fairground');
+    mkdirSync(join(dir, 'f'));
+    const chosen = join(dir, 'f-chosen');
+    const notChosen = join(dir, 'f-other');
+    for (const d of [chosen, notChosen]) {
+      mkdirSync(d);
+      writeFileSync(join(d, 'c.jsonl'), '{"id": "d1", "text": "tidal power"}\n');
+    }
+    const host = await startServiceHost({ workspacePath: ws, transport: 'electron' });
+    try {
+      const preview = (folder: string) => host.router.call('collections.previewFile', { path: join(folder, 'c.jsonl'), kind: 'corpus' });
+      // The request alone: refused, naming the folder and the gesture; nothing stored.
+      const bare = await host.router.call('files.setAllowedFolders', { folders: [notChosen] });
+      expect(bare).toMatchObject({ ok: false, error: { code: 'forbidden', field: 'folders[0]', message: expect.stringContaining(`${notChosen} was not chosen in the folder dialog; add it with Settings → Add folder…`) } });
+      expect(await host.router.call('files.allowedFolders', {})).toMatchObject({ ok: true, data: { mode: 'grants', userFolders: [] } });
+      expect(await host.router.call('files.requestFolder', { path: notChosen })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+      expect(await preview(chosen)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+      // The dialog's folder, through the host's grant message.
+      expect(await host.grant(chosen, 'folder')).toBe(realpathSync(chosen));
+      expect(await host.router.call('files.allowedFolders', {})).toMatchObject({ ok: true, data: { userFolders: [realpathSync(chosen)] } });
+      expect(await preview(chosen)).toMatchObject({ ok: true });
+      expect(await preview(notChosen)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
+      // A file is not a folder; the host says why.
+      await expect(host.grant(join(chosen, 'c.jsonl'), 'folder')).rejects.toThrow(/not a folder/);
+      // Removing is a plain request.
+      expect(await host.router.call('files.setAllowedFolders', { folders: [] })).toMatchObject({ ok: true, data: { userFolders: [] } });
+      expect(await preview(chosen)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
     } finally {
       await host.close();
     }

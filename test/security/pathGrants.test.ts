@@ -1,7 +1,7 @@
 /**
  * Path grants probed over HTTP (issue 15 items 3 and 4): in browser mode a request may name only
  * regular files under the allowed folders (the workspace's folder by default, more through
- * `files.setAllowedFolders`), resolved through symlinks; never /etc, /proc, /dev, a folder, a FIFO
+ * Settings → Add folder and the code printed in the server's terminal), resolved through symlinks; never /etc, /proc, /dev, a folder, a FIFO
  * or a relative path. Refusals come back at once (a /dev/zero preview used to never return).
  */
 import { execFileSync } from 'node:child_process';
@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyGguf } from '../../src-main/engine/gguf/tinyModel';
+import type { Envelope } from '../../src-main/api/contract/index';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
+import { allowFolderByCode } from '../support/folderGesture';
 
 let dir: string;
 let ws: string;
@@ -115,8 +117,15 @@ describe('path grants over HTTP (browser mode)', () => {
     expect(JSON.stringify(inside.body.data)).toContain('tidal power');
 
     expect((await api('files.allowedFolders', {})).body.data).toEqual({ mode: 'folders', folders: [join(ws)], userFolders: [] });
-    const set = await api('files.setAllowedFolders', { folders: [outside] });
-    expect(set.body).toEqual({ ok: true, data: { mode: 'folders', folders: [join(ws), realpathSync(outside)], userFolders: [realpathSync(outside)] } });
+    // A bare request cannot add the folder (issue 26): refused, nothing stored, its files still unreadable.
+    const bare = await api('files.setAllowedFolders', { folders: [outside] });
+    expect(bare.status).toBe(403);
+    expect(bare.body.error).toMatchObject({ code: 'forbidden', field: 'folders[0]', message: expect.stringContaining(`${outside} was not confirmed with the code printed in the terminal`) });
+    expect((await api('files.allowedFolders', {})).body.data).toMatchObject({ userFolders: [] });
+    expect((await api('collections.previewFile', { path: join(outside, 'corpus.jsonl'), kind: 'corpus' })).body.error!.code).toBe('forbidden');
+    // The user's gesture: Settings → Add folder, and the code from the server's terminal.
+    const set = await allowFolderByCode(async (m, i) => (await api(m, i)).body as Envelope<unknown>, outside);
+    expect(set).toEqual({ ok: true, data: { mode: 'folders', folders: [join(ws), realpathSync(outside)], userFolders: [realpathSync(outside)] } });
     const now = await api('collections.previewFile', { path: join(outside, 'corpus.jsonl'), kind: 'corpus' });
     expect(JSON.stringify(now.body.data)).toContain(SECRET);
     const model = await api('models.add', { path: join(outside, 'tiny.gguf'), name: 'tiny' });

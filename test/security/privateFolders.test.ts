@@ -9,7 +9,9 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Envelope } from '../../src-main/api/contract/index';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
+import { allowFolderByCode } from '../support/folderGesture';
 
 let dir: string;
 let app: BrowserMode;
@@ -62,7 +64,7 @@ describe("the app's settings and keys", () => {
   });
 
   it('are not read inside an allowed folder, directly or through a symlink; data files beside them are', async () => {
-    expect((await api('files.setAllowedFolders', { folders: [dir] })).status).toBe(200);
+    expect(await allowFolderByCode(async (m, i) => (await api(m, i)).body as Envelope<unknown>, dir)).toMatchObject({ ok: true });
     expect((await api('collections.previewFile', { path: join(dir, 'data', 'corpus.tsv'), kind: 'corpus' })).body.ok).toBe(true);
     for (const path of [keyFile, join(config, 'notes.tsv'), join(dir, 'data', 'innocent.tsv')]) {
       const r = await api('collections.previewFile', { path, kind: 'corpus' });

@@ -9,7 +9,8 @@
  * message printed (never silently).
  *
  * Each server listens on 127.0.0.1 at a free port, one thread, no prompt cache reuse beyond what
- * a request asks, the model served under `alias` (GET /v1/models lists the alias as `id`).
+ * a request asks, flash attention 'auto' as the local engine's contexts, the model served under
+ * `alias` (GET /v1/models lists the alias as `id`).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -69,6 +70,12 @@ export interface LlamaServerOptions {
   contextSize?: number;
   /** Slots (requests computed at once); 1 keeps every request's evaluation alone, as the local engine's one sequence. */
   parallel?: number;
+  /**
+   * llama-server's `-fa`. Default 'auto', as node-llama-cpp's contexts have it (LlamaModel's
+   * defaultContextFlashAttention), so both evaluate a prompt with the same kernels; 'off' is for
+   * the test that shows what a different setting does to the logits.
+   */
+  flashAttention?: 'auto' | 'on' | 'off';
   startTimeoutMs?: number;
 }
 
@@ -94,8 +101,10 @@ export async function startLlamaServer(modelPath: string, options: LlamaServerOp
     // prettier-ignore
     const args = ['-m', modelPath, '--alias', alias, '--host', '127.0.0.1', '--port', String(port), '-t', '1', '-tb', '1',
       '-c', String(options.contextSize ?? 512), '-np', String(options.parallel ?? 1), '-ngl', '0', '--no-webui',
-      // node-llama-cpp's contexts run without flash attention; the server's default 'auto' turns it on, other kernels.
-      '-fa', 'off'];
+      // Flash attention as node-llama-cpp's contexts have it: 'auto', which llama.cpp turns on for
+      // the CPU. With '-fa off' a 2-token prompt's logits differed by up to 6e-3 (tiny F16 model) and
+      // 0.18 (bench Q8_0 model), and 10 of 367 greedy texts parted at near ties.
+      '-fa', options.flashAttention ?? 'auto'];
     const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));

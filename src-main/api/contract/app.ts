@@ -53,6 +53,14 @@ export const AllowedFolders = z.object({
   userFolders: z.array(z.string()),
 });
 
+/** A folder asked for in browser mode, waiting for the code printed in the server's terminal. */
+export const FolderRequest = z.object({
+  /** The folder's real path (what the terminal names). */
+  folder: z.string(),
+  /** When the code stops working (ISO time). */
+  expiresAt: z.string(),
+});
+
 export const FolderListing = z.object({
   /** The folder listed (real path). */
   path: z.string(),
@@ -70,7 +78,17 @@ export const appContract = {
   'files.setAllowedFolders': method(
     z.object({ folders: z.array(z.string().min(1).max(4096)).max(100) }).strict(),
     AllowedFolders,
-    'Replace the user’s allowed folders (absolute paths of existing folders; not the filesystem root or system folders).',
+    'Remove or reorder the user’s allowed folders. A request cannot add one (issue 26): the desktop app adds folders through its native folder dialog, browser mode through files.requestFolder + files.confirmFolder.',
+  ),
+  'files.requestFolder': method(
+    z.object({ path: z.string().min(1).max(4096) }).strict(),
+    FolderRequest,
+    'Browser mode: ask to allow a folder; the server prints a one-time code in the terminal where `fairground serve` runs (nothing is allowed yet).',
+  ),
+  'files.confirmFolder': method(
+    z.object({ path: z.string().min(1).max(4096), code: z.string().min(1).max(20) }).strict(),
+    AllowedFolders,
+    'Browser mode: allow the folder asked for with files.requestFolder, given the code printed in the server’s terminal.',
   ),
   'files.browse': method(
     z.object({ path: z.string().min(1).max(4096).optional() }).strict(),

@@ -21,6 +21,8 @@ The token changes at every launch; API requests without it are refused.
 The page is served at once; the workspace opens behind it (integrity check, migrations, the demo
 on a fresh workspace) while the page shows "Opening workspace…" and the step, and the server
 prints "Workspace: PATH" when it is open (with --in-process it opens before the server listens).
+Settings → Add folder prints a one-time code here (stderr): type it in the page to allow the folder
+(a request with the token alone cannot add one).
 
       --port N           port to listen on (default: a free port)
 ${WORKSPACE_HELP}

@@ -33,7 +33,7 @@ export function checkConstrainedOutput(text: string, finishReason: FinishReason,
     throw new EngineError(
       'remote-error',
       `model ${JSON.stringify(context.model)} did not honour the ${what}${via}: ${why}; answer began ${JSON.stringify(text.slice(0, 80))}. ` +
-        'The server probably ignores that field: use the transport it reads (llama.cpp: json_schema or grammar on /v1/completions; vLLM: response_format or structured_outputs).',
+        'The server probably ignores that field: use the transport it reads (llama.cpp: grammar or json_schema, on /v1/completions and on chat; vLLM: response_format or structured_outputs).',
     );
   };
   if (request.jsonSchema !== undefined) {

@@ -105,7 +105,7 @@ export const CAPABLE_ENGINES = {
   completions: "a local llama.cpp model, vLLM (vllm serve) or llama.cpp's server (llama-server); or send the prompt as a chat message (chat: true)",
   chat: "a local llama.cpp model, vLLM, llama.cpp's server or the OpenAI API; or send a plain prompt (chat: false)",
   jsonSchema: "a local llama.cpp model, llama.cpp's server added with --server-kind llama.cpp (grammar or json_schema on /v1/completions), vLLM added with --server-kind vllm (response_format, structured_outputs or guided_json)",
-  chatJsonSchema: "a local llama.cpp model, llama.cpp's server added with --server-kind llama.cpp, vLLM or the OpenAI API (response_format on /v1/chat/completions)",
+  chatJsonSchema: "a local llama.cpp model, llama.cpp's server added with --server-kind llama.cpp (grammar on /v1/chat/completions), vLLM or the OpenAI API (response_format on /v1/chat/completions)",
   grammar: "a local llama.cpp model or llama.cpp's server added with --server-kind llama.cpp",
   sampling: 'a local llama.cpp model, vLLM (--server-kind vllm) or llama.cpp\'s server (--server-kind llama.cpp)',
 } as const;

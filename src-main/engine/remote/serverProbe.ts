@@ -34,6 +34,8 @@ export const constraintTransports = [
   'completions.guided_json',
   'completions.structured_outputs',
   'chat.response_format',
+  'chat.grammar',
+  'chat.json_schema',
 ] as const;
 export type ConstraintTransportName = (typeof constraintTransports)[number];
 
@@ -101,6 +103,15 @@ export async function probeCapabilities(target: ProbeTarget, model: string, serv
       : []),
     ['completions.response_format', () => completion({ response_format: schemaFormat }), expectedJson],
     ['chat.response_format', () => chat({ response_format: schemaFormat }), expectedJson],
+    // llama.cpp's server also reads its own fields on chat requests. Its response_format and json_schema
+    // there go through the chat template's output parser, which can fail where `grammar` works (a
+    // SentencePiece vocabulary: HTTP 400 "Failed to initialize samplers"; README, Remote models).
+    ...(llama
+      ? ([
+          ['chat.grammar', () => chat({ grammar: probeGrammar }), 'fairground'],
+          ['chat.json_schema', () => chat({ json_schema: probeSchema }), expectedJson],
+        ] as Array<[ConstraintTransportName, () => Promise<ProbeOutcome>, string]>)
+      : []),
   ];
   for (const [name, send, expected] of wanted) {
     const route = name.startsWith('chat.') ? chatRoute : completionsRoute;
@@ -166,8 +177,10 @@ function honoured(outcome: ProbeOutcome, chat: boolean, expected: string): Capab
  * JSON schemas on /v1/completions, in order of preference: llama.cpp: `gbnf` (node-llama-cpp's
  * grammar in `grammar`, the local engine's exact decoding) when `grammar` is honoured, then
  * `json_schema`; other servers: `response_format`, `structured_outputs`, `guided_json`. On chat
- * requests: `response_format` when honoured there (llama.cpp's server also reads its own fields on
- * chat requests, so its completions choice stands when response_format is not honoured).
+ * requests: llama.cpp: `gbnf` (`grammar`) when honoured on chat, then `json_schema`, then
+ * `response_format`; a stored probe from before the chat fields were asked (no `chat.grammar`)
+ * keeps the completions choice, as before. Other servers: `response_format` when honoured there.
+ * A llama.cpp server seen to honour none of the three on chat refuses JSON-schema chat requests.
  */
 export interface ChosenTransports {
   jsonSchemaTransport?: JsonSchemaTransport;
@@ -192,8 +205,15 @@ export function chooseTransports(serverKind: RemoteServerKind, capabilities: Ser
     refusals.jsonSchema = `its server honoured no JSON-schema transport on /v1/completions when probed at remote add (${completionOrder.map(([t]) => seen(t)).join(', ')})`;
   }
   let chatJsonSchemaTransport: JsonSchemaTransport | undefined;
-  if (yes('chat.response_format')) chatJsonSchemaTransport = 'response_format';
-  else if (serverKind !== 'llama.cpp' && no('chat.response_format')) refusals.chatJsonSchema = `its server did not honour response_format on /v1/chat/completions when probed at remote add (${seen('chat.response_format')})`;
+  if (serverKind === 'llama.cpp') {
+    const chatOrder: Array<[ConstraintTransportName, JsonSchemaTransport]> = [['chat.grammar', 'gbnf'], ['chat.json_schema', 'json_schema'], ['chat.response_format', 'response_format']];
+    chatJsonSchemaTransport = chatOrder.find(([t]) => yes(t))?.[1];
+    // Only when every chat field was asked and plainly not honoured (an older probe did not ask chat.grammar).
+    if (chatJsonSchemaTransport === undefined && chatOrder.every(([t]) => c[t]?.value === 'no')) {
+      refusals.chatJsonSchema = `its server honoured no JSON-schema transport on /v1/chat/completions when probed at remote add (${chatOrder.map(([t]) => `${seen(t)}${c[t]?.detail ? ` (${c[t]!.detail})` : ''}`).join(', ')})`;
+    }
+  } else if (yes('chat.response_format')) chatJsonSchemaTransport = 'response_format';
+  else if (no('chat.response_format')) refusals.chatJsonSchema = `its server did not honour response_format on /v1/chat/completions when probed at remote add (${seen('chat.response_format')})`;
   if (serverKind === 'llama.cpp' && no('completions.grammar')) refusals.grammar = `its server did not honour a GBNF grammar on /v1/completions when probed at remote add (${seen('completions.grammar')})`;
   if (capabilities.completions.value === 'no') refusals.completions = `its server does not answer /v1/completions (probed at remote add: ${capabilities.completions.detail ?? 'no'}); plain prompts need it`;
   if (capabilities.chat.value === 'no') refusals.chat = `its server does not answer /v1/chat/completions (probed at remote add: ${capabilities.chat.detail ?? 'no'}); chat messages need it`;

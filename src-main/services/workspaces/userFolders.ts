@@ -3,7 +3,8 @@
  * app's own config folder (`allowed-folders.json` beside `recent-workspaces.json`), so switching to
  * another workspace (Settings → Recent) keeps them, and a workspace file received from someone else
  * grants nothing. The first time (no file yet) the list of the workspace open then is adopted
- * once, so folders a user added before this change are kept. Written atomically; a damaged file is
+ * once, so folders a user added before this change are kept — only for a workspace already in the
+ * user's Recent list (appServices' `adoptableFolders`), never for a file received from someone else. Written atomically; a damaged file is
  * set aside as `allowed-folders.json.damaged` and the list starts empty.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';

@@ -10,7 +10,7 @@ import type { ApiClient, ApiEvent, ApiInput, ApiMethod, ApiOutput, ApiErrorBody,
 export interface PreloadBridge {
   call(method: string, input: unknown): Promise<Envelope<unknown>>;
   onEvent(listener: (event: ApiEvent) => void): () => void;
-  pickFile?(request: { title?: string; filters?: { name: string; extensions: string[] }[] }): Promise<Envelope<string | null>>;
+  pickFile?(request: { title?: string; filters?: { name: string; extensions: string[] }[]; kind?: 'file' | 'folder' }): Promise<Envelope<string | null>>;
   /** A File from a drop event → its path on this computer, granted to the API (issue 15). */
   droppedFile?(file: File): Promise<Envelope<string>>;
 }
@@ -118,6 +118,14 @@ export const transport: 'electron' | 'http' = window.fairground ? 'electron' : '
 /** The native open-file dialog (desktop app only); undefined in browser mode, where paths are typed. */
 export const pickFile: ((title: string, filters?: { name: string; extensions: string[] }[]) => Promise<string | null>) | undefined = window.fairground?.pickFile
   ? async (title, filters) => unwrap<string | null>('pickFile', await window.fairground!.pickFile!({ title, ...(filters ? { filters } : {}) }))
+  : undefined;
+
+/**
+ * The native folder dialog (desktop app only): the chosen folder becomes an allowed folder (issue 26;
+ * the main process grants it, no API call can). Its real path, or null when cancelled.
+ */
+export const pickFolder: ((title: string) => Promise<string | null>) | undefined = window.fairground?.pickFile
+  ? async (title) => unwrap<string | null>('pickFile', await window.fairground!.pickFile!({ title, kind: 'folder' }))
   : undefined;
 
 /**

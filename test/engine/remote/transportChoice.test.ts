@@ -98,6 +98,25 @@ describe('chooseTransports (from the stored probe)', () => {
     expect(chosen.refusals.chatJsonSchema).toMatch(/did not honour response_format on \/v1\/chat\/completions/);
   });
 
+  it("on llama.cpp's chat route prefers grammar, then json_schema, then response_format; refuses when all three were asked and none honoured", () => {
+    const base = { 'completions.grammar': cap('yes'), 'completions.json_schema': cap('yes') } as const;
+    expect(chooseTransports('llama.cpp', caps({ ...base, 'chat.response_format': cap('yes'), 'chat.grammar': cap('yes'), 'chat.json_schema': cap('yes') })).chatJsonSchemaTransport).toBe('gbnf');
+    expect(chooseTransports('llama.cpp', caps({ ...base, 'chat.response_format': cap('yes'), 'chat.grammar': cap('no'), 'chat.json_schema': cap('yes') })).chatJsonSchemaTransport).toBe('json_schema');
+    // The real llama-server on a SentencePiece vocabulary: response_format and json_schema on chat answer HTTP 400.
+    const spm = caps({ ...base, 'chat.response_format': { value: 'no', detail: 'refused: HTTP 400' }, 'chat.grammar': cap('yes'), 'chat.json_schema': { value: 'no', detail: 'refused: HTTP 400' } });
+    expect(chooseTransports('llama.cpp', spm)).toEqual({ jsonSchemaTransport: 'gbnf', chatJsonSchemaTransport: 'gbnf', refusals: {} });
+    const none = chooseTransports('llama.cpp', caps({ ...base, 'chat.response_format': cap('no'), 'chat.grammar': { value: 'no', detail: 'ignored' }, 'chat.json_schema': cap('no') }));
+    expect(none.chatJsonSchemaTransport).toBeUndefined();
+    expect(none.refusals.chatJsonSchema).toBe(
+      'its server honoured no JSON-schema transport on /v1/chat/completions when probed at remote add (chat.grammar no (ignored), chat.json_schema no, chat.response_format no)',
+    );
+    // A probe stored before the chat fields were asked: the completions choice stands on chat, nothing refused.
+    const old = chooseTransports('llama.cpp', caps({ ...base, 'chat.response_format': cap('no') }));
+    expect(old).toEqual({ jsonSchemaTransport: 'gbnf', refusals: {} });
+    // Another kind is not asked llama.cpp's fields.
+    expect(chooseTransports('vllm', caps({ 'completions.response_format': cap('yes'), 'chat.response_format': cap('yes'), 'chat.grammar': cap('yes') })).chatJsonSchemaTransport).toBe('response_format');
+  });
+
   it('refuses only on a plain no; unknown leaves the default', () => {
     const none = caps({ 'completions.response_format': cap('no'), 'completions.structured_outputs': cap('no'), 'completions.guided_json': cap('no'), 'chat.response_format': cap('no') });
     expect(chooseTransports('openai', none).refusals.jsonSchema).toMatch(/honoured no JSON-schema transport on \/v1\/completions .*completions.response_format no/);

@@ -12,6 +12,7 @@ import { createAppServices } from '../../../src-main/services/appServices';
 import { RecentWorkspaces } from '../../../src-main/services/workspaces/recentWorkspaces';
 import { userFoldersFile, userFoldersStore } from '../../../src-main/services/workspaces/userFolders';
 import { WorkspaceSession } from '../../../src-main/services/workspaces/workspaceSession';
+import { allowFolderByCode } from '../../support/folderGesture';
 
 let dir: string;
 let session: WorkspaceSession;
@@ -36,8 +37,9 @@ const call = async (method: string, input: unknown = {}) => session.router.call(
 
 describe('Recent and allowed folders across workspaces', () => {
   it('a folder allowed in one workspace is allowed in the next; Recent reopens the first from the second', async () => {
-    // In a: allow projB and data (the user's gesture in Settings).
-    expect(await call('files.setAllowedFolders', { folders: [join(dir, 'projB'), join(dir, 'data')] })).toMatchObject({ ok: true });
+    // In a: allow projB and data (the user's gesture in Settings: Add folder, the code from the terminal).
+    expect(await allowFolderByCode(call, join(dir, 'projB'))).toMatchObject({ ok: true });
+    expect(await allowFolderByCode(call, join(dir, 'data'))).toMatchObject({ ok: true });
     expect(JSON.parse(readFileSync(join(config(), 'allowed-folders.json'), 'utf8'))).toEqual([join(dir, 'projB'), join(dir, 'data')]);
     // The workspace file holds no list.
     expect(session.services.workspace.db.prepare(`SELECT value FROM settings WHERE key = 'allowedFolders'`).get()).toBeUndefined();
@@ -82,6 +84,36 @@ describe('userFoldersStore', () => {
       writeFileSync(file, '{not json');
       expect(userFoldersStore(file).load()).toEqual([]);
       expect(existsSync(`${file}.damaged`)).toBe(true);
+    } finally {
+      rmSync(d, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the one-time adoption of a workspace file’s old folder list', () => {
+  it('adopts it only for a workspace this user opened before (in Recent), never for a received file on a fresh install', async () => {
+    const d = mkdtempSync(join(tmpdir(), 'fg-adopt-'));
+    try {
+      for (const f of ['ws', 'theirs', 'cfgFresh', 'cfgKnown']) mkdirSync(join(d, f));
+      const wsPath = join(d, 'ws', 'received.fairground');
+      // A workspace written by an older version (or by a colleague): its own settings list a folder.
+      const author = createAppServices(wsPath, { transport: 'http' });
+      author.paths.setAllowedFolders([join(d, 'theirs')]);
+      expect(author.paths.allowedFolders().userFolders).toEqual([join(d, 'theirs')]);
+      await author.close();
+
+      // Fresh install (no allowed-folders.json, an empty Recent): nothing is adopted, nothing written.
+      const fresh = createAppServices(wsPath, { transport: 'http', userFoldersFile: userFoldersFile(join(d, 'cfgFresh')) });
+      expect(fresh.paths.allowedFolders().userFolders).toEqual([]);
+      expect(existsSync(join(d, 'cfgFresh', 'allowed-folders.json'))).toBe(false);
+      await fresh.close();
+
+      // The user who opened this workspace before (it is in their Recent list) keeps its folders once.
+      new RecentWorkspaces(join(d, 'cfgKnown')).touch(wsPath);
+      const known = createAppServices(wsPath, { transport: 'http', userFoldersFile: userFoldersFile(join(d, 'cfgKnown')) });
+      expect(known.paths.allowedFolders().userFolders).toEqual([join(d, 'theirs')]);
+      expect(JSON.parse(readFileSync(join(d, 'cfgKnown', 'allowed-folders.json'), 'utf8'))).toEqual([join(d, 'theirs')]);
+      await known.close();
     } finally {
       rmSync(d, { recursive: true, force: true });
     }
