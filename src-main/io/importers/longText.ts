@@ -72,7 +72,11 @@ export function isLongLine(item: JsonlItem): item is LongLine {
  * lines come as the line readers of ../lines give them (same numbering, strict UTF-8, BOM dropped,
  * the same maximum line length).
  */
-export async function* readJsonlItems(file: string, store: LongTextStore, opts: { signal?: AbortSignal | undefined; maxLineBytes?: number } = {}): AsyncGenerator<JsonlItem> {
+export async function* readJsonlItems(
+  file: string,
+  store: LongTextStore,
+  opts: { /** Called before each chunk; throws to stop (an import's cancel). */ checkCancelled?: (() => void) | undefined; maxLineBytes?: number } = {},
+): AsyncGenerator<JsonlItem> {
   const max = opts.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const name = inputName(file);
   const nonce = randomBytes(9).toString('base64url');
@@ -96,7 +100,7 @@ export async function* readJsonlItems(file: string, store: LongTextStore, opts: 
   };
   try {
     for await (const chunk of source as AsyncIterable<Buffer>) {
-      opts.signal?.throwIfAborted();
+      opts.checkCancelled?.();
       let from = 0;
       while (from < chunk.length) {
         if (long) {
@@ -138,7 +142,9 @@ export async function* readJsonlItems(file: string, store: LongTextStore, opts: 
       }
     }
   } catch (err) {
-    if (err instanceof DataError || opts.signal?.aborted) throw err;
+    // Only the file's own errors are 'cannot read file'; a cancel or the store's (SQLite's) errors pass as they are.
+    const code = (err as { code?: unknown }).code;
+    if (err instanceof DataError || typeof code !== 'string' || code.startsWith('SQLITE_')) throw err;
     throw new DataError(`cannot read file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { file: name });
   } finally {
     (source as { destroy?: () => void }).destroy?.();

@@ -25,7 +25,7 @@ export interface TextSource {
    * JSON lines with long lines scanned as bytes, their long strings put in `store` (longText.ts);
    * only sources that read a file have it (text already in memory gains nothing).
    */
-  jsonItems?(store: LongTextStore, signal?: AbortSignal): AsyncIterable<JsonlItem>;
+  jsonItems?(store: LongTextStore, checkCancelled?: () => void): AsyncIterable<JsonlItem>;
 }
 
 export interface SourceScan {
@@ -38,7 +38,7 @@ export function fileSource(path: string): TextSource {
     name: path,
     baseName: basename(path),
     lines: (signal) => streamLines(path, signal ? { signal } : {}),
-    ...(path === '-' ? {} : { jsonItems: (store: LongTextStore, signal?: AbortSignal) => readJsonlItems(path, store, { signal }) }),
+    ...(path === '-' ? {} : { jsonItems: (store: LongTextStore, checkCancelled?: () => void) => readJsonlItems(path, store, { checkCancelled }) }),
     async scan(signal) {
       try {
         const info = await stat(path);

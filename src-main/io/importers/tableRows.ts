@@ -48,7 +48,7 @@ export function readTableRows(source: TextSource, counter: LineCounter, mapping:
   let headerLine: number | undefined;
 
   async function* jsonLines(): AsyncGenerator<TableRow> {
-    const items: AsyncGenerator<JsonlItem> = long && source.jsonItems ? counter.count(source.jsonItems(long.longTexts, counter.signal)) : counter.lines(source);
+    const items: AsyncGenerator<JsonlItem> = long && source.jsonItems ? counter.count(source.jsonItems(long.longTexts, () => counter.throwIfCancelled())) : counter.lines(source);
     for await (const item of items) {
       if (isLongLine(item)) {
         yield { line: item.line, row: resolveMarkers(parseLine(item.reduced, item.line), item.markers, long!.keepLong, { file, line: item.line }) };

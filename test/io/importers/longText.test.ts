@@ -118,6 +118,19 @@ describe('long JSON lines read as bytes', () => {
     }
   });
 
+  it('stop inside a long line when the cancel check throws', async () => {
+    const path = join(dir, 'cancel.jsonl');
+    writeFileSync(path, `{"id":"c","text":"${'z'.repeat(3 * LONG_LINE_BYTES)}"}\n`);
+    const store = new MemoryStore();
+    let chunks = 0;
+    const stop = new Error('cancelled');
+    const read = async () => {
+      for await (const item of readJsonlItems(path, store, { checkCancelled: () => { if (++chunks > 20) throw stop; } })) void item;
+    };
+    await expect(read()).rejects.toBe(stop);
+    expect(chunks).toBe(21);
+  });
+
   it('refuse bad input, naming the file and the line', async () => {
     const long = 'w'.repeat(LONG_LINE_BYTES + 10);
     const cases: [string, Buffer, RegExp][] = [
