@@ -3,7 +3,8 @@
  * Builds Fairground:
  *   dist/main/     the main side, bundled by esbuild with native and heavy packages kept external
  *                  (better-sqlite3, node-llama-cpp, sqlite-vec, electron, ...): cli.js (with its
- *                  lazily imported chunks/), app/main.js, app/preload.cjs, worker/workerMain.js
+ *                  lazily imported chunks/), app/main.js, app/preload.cjs, worker/workerMain.js,
+ *                  evalIrMain.js (`fairground eval ir` alone, one file: bin/fairground.js runs it)
  *   dist/renderer/ the Svelte UI, built by Vite
  * Flags: --if-stale (skip parts whose outputs are newer than their sources), --renderer-only,
  * --main-only.
@@ -63,6 +64,9 @@ if (!rendererOnly) {
     'worker/workerMain': 'src-main/engine/local/worker/workerMain.ts',
     // The services host's worker thread (issue 17 item 6); src-main/host/hostEntry.ts looks for it at host/hostMain.js.
     'host/hostMain': 'src-main/host/hostMain.ts',
+    // `fairground eval ir` as one unsplit file (issue 25 item 4): bin/fairground.js runs it for that
+    // command, which then loads one module instead of cli.js and a dozen chunks.
+    evalIrMain: 'src-main/cli/evalIrMain.ts',
   };
   const present = Object.fromEntries(Object.entries(entries).filter(([, src]) => existsSync(join(root, src))));
   const stampFile = join(mainOut, 'build-inputs.json');

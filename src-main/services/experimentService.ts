@@ -22,7 +22,7 @@ import { DataError } from '../core/errors';
 import { CallsDeferredError, COMPUTE, type CallPolicy } from '../engine/queue/callPolicy';
 import { RunCalls } from '../engine/queue/runCalls';
 import { isDeferred } from '../experiments/concurrency';
-import type { ExperimentDeps, ExperimentKind, ExperimentRegistry, ItemsQuery, MetricsInput, WorkContext } from '../experiments/registry';
+import type { ExperimentDeps, ExperimentKind, ExperimentRegistry, ExportedFile, ItemsQuery, MetricsInput, WorkContext } from '../experiments/registry';
 import { defaultExperimentRegistry } from '../experiments/kinds';
 import { validateSpec } from '../experiments/specFile';
 import { checkSpecContent, checkSpecReferences } from '../experiments/specReferences';
@@ -307,10 +307,15 @@ export class ExperimentService {
     const file =
       format === 'manifest'
         ? { name: `${input.experimentName}-run${runId}.manifest.json`.replace(/[^A-Za-z0-9._-]+/g, '_'), mediaType: 'application/json', text: `${JSON.stringify(manifest, null, 2)}\n` }
-        : kind.exportFile({ ...input, format, condition });
-    const bytes = Buffer.byteLength(file.text, 'utf8');
-    manifest = { ...manifest, export: { file: file.name, sha256: createHash('sha256').update(file.text, 'utf8').digest('hex'), bytes } };
-    return { file, manifest: redactSecrets(manifest) as unknown as Record<string, unknown> };
+        : await kind.exportFile({ ...input, format, condition }, this.deps);
+    const { manifest: about, warnings, ...exported } = file as ExportedFile;
+    const bytes = Buffer.byteLength(exported.text, 'utf8');
+    manifest = {
+      ...manifest,
+      ...(warnings && warnings.length > 0 ? { warnings: [...manifest.warnings, ...warnings] } : {}),
+      export: { ...about, file: exported.name, sha256: createHash('sha256').update(exported.text, 'utf8').digest('hex'), bytes },
+    };
+    return { file: exported, manifest: redactSecrets(manifest) as unknown as Record<string, unknown> };
   }
 
   // ---- helpers -------------------------------------------------------------------------------

@@ -109,6 +109,10 @@ Example (check the exposure numbers independently):
     if (format === undefined || format === '') throw new CliError(`missing required option --format (fair-rag: ${ExportFormat.options.join(', ')})`);
     return withExperimentServices(io, values.workspace, async (s) => {
       const { file, manifest } = await s.experiments.export(runId, format, values.condition);
+      // What the file's own budget did (RichRAG training records): said here too, as stdout gets no manifest.
+      const budget = (manifest.export as { promptBudget?: { unit?: string; total?: number | null; origin?: string; promptsCut?: number; prompts?: number; estimate?: { reason?: string } } } | undefined)?.promptBudget;
+      if (budget?.unit === 'estimated tokens') io.stderr.write(`note: the prompts were budgeted by an estimate of the model's tokens (${budget.estimate?.reason ?? 'no tokenizer answered'}); budget ${budget.total} (${budget.origin})\n`);
+      if (budget?.promptsCut) io.stderr.write(`note: ${budget.promptsCut} of ${budget.prompts} prompts had their candidates' texts cut to fit the budget of ${budget.total} tokens (${budget.origin})\n`);
       if (values.output === undefined) {
         io.stdout.write(file.text);
         return 0;
