@@ -4,6 +4,7 @@
  * Both transports (Electron IPC, HTTP) call `router.call` and nothing else.
  */
 import { DataError } from '../core/errors';
+import { ApiFailure } from './apiFailure';
 import { EngineError } from '../engine/types';
 import { WorkspaceError } from '../store/workspace';
 import {
@@ -11,24 +12,14 @@ import {
   formatIssuePath,
   isApiMethod,
   type ApiErrorBody,
-  type ApiErrorCode,
   type ApiMethod,
   type ApiOutput,
   type ApiParsedInput,
   type Envelope,
 } from './contract/index';
 
-/** Thrown by services for an expected failure with a code the UI understands. */
-export class ApiFailure extends Error {
-  constructor(
-    readonly code: ApiErrorCode,
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-    this.name = 'ApiFailure';
-  }
-}
+/** Thrown by services for an expected failure with a code the UI understands (defined in ./apiFailure). */
+export { ApiFailure };
 
 export type Handler<M extends ApiMethod> = (input: ApiParsedInput<M>) => Promise<ApiOutput<M>> | ApiOutput<M>;
 export type Handlers = { [M in ApiMethod]: Handler<M> };

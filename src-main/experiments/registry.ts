@@ -25,7 +25,7 @@ import type { TestCalibration } from '../api/contract/kindParts';
 import type { Database } from 'better-sqlite3';
 import type { z } from 'zod';
 import type { GeneratorRef } from '../api/contract/models';
-import type { GeneratorSelector } from '../api/contract/experiments';
+import type { GeneratorSelector, PromptPreviewBudget } from '../api/contract/experiments';
 import type { DesignWarning } from '../api/contract/plans';
 import type { CachedEngine } from '../engine/callCache';
 import type { ManifestInput } from '../io/manifest/manifest';
@@ -75,6 +75,14 @@ export interface MetricsInput<S> {
   calibration?: TestCalibration | undefined;
 }
 
+/** The part of a run's metrics a summary shows (see ExperimentKind.summary). */
+export interface RunSummary {
+  kind: string;
+  aggregates?: unknown;
+  warnings?: string[];
+  incomplete?: boolean;
+}
+
 export interface ItemsQuery {
   queryId?: string | undefined;
   condition?: string | undefined;
@@ -92,6 +100,14 @@ export interface ExportedFile {
   name: string;
   mediaType: string;
   text: string;
+  /**
+   * What the export's manifest should add about this file (the service puts it under `export`):
+   * e.g. RichRAG's training records, `promptBudget` (the budget their prompts were fitted to, in the
+   * ranker's tokens or marked 'estimated tokens').
+   */
+  manifest?: Record<string, unknown>;
+  /** Warnings about this file, added to the export's manifest warnings (an estimated budget, prompts cut). */
+  warnings?: string[];
 }
 
 /** What the service needs to write a manifest for a run of this kind. */
@@ -104,15 +120,22 @@ export interface ExperimentKind<S = unknown, M = unknown, R = unknown> {
   jobTitle(spec: S): string;
   execute(ctx: ExecuteContext<S>): Promise<Record<string, unknown>>;
   metrics(input: MetricsInput<S>): M;
+  /**
+   * What a summary shows (the CLI's table after `run`, `experiment show`): the metrics' `aggregates`,
+   * `warnings` and `incomplete`, the same values `metrics` computes, without the tables and tests no
+   * summary prints. Optional: without it a summary takes them from `metrics`.
+   */
+  summary?(input: MetricsInput<S>): RunSummary;
   items(runId: number, spec: S, repo: ExperimentsRepo, query: ItemsQuery): ItemsPage<R>;
-  exportFile(input: MetricsInput<S> & { format: string; condition?: string | undefined }): ExportedFile;
+  /** `deps`: for exports that need an engine (RichRAG's training records count their prompts with the ranker's tokenizer). */
+  exportFile(input: MetricsInput<S> & { format: string; condition?: string | undefined }, deps?: ExperimentDeps): ExportedFile | Promise<ExportedFile>;
   manifest(runId: number, spec: S, deps: ExperimentDeps, stats: Record<string, unknown>): Promise<ManifestParts>;
   /**
    * Design checks (issue 23 item 5): what in this spec, on this data, cannot show an effect, naming the cause and the fix.
    * Pure over the spec and the collection; shown by the wizard's review, `run --dry-run` and atop the run's results.
    */
   designWarnings?(spec: S, deps: ExperimentDeps): Promise<DesignWarning[]>;
-  previewPrompt?(spec: S, deps: ExperimentDeps, queryId: string, retriever?: string): Promise<{ queryId: string; retriever: string; ranking: string[]; prompt: string }>;
+  previewPrompt?(spec: S, deps: ExperimentDeps, queryId: string, retriever?: string): Promise<{ queryId: string; retriever: string; ranking: string[]; prompt: string; budget?: PromptPreviewBudget }>;
 }
 
 /** A registry of kinds by name. */

@@ -157,7 +157,8 @@ class BlockSplitter {
   }
 }
 
-function byteSource(file: string, opts: LineReadOptions): AsyncIterable<Buffer> {
+/** The bytes of a file (`-`: stdin; `.gz`: gunzipped), in chunks of 64 KiB. */
+export function byteSource(file: string, opts: Pick<LineReadOptions, 'stdin'>): AsyncIterable<Buffer> {
   const raw: Readable = file === '-' ? (opts.stdin ?? process.stdin) : createReadStream(file, { highWaterMark: CHUNK });
   return (file.endsWith('.gz') ? raw.pipe(createGunzip({ chunkSize: CHUNK })) : raw) as AsyncIterable<Buffer>;
 }

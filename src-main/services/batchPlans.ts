@@ -20,7 +20,7 @@ import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { DesignWarning } from '../api/contract/plans';
-import { ApiFailure } from '../api/router';
+import { ApiFailure } from '../api/apiFailure';
 import { canonicalJson } from '../core/canonicalJson';
 import { DataError, quoteValue } from '../core/errors';
 import { CallsDeferredError, type CallPolicy, type DeferredCall } from '../engine/queue/callPolicy';

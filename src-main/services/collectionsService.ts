@@ -6,7 +6,7 @@
 import type { ApiParsedInput, ApiOutput } from '../api/contract/index';
 import type { ImportReport } from '../api/contract/collections';
 import type { Job } from '../api/contract/jobs';
-import { ApiFailure } from '../api/router';
+import { ApiFailure } from '../api/apiFailure';
 import { decodeUtf8 } from '../io/lines';
 import { fileSource, previewTable, textSource, type TextSource } from '../io/importers/index';
 import { CollectionNameTakenError, CollectionsRepo } from '../store/collectionsRepo';

@@ -17,12 +17,12 @@ import type { GeneratorSelector } from '../api/contract/experiments';
 import type { Job } from '../api/contract/jobs';
 import type { DesignWarning } from '../api/contract/plans';
 import type { GeneratorRef } from '../api/contract/models';
-import { ApiFailure } from '../api/router';
+import { ApiFailure } from '../api/apiFailure';
 import { DataError } from '../core/errors';
 import { CallsDeferredError, COMPUTE, type CallPolicy } from '../engine/queue/callPolicy';
 import { RunCalls } from '../engine/queue/runCalls';
 import { isDeferred } from '../experiments/concurrency';
-import type { ExperimentDeps, ExperimentKind, ExperimentRegistry, ItemsQuery, MetricsInput, WorkContext } from '../experiments/registry';
+import type { ExperimentDeps, ExperimentKind, ExperimentRegistry, ExportedFile, ItemsQuery, MetricsInput, RunSummary, WorkContext } from '../experiments/registry';
 import { defaultExperimentRegistry } from '../experiments/kinds';
 import { validateSpec } from '../experiments/specFile';
 import { checkSpecContent, checkSpecReferences } from '../experiments/specReferences';
@@ -305,6 +305,17 @@ export class ExperimentService {
     return kind.metrics({ ...input, spec }) as ApiOutput<'runs.metrics'>;
   }
 
+  /**
+   * What a summary of a run shows (its metrics' `kind`, `aggregates`, `warnings`, `incomplete`), the
+   * same values `metrics` returns; a kind with a `summary` computes only those.
+   */
+  summary(runId: number): RunSummary {
+    const { kind, input } = this.metricsInput(runId);
+    if (kind.summary) return kind.summary(input);
+    const m = kind.metrics(input) as RunSummary;
+    return { kind: m.kind, aggregates: m.aggregates, warnings: m.warnings, incomplete: m.incomplete };
+  }
+
   items(runId: number, query: ItemsQuery): ApiOutput<'runs.items'> {
     const run = this.requireRun(runId);
     const kind = this.requireKind(run.kind);
@@ -318,10 +329,15 @@ export class ExperimentService {
     const file =
       format === 'manifest'
         ? { name: `${input.experimentName}-run${runId}.manifest.json`.replace(/[^A-Za-z0-9._-]+/g, '_'), mediaType: 'application/json', text: `${JSON.stringify(manifest, null, 2)}\n` }
-        : kind.exportFile({ ...input, format, condition });
-    const bytes = Buffer.byteLength(file.text, 'utf8');
-    manifest = { ...manifest, export: { file: file.name, sha256: createHash('sha256').update(file.text, 'utf8').digest('hex'), bytes } };
-    return { file, manifest: redactSecrets(manifest) as unknown as Record<string, unknown> };
+        : await kind.exportFile({ ...input, format, condition }, this.deps);
+    const { manifest: about, warnings, ...exported } = file as ExportedFile;
+    const bytes = Buffer.byteLength(exported.text, 'utf8');
+    manifest = {
+      ...manifest,
+      ...(warnings && warnings.length > 0 ? { warnings: [...manifest.warnings, ...warnings] } : {}),
+      export: { ...about, file: exported.name, sha256: createHash('sha256').update(exported.text, 'utf8').digest('hex'), bytes },
+    };
+    return { file: exported, manifest: redactSecrets(manifest) as unknown as Record<string, unknown> };
   }
 
   // ---- helpers -------------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Statement } from 'better-sqlite3';
 import type { Job, JobStatus } from '../api/contract/jobs';
-import { ApiFailure } from '../api/router';
+import { ApiFailure } from '../api/apiFailure';
 import { commitWithoutSync } from '../store/callCacheRepo';
 import { BUSY_TIMEOUT_MS, onBlockingWait, WAITING_FOR_WORKSPACE, withWriteLock } from '../store/workspace';
 import type { EventBus } from './eventBus';

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import type { GeneratorRef, ModelInfo, ModelSettings } from '../api/contract/models';
-import { ApiFailure } from '../api/router';
+import { ApiFailure } from '../api/apiFailure';
 import { CachedEngine, callCacheKey } from '../engine/callCache';
 import { readGgufMetadata } from '../engine/gguf/ggufReader';
 import { sha256File } from '../engine/gguf/sha256File';

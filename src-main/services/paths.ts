@@ -2,7 +2,7 @@
 import { accessSync, constants, existsSync, readdirSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, isAbsolute, join, parse, relative, sep } from 'node:path';
 import { homedir } from 'node:os';
-import { ApiFailure } from '../api/router';
+import { ApiFailure } from '../api/apiFailure';
 import { folderConfirmations, type FolderConfirmations } from './folderConfirmations';
 import { SecretStore } from './secrets';
 import { appConfigDir } from './workspaces/recentWorkspaces';

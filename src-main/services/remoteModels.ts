@@ -13,7 +13,7 @@ import { chooseTransports, listModel, probeCapabilities, type ServerCapabilities
 import { probePoolContextSize } from '../engine/remote/contextProbe';
 import { listedNames, verifyEndpointWeights, type ExpectedWeights } from '../engine/remote/weightsCheck';
 import { compareFingerprints, takeFingerprint, type WeightsFingerprint } from '../engine/remote/weightsFingerprint';
-import { ApiFailure } from '../api/router';
+import { ApiFailure } from '../api/apiFailure';
 import { generateRefusal, type GenerateRefusal } from '../engine/remote/generateRequestBody';
 import type { GenerateRequest } from '../engine/types';
 

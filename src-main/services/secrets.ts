@@ -20,7 +20,7 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Database } from 'better-sqlite3';
-import { ApiFailure } from '../api/router';
+import { ApiFailure } from '../api/apiFailure';
 
 /** The part of Electron's `safeStorage` used here (injected by src-main/app, the only code that imports Electron). */
 export interface OsCipher {

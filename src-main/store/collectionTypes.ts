@@ -70,7 +70,11 @@ export interface RowOrigin {
   line?: number | undefined;
 }
 
-export type DocumentInput = { docId: string; title?: string; text: string; attrs?: JsonObject } & RowOrigin;
+/**
+ * `longText`: the text is in the import staging's store of long texts (io/importers/longText.ts;
+ * `text` is then ''); only ImportStaging takes such a document.
+ */
+export type DocumentInput = { docId: string; title?: string; text: string; attrs?: JsonObject; longText?: { readonly longTextId: number } | undefined } & RowOrigin;
 export type QueryInput = {
   queryId: string;
   text: string;

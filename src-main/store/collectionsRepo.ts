@@ -461,6 +461,8 @@ function conflict(message: string, origin: { file?: string | undefined; line?: n
 }
 
 export function documentText(d: DocumentInput): DocumentText {
+  // Never store '' for a text that lives in an import's staging (only ImportStaging reads longText).
+  if (d.longText) throw new Error(`document ${quoteId(d.docId)}: a long text of the import staging reached a writer that does not read it`);
   return { docId: d.docId, title: d.title ?? '', text: d.text, attrs: canonicalJson(d.attrs ?? {}), file: d.file, line: d.line };
 }
 

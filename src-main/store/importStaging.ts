@@ -26,14 +26,21 @@ interface Located {
 }
 
 export class ImportStaging {
-  private readonly t: { docs: string; queries: string; judgments: string };
+  private readonly t: { docs: string; queries: string; judgments: string; pieces: string };
   private dropped = false;
+  private longTextCount = 0;
+  private readonly pieceCount = new Map<number, number>();
+  /** temp.cache_size before the first long text lowered it (restored by drop). */
+  private tempCacheSize: number | null = null;
 
   constructor(private readonly db: Database) {
     const p = `fg_stage_${process.pid}_${++sequence}`;
-    this.t = { docs: `temp.${p}_docs`, queries: `temp.${p}_queries`, judgments: `temp.${p}_judgments` };
+    this.t = { docs: `temp.${p}_docs`, queries: `temp.${p}_queries`, judgments: `temp.${p}_judgments`, pieces: `temp.${p}_pieces` };
+    // `long`: the text is in `pieces` (text_id = long, in seq order) and `text` is '' — a text of
+    // more than a megabyte, read from its file in pieces (io/importers/longText.ts), never whole in JS.
     db.exec(`
-      CREATE TABLE ${this.t.docs} (doc_id TEXT PRIMARY KEY, title TEXT NOT NULL, text TEXT NOT NULL, attrs TEXT NOT NULL, file TEXT, line INTEGER);
+      CREATE TABLE ${this.t.docs} (doc_id TEXT PRIMARY KEY, title TEXT NOT NULL, text TEXT NOT NULL, attrs TEXT NOT NULL, file TEXT, line INTEGER, long INTEGER);
+      CREATE TABLE ${this.t.pieces} (text_id INTEGER NOT NULL, seq INTEGER NOT NULL, piece TEXT NOT NULL, PRIMARY KEY (text_id, seq));
       CREATE TABLE ${this.t.queries} (query_id TEXT PRIMARY KEY, text TEXT NOT NULL, answers TEXT NOT NULL, task TEXT, metric TEXT, subaspects TEXT, candidates TEXT, attrs TEXT NOT NULL, file TEXT, line INTEGER);
       CREATE TABLE ${this.t.judgments} (query_id TEXT NOT NULL, doc_id TEXT NOT NULL, kind TEXT NOT NULL, label REAL NOT NULL, provenance TEXT NOT NULL, file TEXT, line INTEGER, PRIMARY KEY (query_id, doc_id, kind));
     `);
@@ -43,13 +50,65 @@ export class ImportStaging {
   // workspace file (the connection's transactions are IMMEDIATE by default, which would take the
   // workspace's write lock for every batch and wait behind other writers while parsing).
 
+  /** The store of long texts (io/importers/longText.ts LongTextStore): this staging's `pieces` table. */
+  get longTexts(): this {
+    return this;
+  }
+
+  beginLongText(): number {
+    if (this.tempCacheSize === null) {
+      // The pieces pass through the temp pager: a small cache keeps at most a few MB of them in memory.
+      this.tempCacheSize = this.db.pragma('temp.cache_size', { simple: true }) as number;
+      this.db.pragma(`temp.cache_size = ${-LONG_TEXT_CACHE_KIB}`);
+    }
+    const id = ++this.longTextCount;
+    this.pieceCount.set(id, 0);
+    return id;
+  }
+
+  appendLongText(id: number, piece: string | Buffer): void {
+    const seq = this.pieceCount.get(id);
+    if (seq === undefined) throw new Error(`no long text ${id} in this staging`);
+    this.pieceCount.set(id, seq + 1);
+    // Bytes (checked UTF-8, whole characters) go in as text without a JS string.
+    const ins = this.db.prepare(`INSERT INTO ${this.t.pieces} VALUES (?, ?, CAST(? AS TEXT))`);
+    this.db.transaction(() => ins.run(id, seq, piece)).deferred();
+  }
+
+  readLongText(id: number): string {
+    return (this.db.prepare(`SELECT piece FROM ${this.t.pieces} WHERE text_id = ? ORDER BY seq`).pluck().all(id) as string[]).join('');
+  }
+
+  /**
+   * An SQL expression for long text `id` built inside SQLite from its pieces: concat() of one scalar
+   * subquery per piece (nested by CONCAT_ARGS, under SQLite's limit on a function's arguments). The
+   * text then never passes through JS: binding it from a buffer costs the buffer, SQLite's copy of
+   * the bound value and its copy made writable for the cast, where this costs the pieces (about the
+   * text once) and their concatenation (measured for a 49 MiB text with the full-text trigger:
+   * 156 MiB over the process's own, against 156 MiB plus the 49 MiB buffer).
+   */
+  private longTextSql(id: number): string {
+    const n = this.pieceCount.get(id);
+    if (n === undefined) throw new Error(`no long text ${id} in this staging`);
+    let parts = Array.from({ length: n }, (_, seq) => `(SELECT piece FROM ${this.t.pieces} WHERE text_id = ${id} AND seq = ${seq})`);
+    if (parts.length === 0) return "''";
+    while (parts.length > 1) {
+      const next: string[] = [];
+      for (let i = 0; i < parts.length; i += CONCAT_ARGS) next.push(`concat(${parts.slice(i, i + CONCAT_ARGS).join(', ')})`);
+      parts = next;
+    }
+    return parts[0]!;
+  }
+
   documents(batch: readonly DocumentInput[]): void {
-    const ins = this.db.prepare(`INSERT OR IGNORE INTO ${this.t.docs} VALUES (?, ?, ?, ?, ?, ?)`);
+    const ins = this.db.prepare(`INSERT OR IGNORE INTO ${this.t.docs} VALUES (?, ?, ?, ?, ?, ?, ?)`);
     const first = this.db.prepare(`SELECT file, line FROM ${this.t.docs} WHERE doc_id = ?`);
     this.db.transaction(() => {
       for (const d of batch) {
-        const r = documentText(d);
-        if (ins.run(r.docId, r.title, r.text, r.attrs, r.file ?? null, r.line ?? null).changes === 0) {
+        const long = d.longText?.longTextId ?? null;
+        if (long !== null && !this.pieceCount.has(long)) throw new Error(`document ${quoteId(d.docId)}: long text ${long} is not in this staging`);
+        const r = documentText(long === null ? d : { ...d, text: '', longText: undefined });
+        if (ins.run(r.docId, r.title, r.text, r.attrs, r.file ?? null, r.line ?? null, long).changes === 0) {
           throw duplicate(`document id ${quoteId(r.docId)}`, first.get(r.docId) as Located, r, 'id');
         }
       }
@@ -89,12 +148,12 @@ export class ImportStaging {
 
   /** Staged rows in the order they were read, `size` at a time. */
   *documentChunks(size = 1000): Generator<DocumentText[]> {
-    const q = this.db.prepare(`SELECT rowid AS r, doc_id, title, text, attrs, file, line FROM ${this.t.docs} WHERE rowid > ? ORDER BY rowid LIMIT ?`);
+    const q = this.db.prepare(`SELECT rowid AS r, doc_id, title, text, attrs, file, line, long FROM ${this.t.docs} WHERE rowid > ? ORDER BY rowid LIMIT ?`);
     for (let after = 0; ; ) {
-      const rows = q.all(after, size) as { r: number; doc_id: string; title: string; text: string; attrs: string; file: string | null; line: number | null }[];
+      const rows = q.all(after, size) as { r: number; doc_id: string; title: string; text: string; attrs: string; file: string | null; line: number | null; long: number | null }[];
       if (rows.length === 0) return;
       after = rows[rows.length - 1]!.r;
-      yield rows.map((x) => ({ docId: x.doc_id, title: x.title, text: x.text, attrs: x.attrs, file: x.file ?? undefined, line: x.line ?? undefined }));
+      yield rows.map((x) => ({ docId: x.doc_id, title: x.title, text: x.long === null ? x.text : this.readLongText(x.long), attrs: x.attrs, file: x.file ?? undefined, line: x.line ?? undefined }));
     }
   }
 
@@ -144,15 +203,33 @@ export class ImportStaging {
   publishDocuments(collectionId: number, empty: boolean, counts: AddCounts): AddCounts {
     const t = this.t.docs;
     if (!empty) {
-      const clash = this.db
+      type Clash = { r: number; docId: string; file: string | null; line: number | null; differs: string };
+      let clash = this.db
         .prepare(
-          `SELECT s.doc_id AS docId, s.file AS file, s.line AS line,
+          `SELECT s.rowid AS r, s.doc_id AS docId, s.file AS file, s.line AS line,
                   CASE WHEN d.text <> s.text THEN 'text' WHEN d.title <> s.title THEN 'title' ELSE 'attrs' END AS differs
              FROM ${t} s JOIN main.documents d ON d.collection_id = ? AND d.doc_id = s.doc_id
-            WHERE d.text <> s.text OR d.title <> s.title OR d.attrs <> s.attrs
+            WHERE s.long IS NULL AND (d.text <> s.text OR d.title <> s.title OR d.attrs <> s.attrs)
             ORDER BY s.rowid LIMIT 1`,
         )
-        .get(collectionId) as { docId: string; file: string | null; line: number | null; differs: string } | undefined;
+        .get(collectionId) as Clash | undefined;
+      // Long staged texts already in the collection: compared with the stored text in SQLite, one at a time.
+      const longs = this.db
+        .prepare(
+          `SELECT s.rowid AS r, s.doc_id AS docId, s.file AS file, s.line AS line, s.long AS long, d.id AS id,
+                  CASE WHEN d.title <> s.title THEN 'title' WHEN d.attrs <> s.attrs THEN 'attrs' ELSE NULL END AS differs
+             FROM ${t} s JOIN main.documents d ON d.collection_id = ? AND d.doc_id = s.doc_id
+            WHERE s.long IS NOT NULL AND s.rowid < ? ORDER BY s.rowid`,
+        )
+        .all(collectionId, clash?.r ?? Number.MAX_SAFE_INTEGER) as (Omit<Clash, 'differs'> & { long: number; id: number; differs: string | null })[];
+      for (const l of longs) {
+        const same = this.db.prepare(`SELECT text = ${this.longTextSql(l.long)} FROM main.documents WHERE id = ?`).pluck().get(l.id) === 1;
+        const differs = same ? l.differs : 'text';
+        if (differs !== null) {
+          clash = { ...l, differs };
+          break;
+        }
+      }
       if (clash) {
         throw new DataError(`document ${quoteId(clash.docId)} is already in the collection with a different ${clash.differs}`, {
           ...(clash.file !== null ? { file: clash.file } : {}),
@@ -164,16 +241,49 @@ export class ImportStaging {
         this.db.prepare(`SELECT count(*) AS n FROM ${t} s JOIN main.documents d ON d.collection_id = ? AND d.doc_id = s.doc_id`).get(collectionId) as { n: number }
       ).n;
     }
-    const info = this.db
-      .prepare(
-        `INSERT INTO main.documents(collection_id, doc_id, title, text, attrs)
-         SELECT ?, s.doc_id, s.title, s.text, s.attrs FROM ${t} s
-          ${empty ? '' : 'WHERE NOT EXISTS (SELECT 1 FROM main.documents d WHERE d.collection_id = ? AND d.doc_id = s.doc_id)'}
-          ORDER BY s.rowid`,
-      )
-      .run(...(empty ? [collectionId] : [collectionId, collectionId]));
-    counts.added += info.changes;
+    counts.added += this.insertStaged(collectionId, 0, Number.MAX_SAFE_INTEGER, !empty);
     return counts;
+  }
+
+  /**
+   * Inserts the staged documents read as rows (after, upTo], in the order read (`skipExisting`:
+   * not those whose id the collection has): runs of ordinary rows by one INSERT … SELECT each, a
+   * long text by itself, concatenated from its pieces in SQLite (longTextSql). Why not INSERT …
+   * SELECT of a whole staged text: SQLite then holds the column read from the staging, its copy into
+   * the insert's registers and the new record at once (≈ 4× the text, measured). The page caches
+   * are kept small meanwhile (a long row's pages would fill them).
+   */
+  private insertStaged(collectionId: number, after: number, upTo: number, skipExisting: boolean): number {
+    const t = this.t.docs;
+    const longs = this.db.prepare(`SELECT rowid AS r, doc_id AS docId, title, attrs, long FROM ${t} WHERE long IS NOT NULL AND rowid > ? AND rowid <= ? ORDER BY rowid`).all(after, upTo) as {
+      r: number;
+      docId: string;
+      title: string;
+      attrs: string;
+      long: number;
+    }[];
+    const run = this.db.prepare(
+      `INSERT INTO main.documents(collection_id, doc_id, title, text, attrs)
+       SELECT ?, s.doc_id, s.title, s.text, s.attrs FROM ${t} s WHERE s.rowid > ? AND s.rowid <= ?
+        ${skipExisting ? 'AND NOT EXISTS (SELECT 1 FROM main.documents d WHERE d.collection_id = ? AND d.doc_id = s.doc_id)' : ''}
+        ORDER BY s.rowid`,
+    );
+    const runOf = (from: number, to: number) => (to > from ? run.run(...(skipExisting ? [collectionId, from, to, collectionId] : [collectionId, from, to])).changes : 0);
+    let added = 0;
+    let from = after;
+    for (const l of longs) {
+      added += runOf(from, l.r - 1);
+      from = l.r;
+      if (skipExisting && this.db.prepare(`SELECT 1 FROM main.documents WHERE collection_id = ? AND doc_id = ?`).get(collectionId, l.docId)) continue;
+      const cacheSize = this.db.pragma('main.cache_size', { simple: true }) as number;
+      this.db.pragma(`main.cache_size = ${-LONG_TEXT_CACHE_KIB}`);
+      try {
+        added += this.db.prepare(`INSERT INTO main.documents(collection_id, doc_id, title, text, attrs) VALUES (?, ?, ?, ${this.longTextSql(l.long)}, ?)`).run(collectionId, l.docId, l.title, l.attrs).changes;
+      } finally {
+        this.db.pragma(`main.cache_size = ${cacheSize}`);
+      }
+    }
+    return added + runOf(from, upTo);
   }
 
   /**
@@ -182,12 +292,7 @@ export class ImportStaging {
    * caller's transaction. Returns how many were added.
    */
   insertDocumentRange(collectionId: number, after: number, upTo: number): number {
-    return this.db
-      .prepare(
-        `INSERT INTO main.documents(collection_id, doc_id, title, text, attrs)
-         SELECT ?, s.doc_id, s.title, s.text, s.attrs FROM ${this.t.docs} s WHERE s.rowid > ? AND s.rowid <= ? ORDER BY s.rowid`,
-      )
-      .run(collectionId, after, upTo).changes;
+    return this.insertStaged(collectionId, after, upTo, false);
   }
 
   /**
@@ -198,13 +303,7 @@ export class ImportStaging {
   documentsHashUpTo(upTo: number): string {
     const h = createHash('sha256');
     h.update(`${CONTENT_HASH_VERSION}\n`);
-    for (const [id, title, text, attrs] of this.db.prepare(`SELECT doc_id, title, text, attrs FROM ${this.t.docs} WHERE rowid <= ? ORDER BY doc_id`).raw(true).iterate(upTo) as Iterable<
-      [string, string, string, string]
-    >) {
-      h.update(`D\t[${JSON.stringify(id)},${JSON.stringify(title)},`);
-      updateJsonString(h, text);
-      h.update(`,${attrs}]\n`);
-    }
+    this.hashDocuments(h, upTo);
     return h.digest('hex');
   }
 
@@ -218,13 +317,7 @@ export class ImportStaging {
   contentHashAsNew(resolveProfileIds: boolean): string {
     const h = createHash('sha256');
     h.update(`${CONTENT_HASH_VERSION}\n`);
-    for (const [id, title, text, attrs] of this.db.prepare(`SELECT doc_id, title, text, attrs FROM ${this.t.docs} ORDER BY doc_id`).raw(true).iterate() as Iterable<
-      [string, string, string, string]
-    >) {
-      h.update(`D\t[${JSON.stringify(id)},${JSON.stringify(title)},`);
-      updateJsonString(h, text);
-      h.update(`,${attrs}]\n`);
-    }
+    this.hashDocuments(h, Number.MAX_SAFE_INTEGER);
     for (const [id, text, answers, task, metric, sub, cand, attrs] of this.db
       .prepare(`SELECT query_id, text, answers, task, metric, subaspects, candidates, attrs FROM ${this.t.queries} ORDER BY query_id`)
       .raw(true)
@@ -245,10 +338,44 @@ export class ImportStaging {
     return h.digest('hex');
   }
 
+  /**
+   * The documents' lines of the content hash (store/collectionHash.ts) for the staged rows 1..upTo,
+   * in id order. A long text is hashed piece by piece (its JSON escapes are the pieces' escapes
+   * joined: a piece never splits a surrogate pair); the ordered scan stops at each long row so that
+   * its pieces are read by a statement of their own, then goes on after it.
+   */
+  private hashDocuments(h: Hash, upTo: number): void {
+    const rows = this.db.prepare(`SELECT doc_id, title, text, attrs, long FROM ${this.t.docs} WHERE doc_id > ? AND rowid <= ? ORDER BY doc_id`).raw(true);
+    const pieces = this.db.prepare(`SELECT piece FROM ${this.t.pieces} WHERE text_id = ? ORDER BY seq`).pluck();
+    for (let after = ''; ; ) {
+      let long: [string, string, string, string, number] | undefined;
+      for (const row of rows.iterate(after, upTo) as Iterable<[string, string, string, string, number | null]>) {
+        const [id, title, text, attrs, l] = row;
+        if (l !== null) {
+          long = [id, title, text, attrs, l];
+          break; // ends the scan (and its statement) before the pieces are read
+        }
+        h.update(`D\t[${JSON.stringify(id)},${JSON.stringify(title)},`);
+        updateJsonString(h, text);
+        h.update(`,${attrs}]\n`);
+      }
+      if (!long) return;
+      const [id, title, , attrs, l] = long;
+      h.update(`D\t[${JSON.stringify(id)},${JSON.stringify(title)},"`);
+      for (const piece of pieces.iterate(l) as Iterable<string>) {
+        const escaped = JSON.stringify(piece);
+        h.update(escaped.slice(1, -1));
+      }
+      h.update(`",${attrs}]\n`);
+      after = id;
+    }
+  }
+
   drop(): void {
     if (this.dropped) return;
     this.dropped = true;
-    this.db.exec(`DROP TABLE IF EXISTS ${this.t.docs}; DROP TABLE IF EXISTS ${this.t.queries}; DROP TABLE IF EXISTS ${this.t.judgments};`);
+    this.db.exec(`DROP TABLE IF EXISTS ${this.t.docs}; DROP TABLE IF EXISTS ${this.t.queries}; DROP TABLE IF EXISTS ${this.t.judgments}; DROP TABLE IF EXISTS ${this.t.pieces};`);
+    if (this.tempCacheSize !== null) this.db.pragma(`temp.cache_size = ${this.tempCacheSize}`);
   }
 }
 
@@ -256,6 +383,11 @@ function duplicate(what: string, first: Located | undefined, at: { file?: string
   const where = first ? (first.file && first.file !== at.file ? ` (first in ${first.file} line ${first.line})` : first.line !== null ? ` (first on line ${first.line})` : '') : '';
   return new DataError(`duplicate ${what}${where}`, { ...(at.file !== undefined ? { file: at.file } : {}), ...(at.line !== undefined ? { line: at.line } : {}), field });
 }
+
+/** Arguments of one concat() (SQLite allows at most 1,000: SQLITE_MAX_FUNCTION_ARG; a 64 MiB line has at most about 1,010 pieces). */
+const CONCAT_ARGS = 1000;
+/** The page caches (KiB) while long texts are staged and published. */
+const LONG_TEXT_CACHE_KIB = 1024;
 
 /** Characters of a text JSON-escaped and hashed at a time (see updateJsonString). */
 const JSON_SLICE = 1 << 20;

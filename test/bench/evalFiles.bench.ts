@@ -265,9 +265,15 @@ export async function trecEvalRow(ctx: BenchContext, dir: string, runFile: strin
     return [];
   }
   const cpuFile = join(dir, 'cpu.txt');
+  // NODE_EXTRA_CA_CERTS makes every node process parse that certificate bundle before any script
+  // runs (this sandbox sets it to the system bundle: ≈ 80 ms of CPU per process); `eval ir` opens no
+  // TLS connection, so both processes run without it, and its cost is measured and logged apart.
+  const extraCa = process.env.NODE_EXTRA_CA_CERTS;
+  const baseEnv: Record<string, string | undefined> = { ...process.env };
+  delete baseEnv.NODE_EXTRA_CA_CERTS;
   const timed = (command: string[], env: Record<string, string> = {}): { out: string; cpuMs: number; wallMs: number } => {
     const t0 = performance.now();
-    const r = spawnSync(timeBin, ['-o', cpuFile, '-f', '%U %S', ...command], { cwd: dir, encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 1 << 26 });
+    const r = spawnSync(timeBin, ['-o', cpuFile, '-f', '%U %S', ...command], { cwd: dir, encoding: 'utf8', env: { ...baseEnv, ...env }, maxBuffer: 1 << 26 });
     const wallMs = performance.now() - t0;
     if (r.status !== 0) throw new Error(`${command.join(' ')} exited ${r.status}: ${r.stderr}`);
     const [user, sys] = readFileSync(cpuFile, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
@@ -285,6 +291,11 @@ export async function trecEvalRow(ctx: BenchContext, dir: string, runFile: strin
   const pairs = 7;
   const cpu = { b: [] as number[], c: [] as number[] };
   const wall = { b: [] as number[], c: [] as number[] };
+  // Node's own start-up, the fixed part of ours: a bare `node -e 0`, and `node -e 0` with the certificates.
+  const bare: number[] = [];
+  const bareCa: number[] = [];
+  const bareNode = () => timed([process.execPath, '-e', '0']);
+  const bareNodeCa = () => timed([process.execPath, '-e', '0'], extraCa ? { NODE_EXTRA_CA_CERTS: extraCa } : {});
   for (let p = 0; p < pairs; p++) {
     const order = p % 2 === 0 ? [peer, ours] : [ours, peer];
     for (const f of order) {
@@ -292,7 +303,12 @@ export async function trecEvalRow(ctx: BenchContext, dir: string, runFile: strin
       (f === peer ? cpu.b : cpu.c).push(r.cpuMs);
       (f === peer ? wall.b : wall.c).push(r.wallMs);
     }
+    bare.push(bareNode().cpuMs);
+    if (extraCa) bareCa.push(bareNodeCa().cpuMs);
   }
+  ctx.log(
+    `node -e 0: CPU ${median(bare).toFixed(0)} ms${extraCa ? `; with NODE_EXTRA_CA_CERTS (${extraCa}, as this environment sets it) ${median(bareCa).toFixed(0)} ms: the certificates are left out of both timed processes` : ''}`,
+  );
   const row = (metric: string, xs: { b: number[]; c: number[] }, note: string): BenchRow => {
     const ratios = xs.c.map((x, i) => x / xs.b[i]!).sort((x, y) => x - y);
     return {
@@ -311,7 +327,11 @@ export async function trecEvalRow(ctx: BenchContext, dir: string, runFile: strin
   };
   ctx.log(`eval ir vs trec_eval: CPU ${median(cpu.b).toFixed(0)} vs ${median(cpu.c).toFixed(0)} ms, wall ${median(wall.b).toFixed(0)} vs ${median(wall.c).toFixed(0)} ms`);
   return [
-    row('CPU ms per process (user + system)', cpu, `same means to 4 decimals; ${trecEval} (its Makefile's build: -g, no -O); a bare node process is ~100–150 ms of CPU; goal ≤ 1.0`),
+    row(
+      'CPU ms per process (user + system)',
+      cpu,
+      `same means to 4 decimals; ${trecEval} (its Makefile's build: -g, no -O); \`node -e 0\` alone ${median(bare).toFixed(0)} ms of CPU${extraCa ? ` (${median(bareCa).toFixed(0)} ms with NODE_EXTRA_CA_CERTS, unset for both processes)` : ''}; goal ≤ 1.0`,
+    ),
     row('ms per process', wall, ''),
   ];
 }

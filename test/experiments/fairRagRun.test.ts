@@ -122,6 +122,8 @@ describe('Fair RAG run with the tiny model', () => {
     expect(m.table2.rows.map((r) => r.retriever)).toEqual(['bm25', 'bm25-words']);
     expect(m.fig3[0]!.alphas.map((a) => a.alpha)).toEqual([0, 2, 8]);
     expect(m.providerExposure[0]!.providers.reduce((s, p) => s + p.retrievedShare, 0)).toBeCloseTo(1, 12);
+    // What `fairground run` and `experiment show` print: the same aggregates, warnings and flag, computed without the tables.
+    expect(services.experiments.summary(runId)).toEqual({ kind: 'fair-rag', aggregates: m.aggregates, warnings: m.warnings, incomplete: m.incomplete });
 
     const page = await call<FairRagItemsPage>('runs.items', { runId, queryId: 'tag-u1', condition: 'bm25/alpha=2', offset: 2, limit: 2 });
     expect(page).toMatchObject({ kind: 'fair-rag', total: 5 });

@@ -11,7 +11,7 @@ import { evalExposureCommand } from '../../src-main/cli/commands/evalExposure';
 import { studentTTest } from '../../src-main/core/stats/tTest';
 import { attributionLabels, perQueryCsv, table2Latex, trecRun, utilityQrels } from '../../src-main/experiments/fair-rag/exports';
 import { generationKey, indexRunItems, judgmentKey, queryKey, sampleKey } from '../../src-main/experiments/fair-rag/items';
-import { fairRagMetrics } from '../../src-main/experiments/fair-rag/metrics';
+import { fairRagMetrics, fairRagSummary } from '../../src-main/experiments/fair-rag/metrics';
 import type { RunItem } from '../../src-main/store/experimentsRepo';
 import { parseRun } from '../../src-main/io/trec';
 import { runCliCaptured } from '../support/cli';
@@ -205,6 +205,21 @@ describe('Fair RAG metrics on hand-built items', () => {
     expect(partial.perQuery.some((m) => m.queryId === 'q2' && m.condition === 'r1/alpha=1')).toBe(false);
     expect(partial.perQuery.filter((m) => m.queryId === 'q1')).toHaveLength(4);
     expect(metrics.incomplete).toBe(false);
+  });
+
+  it("the summary (the CLI's table) has exactly the metrics' aggregates, warnings and incomplete flag, without the tables", () => {
+    for (const [finished, missing] of [
+      [true, []],
+      [false, ['q2:h1']],
+    ] as const) {
+      const input = { runId: 1, spec, items: items([...missing]), finished, generatorName: 'gen' };
+      const full = fairRagMetrics(input);
+      const summary = fairRagSummary(input);
+      expect(summary).toEqual({ kind: 'fair-rag', aggregates: full.aggregates, warnings: full.warnings, incomplete: full.incomplete });
+      expect(summary.aggregates.length).toBeGreaterThan(0);
+      expect(summary).not.toHaveProperty('table2');
+    }
+    expect(fairRagSummary({ runId: 1, spec, items: items(['q2:h1']), finished: false, generatorName: 'gen' }).incomplete).toBe(true);
   });
 
   it('exports a stochastic TREC run, qrels and attribution labels that eval exposure reads back to the same numbers', async () => {

@@ -395,6 +395,24 @@ export type FairRagItemsPage = z.infer<typeof FairRagItemsPage>;
 export const ExportFormat = z.enum(['per-query-csv', 'per-sample-csv', 'trec-run', 'qrels', 'attribution', 'latex-table2', 'latex-table2-normalized', 'metrics-json', 'manifest']);
 export type ExportFormat = z.infer<typeof ExportFormat>;
 
+/**
+ * The token budget a previewed prompt was fitted to, as the run fits it (RichRAG): the model's tokens
+ * counted ('estimated tokens': no tokenizer answered, an upper bound; 'none': no budget applied), the
+ * budget and its origin, and the documents whose texts were cut (to `cap` tokens each).
+ */
+export const PromptPreviewBudget = z.object({
+  /** The spec field of the budget ('generation.promptBudget', 'ranker.promptBudget'). */
+  field: z.string(),
+  unit: z.enum(['tokens', 'estimated tokens', 'none']),
+  tokens: z.number().int().nullable(),
+  total: z.number().int().nullable(),
+  origin: z.string(),
+  documentsCut: z.number().int(),
+  cap: z.number().int().optional(),
+  estimate: z.object({ method: z.string(), margin: z.string(), reason: z.string() }).optional(),
+});
+export type PromptPreviewBudget = z.infer<typeof PromptPreviewBudget>;
+
 export const experimentsContract = {
   'experiments.kinds': method(z.object({}).strict(), z.array(z.object({ kind: z.string(), title: z.string() })), 'The experiment kinds this version can run.'),
   'experiments.list': method(z.object({}).strict(), z.array(ExperimentInfo), 'Experiments, most recently edited first.'),
@@ -417,8 +435,8 @@ export const experimentsContract = {
   ),
   'experiments.previewPrompt': method(
     z.object({ spec: SpecInput, queryId: z.string().min(1), retriever: z.string().optional() }).strict(),
-    z.object({ queryId: z.string(), retriever: z.string(), ranking: z.array(z.string()), prompt: z.string() }),
-    "The prompt a spec gives for a real query (the retriever's deterministic top k).",
+    z.object({ queryId: z.string(), retriever: z.string(), ranking: z.array(z.string()), prompt: z.string(), budget: PromptPreviewBudget.optional() }),
+    "The prompt a spec gives for a real query (the retriever's deterministic top k), within the token budget the run applies (`budget`, where the kind reports it).",
   ),
   'experiments.run': method(z.object({ id: Id }).strict(), Job, 'Start a run of the current spec (a resumable job).'),
 };

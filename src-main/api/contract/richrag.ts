@@ -190,6 +190,8 @@ export const RichRagSpec = z
         mu: z.number().min(0).max(10).default(0.1),
         /** The ranker input x = {q, Ŝ, P} written as each JSONL record's prompt. */
         template: Template.default(DEFAULT_PREFERENCE_TEMPLATE),
+        /** The exported records' prompt budget in the ranker's tokens (experiments/richrag/promptBudget.ts trainingBudget); default: its context size − the longest completion − 1. */
+        promptBudget: RichRagPromptBudget.optional(),
       })
       .strict()
       .prefault({}),

@@ -3,11 +3,12 @@
  * ir_measures measure names (conventions.md §4). Output is trec_eval's `-q` shape.
  */
 import { DataError } from '../../core/errors';
-import { DocLabelTable, rankedLabelsOfBytes } from '../../core/ir/docBytes';
+import { rankedLabelsOfBytes, type DocLabelTable } from '../../core/ir/docBytes';
 import { RankingEvaluator, type Evaluation, type QueryRanking } from '../../core/ir/evaluateRun';
 import { formatMeasure, isCountMeasure, parseMeasure, supportedMeasuresHelp, type MeasureSpec } from '../../core/ir/measureSpec';
 import { formatMeasureCsv, formatMeasureTsv, measureRows } from '../../io/measureCsv';
-import { readQrels, type QrelsFormat } from '../../io/trec/qrels';
+import { readQrels, type QrelRow, type QrelsFormat } from '../../io/trec/qrels';
+import { readQrelsBytes } from '../../io/trec/qrelsBytes';
 import { forEachRunQuery, type RunColumns, type RunFormat } from '../../io/trec/run';
 import { readRunBytesByQuery } from '../../io/trec/runBytes';
 import { numberOption, parseCliArgs, requireOption } from '../args';
@@ -106,7 +107,13 @@ export const evalIrCommand: CliCommand = {
       }
     });
 
-    const qrels = await inputFile(qrelsPath, io.cwd, (p) => readQrels(p, { format: qrelsFormat, stdin: io.stdin }));
+    // The usual qrels file is read in place, one table per query (qrelsBytes.ts); anything else by
+    // the general reader, which also gives the error a bad file deserves.
+    const qrels = await inputFile<readonly QrelRow[] | ReadonlyMap<string, DocLabelTable>>(
+      qrelsPath,
+      io.cwd,
+      (p) => readQrelsBytes(p, { format: qrelsFormat })?.byQuery ?? readQrels(p, { format: qrelsFormat, stdin: io.stdin }),
+    );
     const evalOptions = { complete: !values.intersection, depth, runSource: runPath, qrelsSource: qrelsPath };
     const warnings = readWarnings(io, runPath);
     let evaluator = new RankingEvaluator(qrels, specs, evalOptions);
@@ -115,8 +122,8 @@ export const evalIrCommand: CliCommand = {
       // input, or any file the fast path does not read exactly as the general reader, is read by
       // the general reader, from the start.
       const fast = readRunBytesByQuery(p, (qid, rows) => {
-        const judged = evaluator.judgementsOf(qid);
-        evaluator.addRanked(qid, judged ? rankedLabelsOfBytes(rows, new DocLabelTable(judged), evaluator.cutDepth) : []);
+        const table = evaluator.tableOf(qid);
+        evaluator.addRanked(qid, table ? rankedLabelsOfBytes(rows, table, evaluator.cutDepth) : []);
       }, { format: runFormat });
       if (fast.done) return;
       if (fast.queries > 0) evaluator = new RankingEvaluator(qrels, specs, evalOptions);
@@ -130,7 +137,7 @@ export const evalIrCommand: CliCommand = {
         },
       });
     });
-    if (qrels.length === 0) throw new DataError('no relevance judgements', { file: qrelsPath });
+    if (('length' in qrels ? qrels.length : qrels.size) === 0) throw new DataError('no relevance judgements', { file: qrelsPath });
     warnings.flush();
     const result = evaluator.finish();
 

@@ -51,17 +51,18 @@ ${WORKSPACE_HELP}
     const runId = runIdArg(positionals[0]);
     return withExperimentServices(io, values.workspace, async (s) => {
       const run = s.experiments.getRun(runId);
-      const metrics = s.experiments.metrics(runId);
       if (values.json) {
-        io.stdout.write(`${JSON.stringify({ run: { ...run, manifest: undefined }, metrics })}\n`);
+        io.stdout.write(`${JSON.stringify({ run: { ...run, manifest: undefined }, metrics: s.experiments.metrics(runId) })}\n`);
         return 0;
       }
-      const incomplete = (metrics as { incomplete?: boolean }).incomplete === true;
+      // The table's values (aggregates, warnings, incomplete) as the metrics have them, without the tables it does not print.
+      const metrics = s.experiments.summary(runId);
+      const incomplete = metrics.incomplete === true;
       io.stdout.write(`run ${run.id} of experiment '${run.experimentName}' (${run.kind}, spec version ${run.specVersion}): ${run.status}${incomplete ? ' (metrics incomplete)' : ''}\n`);
       if (run.error) io.stdout.write(`error: ${run.error}\n`);
       io.stdout.write(describeStats(run.stats));
       io.stdout.write(summaryTable(metrics));
-      for (const w of (metrics as { warnings?: string[] }).warnings ?? []) io.stdout.write(`note: ${w}\n`);
+      for (const w of metrics.warnings ?? []) io.stdout.write(`note: ${w}\n`);
       return 0;
     });
   },
@@ -109,6 +110,10 @@ Example (check the exposure numbers independently):
     if (format === undefined || format === '') throw new CliError(`missing required option --format (fair-rag: ${ExportFormat.options.join(', ')})`);
     return withExperimentServices(io, values.workspace, async (s) => {
       const { file, manifest } = await s.experiments.export(runId, format, values.condition);
+      // What the file's own budget did (RichRAG training records): said here too, as stdout gets no manifest.
+      const budget = (manifest.export as { promptBudget?: { unit?: string; total?: number | null; origin?: string; promptsCut?: number; prompts?: number; estimate?: { reason?: string } } } | undefined)?.promptBudget;
+      if (budget?.unit === 'estimated tokens') io.stderr.write(`note: the prompts were budgeted by an estimate of the model's tokens (${budget.estimate?.reason ?? 'no tokenizer answered'}); budget ${budget.total} (${budget.origin})\n`);
+      if (budget?.promptsCut) io.stderr.write(`note: ${budget.promptsCut} of ${budget.prompts} prompts had their candidates' texts cut to fit the budget of ${budget.total} tokens (${budget.origin})\n`);
       if (values.output === undefined) {
         io.stdout.write(file.text);
         return 0;

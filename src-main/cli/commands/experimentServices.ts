@@ -6,7 +6,8 @@
  */
 import type { FairRagMetrics } from '../../api/contract/experiments';
 import type { ApiOutput } from '../../api/contract/index';
-import { ApiFailure } from '../../api/router';
+import { ApiFailure } from '../../api/apiFailure';
+import type { RunSummary } from '../../experiments/registry';
 import { CollectionsService } from '../../services/collectionsService';
 import { EventBus } from '../../services/eventBus';
 import { ExperimentService } from '../../services/experimentService';
@@ -57,9 +58,9 @@ export function runIdArg(text: string | undefined): number {
 const num = (v: number | undefined | null, digits = 4) => (v === undefined || v === null ? '-' : v.toFixed(digits));
 
 /** Fair RAG: one line per arm, mean over queries of the main measures; other kinds: a pointer to --json. */
-export function summaryTable(result: ApiOutput<'runs.metrics'>): string {
+export function summaryTable(result: ApiOutput<'runs.metrics'> | RunSummary): string {
   if (result.kind !== 'fair-rag') return `(metrics of a '${result.kind}' run: see 'fairground experiment show RUN --json')\n`;
-  const metrics = result as FairRagMetrics;
+  const metrics = result as Pick<FairRagMetrics, 'aggregates'>;
   const cols = ['condition', 'queries', 'EE-D_norm', 'EE-R_norm', 'EU', 'EU_norm', 'EAR', 'EAE-D_norm'];
   const rows = metrics.aggregates.map((a) => [
     a.condition,

@@ -119,15 +119,16 @@ export const runCommand: CliCommand = {
 };
 
 function printResult(s: ExperimentCliServices, io: CliIo, runId: number, experiment: { id: number; name: string }, json: boolean): void {
-  const metrics = s.experiments.metrics(runId);
+  // The summary's values (aggregates, warnings), as the run's metrics have them; not the tables and tests it does not print.
+  const metrics = s.experiments.summary(runId);
   const info = s.experiments.getRun(runId);
   if (json) {
-    io.stdout.write(`${JSON.stringify({ runId, experimentId: experiment.id, status: info.status, stats: info.stats, aggregates: (metrics as { aggregates?: unknown }).aggregates ?? null })}\n`);
+    io.stdout.write(`${JSON.stringify({ runId, experimentId: experiment.id, status: info.status, stats: info.stats, aggregates: metrics.aggregates ?? null })}\n`);
   } else {
     io.stdout.write(`run ${runId} of experiment '${experiment.name}' (spec version ${info.specVersion}): ${info.status}\n`);
     io.stdout.write(describeStats(info.stats));
     io.stdout.write(summaryTable(metrics));
-    for (const w of ((metrics as { warnings?: string[] }).warnings ?? []).slice(0, 5)) io.stdout.write(`note: ${w}\n`);
+    for (const w of (metrics.warnings ?? []).slice(0, 5)) io.stdout.write(`note: ${w}\n`);
   }
 }
 

@@ -25,6 +25,16 @@ export function hashBytes(bytes: Uint8Array, a: number, b: number): number {
   return h;
 }
 
+/** `strcmp` of a[a0, a1) and b[b0, b1): negative, 0 or positive. */
+function compareByteRanges2(a: Uint8Array, a0: number, a1: number, b: Uint8Array, b0: number, b1: number): number {
+  const n = Math.min(a1 - a0, b1 - b0);
+  for (let i = 0; i < n; i++) {
+    const d = a[a0 + i]! - b[b0 + i]!;
+    if (d !== 0) return d;
+  }
+  return a1 - a0 - (b1 - b0);
+}
+
 /** `strcmp` of bytes[a0, a1) and bytes[b0, b1) (same buffer): negative, 0 or positive. */
 export function compareByteRanges(bytes: Uint8Array, a0: number, a1: number, b0: number, b1: number): number {
   const n = Math.min(a1 - a0, b1 - b0);
@@ -48,6 +58,18 @@ function utf8(text: string): Uint8Array {
   return out;
 }
 
+/**
+ * A query's judgements given as byte ranges of one buffer (a qrels file read without a string per
+ * line): entry i is the docno `bytes[start[i], end[i])` with hash `hash[i]` (`hashBytes`) and its label.
+ */
+export interface JudgementBytes {
+  bytes: Uint8Array;
+  start: Int32Array;
+  end: Int32Array;
+  hash: Int32Array;
+  labels: readonly number[];
+}
+
 /** A query's judgements (docno → label) as an open-addressing table keyed by the docno's UTF-8 bytes. */
 export class DocLabelTable {
   private readonly keys: Uint8Array;
@@ -58,40 +80,92 @@ export class DocLabelTable {
   private readonly slots: Int32Array;
   private readonly hashes: Int32Array;
   private readonly mask: number;
+  /**
+   * The first entry whose docno repeats an earlier entry's (only byte ranges can repeat one; a map
+   * cannot), or -1. A table with a repeat answers for the earlier entry.
+   */
+  readonly repeated: number = -1;
 
-  constructor(labelsByDoc: ReadonlyMap<string, number>) {
-    const encoded: Uint8Array[] = [];
-    let total = 0;
-    for (const docno of labelsByDoc.keys()) {
-      const e = utf8(docno);
-      encoded.push(e);
-      total += e.length;
+  constructor(judgements: ReadonlyMap<string, number> | JudgementBytes) {
+    if ('bytes' in judgements) {
+      const j = judgements;
+      this.keys = j.bytes;
+      this.start = j.start;
+      this.end = j.end;
+      this.hashes = j.hash;
+      this.labels = Float64Array.from(j.labels);
+    } else {
+      const encoded: Uint8Array[] = [];
+      let total = 0;
+      const byDoc = judgements as ReadonlyMap<string, number>;
+      for (const docno of byDoc.keys()) {
+        const e = utf8(docno);
+        encoded.push(e);
+        total += e.length;
+      }
+      const n = encoded.length;
+      this.keys = new Uint8Array(total);
+      this.start = new Int32Array(n);
+      this.end = new Int32Array(n);
+      this.labels = new Float64Array(n);
+      this.hashes = new Int32Array(n);
+      let at = 0;
+      let i = 0;
+      for (const label of byDoc.values()) {
+        const e = encoded[i]!;
+        this.keys.set(e, at);
+        this.start[i] = at;
+        this.end[i] = at += e.length;
+        this.labels[i] = label;
+        this.hashes[i] = hashBytes(this.keys, this.start[i]!, at);
+        i++;
+      }
     }
-    const n = encoded.length;
-    this.keys = new Uint8Array(total);
-    this.start = new Int32Array(n);
-    this.end = new Int32Array(n);
-    this.labels = new Float64Array(n);
-    this.hashes = new Int32Array(n);
+    const n = this.labels.length;
     let size = 4;
     while (size < 2 * n) size *= 2;
     this.slots = new Int32Array(size);
     this.mask = size - 1;
-    let at = 0;
-    let i = 0;
-    for (const label of labelsByDoc.values()) {
-      const e = encoded[i]!;
-      this.keys.set(e, at);
-      this.start[i] = at;
-      this.end[i] = at += e.length;
-      this.labels[i] = label;
-      const h = hashBytes(this.keys, this.start[i]!, at);
-      this.hashes[i] = h;
-      let s = h & this.mask;
-      while (this.slots[s] !== 0) s = (s + 1) & this.mask;
-      this.slots[s] = i + 1;
-      i++;
+    const { keys, start, end, hashes, slots, mask } = this;
+    for (let i = 0; i < n; i++) {
+      const h = hashes[i]!;
+      let s = h & mask;
+      for (let e = slots[s]! - 1; e >= 0; s = (s + 1) & mask, e = slots[s]! - 1) {
+        if (hashes[e] === h && compareByteRanges2(keys, start[e]!, end[e]!, keys, start[i]!, end[i]!) === 0) {
+          if (this.repeated < 0) this.repeated = i;
+          s = -1;
+          break;
+        }
+      }
+      if (s >= 0) slots[s] = i + 1;
     }
+  }
+
+  /** Number of entries. */
+  get size(): number {
+    return this.labels.length;
+  }
+
+  /** The label of a docno given as a string (UTF-8 encoded for the look-up), or undefined when it is not judged. */
+  getString(docno: string): Label {
+    const b = utf8(docno);
+    return this.get(b, 0, b.length, hashBytes(b, 0, b.length));
+  }
+
+  /** The labels, in entry order. */
+  labelList(): number[] {
+    return Array.from(this.labels);
+  }
+
+  /** docno → label, in entry order (decoded; for callers that need strings). */
+  toMap(): Map<string, number> {
+    const out = new Map<string, number>();
+    const decoder = new TextDecoder();
+    for (let i = 0; i < this.labels.length; i++) {
+      const docno = decoder.decode(this.keys.subarray(this.start[i]!, this.end[i]!));
+      if (!out.has(docno)) out.set(docno, this.labels[i]!);
+    }
+    return out;
   }
 
   /** The label of the docno bytes[a, b) with hash h, or undefined when it is not judged. */

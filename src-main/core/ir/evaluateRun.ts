@@ -12,6 +12,7 @@
  *   NumQ), as trec_eval prints them. With no evaluated query the mean is NaN.
  */
 import { DataError } from '../errors';
+import { DocLabelTable } from './docBytes';
 import { formatMeasure, measureAggregate, parseMeasure, type MeasureSpec } from './measureSpec';
 import { queryMeasure, type Label } from './queryMeasures';
 import { compareBytewise } from './rankOrder';
@@ -94,13 +95,17 @@ export function evaluateRankings(
  */
 export class RankingEvaluator {
   private readonly specs = new Map<string, MeasureSpec>();
-  private readonly judgements: Map<string, Map<string, number>>;
+  private readonly judgements: Map<string, Judged>;
   private readonly complete: boolean;
   private readonly depth: number;
   /** Run qid → its measure values in `specs` order (qrels queries) or undefined (no qrels). */
   private readonly values = new Map<string, Float64Array | undefined>();
 
-  constructor(qrels: readonly QrelEntry[], measures: readonly (string | MeasureSpec)[], opts: EvaluateOptions = {}) {
+  /**
+   * `qrels` as rows, or as tables already grouped by query (qid → its docnos' labels, e.g. read
+   * from a qrels file's bytes without a string per docno; qids in the qrels' order).
+   */
+  constructor(qrels: readonly QrelEntry[] | ReadonlyMap<string, DocLabelTable>, measures: readonly (string | MeasureSpec)[], opts: EvaluateOptions = {}) {
     this.complete = opts.complete ?? true;
     this.depth = opts.depth ?? Infinity;
     if (!(this.depth >= 1)) throw new DataError(`depth must be at least 1, got ${opts.depth}`, { field: 'depth' });
@@ -109,7 +114,16 @@ export class RankingEvaluator {
       const name = formatMeasure(spec);
       if (!this.specs.has(name)) this.specs.set(name, spec);
     }
-    this.judgements = groupQrels(qrels, opts.qrelsSource ?? 'qrels');
+    if (Array.isArray(qrels)) {
+      this.judgements = new Map();
+      for (const [qid, byDoc] of groupQrels(qrels as readonly QrelEntry[], opts.qrelsSource ?? 'qrels')) this.judgements.set(qid, { labels: [...byDoc.values()], byDoc, table: undefined });
+    } else {
+      this.judgements = new Map();
+      for (const [qid, table] of qrels as ReadonlyMap<string, DocLabelTable>) {
+        if (table.repeated >= 0) throw new Error(`RankingEvaluator: query '${qid}' judges a document twice`);
+        this.judgements.set(qid, { labels: table.labelList(), byDoc: undefined, table });
+      }
+    }
   }
 
   /** Run queries added so far. */
@@ -120,13 +134,22 @@ export class RankingEvaluator {
   /** One run query's documents (any order; finite scores, distinct docnos); each qid once. */
   add(qid: string, docs: QueryRanking): void {
     if (this.values.has(qid)) throw new Error(`RankingEvaluator: query '${qid}' added twice`);
-    const labelsByDoc = this.judgements.get(qid);
-    this.values.set(qid, labelsByDoc ? this.measure(rankedLabels(docs, labelsByDoc, this.depth), labelsByDoc) : undefined);
+    const judged = this.judgements.get(qid);
+    this.values.set(qid, judged ? this.measure(rankedLabels(docs, judged.byDoc ?? judged.table!, this.depth), judged.labels) : undefined);
   }
 
   /** The qrels of `qid` (docno → label), or undefined when the qrels do not judge it. */
   judgementsOf(qid: string): ReadonlyMap<string, number> | undefined {
-    return this.judgements.get(qid);
+    const judged = this.judgements.get(qid);
+    if (!judged) return undefined;
+    return (judged.byDoc ??= judged.table!.toMap());
+  }
+
+  /** The qrels of `qid` as a table keyed by the docnos' bytes (for `rankedLabelsOfBytes`), or undefined. */
+  tableOf(qid: string): DocLabelTable | undefined {
+    const judged = this.judgements.get(qid);
+    if (!judged) return undefined;
+    return judged.table ?? new DocLabelTable(judged.byDoc!);
   }
 
   /**
@@ -135,8 +158,8 @@ export class RankingEvaluator {
    */
   addRanked(qid: string, ranked: Label[]): void {
     if (this.values.has(qid)) throw new Error(`RankingEvaluator: query '${qid}' added twice`);
-    const labelsByDoc = this.judgements.get(qid);
-    this.values.set(qid, labelsByDoc ? this.measure(ranked, labelsByDoc) : undefined);
+    const judged = this.judgements.get(qid);
+    this.values.set(qid, judged ? this.measure(ranked, judged.labels) : undefined);
   }
 
   /** The depth given (Infinity: none). */
@@ -158,7 +181,7 @@ export class RankingEvaluator {
       if (!values) {
         missingFromRun.push(qid);
         if (!this.complete) continue;
-        values = this.measure([], this.judgements.get(qid)!);
+        values = this.measure([], this.judgements.get(qid)!.labels);
       }
       for (let m = 0; m < maps.length; m++) {
         maps[m]!.set(qid, values[m]!);
@@ -178,13 +201,20 @@ export class RankingEvaluator {
     return { measures: [...this.specs.keys()], perQuery, all, queries: evaluated, missingFromRun, notInQrels };
   }
 
-  private measure(ranked: Label[], labelsByDoc: Map<string, number>): Float64Array {
-    const input = { ranked, judged: [...labelsByDoc.values()] };
+  private measure(ranked: Label[], judged: readonly number[]): Float64Array {
+    const input = { ranked, judged };
     const out = new Float64Array(this.specs.size);
     let m = 0;
     for (const spec of this.specs.values()) out[m++] = queryMeasure(spec, input);
     return out;
   }
+}
+
+/** One qrels query: its labels (in the qrels' order) and its docno → label look-up. */
+interface Judged {
+  labels: readonly number[];
+  byDoc: Map<string, number> | undefined;
+  table: DocLabelTable | undefined;
 }
 
 function groupQrels(qrels: readonly QrelEntry[], file: string): Map<string, Map<string, number>> {
@@ -201,8 +231,9 @@ function groupQrels(qrels: readonly QrelEntry[], file: string): Map<string, Map<
 }
 
 /** Labels of a query's documents in trec_eval order (score descending, docno descending), cut at depth. */
-function rankedLabels(docs: QueryRanking | undefined, labelsByDoc: Map<string, number>, depth: number): Label[] {
+function rankedLabels(docs: QueryRanking | undefined, judged: ReadonlyMap<string, number> | DocLabelTable, depth: number): Label[] {
   if (!docs) return [];
+  const labelsByDoc = judged instanceof DocLabelTable ? { get: (docno: string) => judged.getString(docno) } : judged;
   const { docnos, scores } = docs;
   const n = Math.min(docnos.length, depth);
   const out: Label[] = new Array(n);

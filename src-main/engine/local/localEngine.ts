@@ -43,7 +43,7 @@ import {
   type TokenizeResult,
 } from '../types';
 import { engineLog, logLevelOf } from './engineLog';
-import { GENERATION, TOKENIZATION, type LoadResult, type WorkerOp, type WorkerOps } from './protocol';
+import { CHAT_TOKENIZATION, GENERATION, TOKENIZATION, type LoadResult, type WorkerOp, type WorkerOps } from './protocol';
 import { FreeCoreMeter } from './freeCores';
 import { runtimeVersions } from './runtimeVersions';
 import { machineKey, resolveLocalEngineSettings, type LocalEngineSettings } from './settings';
@@ -155,6 +155,7 @@ export class LocalEngine implements Engine {
         batchSize: this.settings.batchSize,
         tokenization: TOKENIZATION,
         generation: GENERATION,
+        chatTokenization: CHAT_TOKENIZATION,
       },
       versions: loaded ? { ...loaded.versions } : { ...runtimeVersions() },
     };

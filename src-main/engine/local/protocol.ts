@@ -34,6 +34,15 @@ export const TOKENIZATION = 'model-space-prefix';
  */
 export const GENERATION = 'whole-prompt';
 
+/**
+ * How the worker tokenizes chat messages (worker/generate.ts, wholeTextChatWrapper): the chat
+ * template's rendered text tokenized as one text between builtin special tokens, as llama.cpp's
+ * server does. node-llama-cpp's own piecewise tokenization gave other tokens for some messages
+ * (a space-prefix token before a message starting with a newline). Part of the cache identity so
+ * chat outputs cached by the earlier rule are not reused as equal.
+ */
+export const CHAT_TOKENIZATION = 'whole-text';
+
 export interface TuneTrialsResult {
   trials: TuneTrial[];
   /** The trial shape actually used (the prompt is shortened to fit a small context). */

@@ -70,6 +70,7 @@ export function buildGenerateCall(request: GenerateRequest, settings: GenerateBo
   if (settings.serverKind === 'llama.cpp' && sampling.temperature === 0) {
     body.samplers = sampling.repeatPenalty !== undefined && sampling.repeatPenalty !== 1 ? ['penalties', 'temperature'] : ['temperature'];
   }
+  if (settings.serverKind === 'llama.cpp' && sampling.temperature > 0) Object.assign(body, llamaCppSampledChain(sampling));
 
   if (request.jsonSchema !== undefined) {
     if (transport === 'gbnf' && settings.serverKind !== 'llama.cpp') {
@@ -146,6 +147,32 @@ function unservedReason(request: GenerateRequest, hasMessages: boolean, settings
   if (!hit) return undefined;
   const what = request.grammar !== undefined ? 'a GBNF-constrained' : schema ? 'a JSON-schema-constrained' : 'a';
   return { capability: hit[1], message: `model ${JSON.stringify(settings.model)} cannot serve ${what} ${hasMessages ? 'chat' : 'plain-prompt'} request: ${hit[0]!}`, engines: hit[2] };
+}
+
+/**
+ * The sampler chain the local engine (node-llama-cpp's LlamaCompletion / LlamaChat) runs for a
+ * sampled request, spelled out for llama.cpp's server so that both draw the same tokens from the
+ * same seed (issue 24 item 2). node-llama-cpp (AddonSampler.cpp at the bundled llama.cpp commit)
+ * builds [top-k, top-p, min-p when > 0, temperature, dist(seed)] with its own defaults top-k 40,
+ * top-p 0.95, min-p 0 and min_keep 1, a top-k ≤ 0 meaning the whole vocabulary; the server's
+ * default chain is longer (penalties, DRY, top-n-sigma, typical-p, XTC, …) and its own defaults
+ * differ, so every sampler and value is named here. The server's top-k ≤ 0 is a no-op (no sort),
+ * which would order the candidates differently before the draw: "the whole vocabulary" is sent as
+ * the largest int32, which the server clamps to the vocabulary (a full sort, as node-llama-cpp's).
+ * Both reject-and-resample a token the grammar refuses in the same way (common_sampler_sample and
+ * AddonSampler::sampleAndReleaseLock) and draw with one dist sampler seeded per request.
+ * The repeat penalty's options (node-llama-cpp's punished-token window) are not mirrored here.
+ */
+export const NODE_LLAMA_CPP_SAMPLING_DEFAULTS = { topK: 40, topP: 0.95, minP: 0 } as const;
+const INT32_MAX = 2_147_483_647;
+
+function llamaCppSampledChain(sampling: GenerateRequest['sampling']): Record<string, unknown> {
+  const topK = sampling.topK ?? NODE_LLAMA_CPP_SAMPLING_DEFAULTS.topK;
+  const topP = sampling.topP ?? NODE_LLAMA_CPP_SAMPLING_DEFAULTS.topP;
+  const minP = sampling.minP ?? NODE_LLAMA_CPP_SAMPLING_DEFAULTS.minP;
+  const penalties = sampling.repeatPenalty !== undefined && sampling.repeatPenalty !== 1;
+  const samplers = [...(penalties ? ['penalties'] : []), 'top_k', 'top_p', ...(minP > 0 ? ['min_p'] : []), 'temperature'];
+  return { samplers, top_k: topK <= 0 ? INT32_MAX : topK, top_p: topP, min_p: minP, min_keep: 1 };
 }
 
 function extraSampling(request: GenerateRequest, kind: RemoteServerKind): Record<string, unknown> {

@@ -15,7 +15,7 @@ import { executeFairRag, generationRequest, generatorTokens } from './execute';
 import { exportFairRag, utilityQrels } from './exports';
 import { indexRunItems, KEY_PREFIX } from './items';
 import { fairRagItems } from './itemsView';
-import { fairRagMetrics } from './metrics';
+import { fairRagMetrics, fairRagSummary } from './metrics';
 import { promptRenderer, templateFor } from './prompt';
 import { scoreRetrievers } from './retrievers';
 import { table2ManifestSignificance } from './table2';
@@ -30,6 +30,7 @@ export const fairRagKind: ExperimentKind<FairRagSpec, FairRagMetrics, RunItemRow
   jobTitle: (spec) => `Fair RAG: ${spec.name}`,
   execute: executeFairRag,
   metrics: fairRagMetrics,
+  summary: fairRagSummary,
   items: fairRagItems,
   exportFile: (input) => exportFairRag(input, () => fairRagMetrics(input)),
   manifest: fairRagManifest,

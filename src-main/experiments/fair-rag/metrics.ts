@@ -27,12 +27,29 @@ export interface FairRagMetricsInput {
   calibration?: TestCalibration | undefined;
 }
 
-export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
+/** The per-query × arm metrics and the warnings, which both the metrics and the summary start from. */
+function armsAndWarnings(input: FairRagMetricsInput) {
   const { spec } = input;
   const data = indexRunItems(input.items);
   const order = armsOf(spec).map((a) => a.condition);
   const { arms, incomplete, warnings } = queryArmMetrics(spec, data, order);
   warnings.push(...promptBudgetWarnings(data));
+  return { data, arms, warnings, incomplete: incomplete || !input.finished || data.queries.size === 0 };
+}
+
+/**
+ * What the CLI's summary prints (`aggregates`, `warnings`, `incomplete`), exactly as fairRagMetrics
+ * computes them, without Tables 1–2, Fig. 3 and the provider exposure (Table 2's randomization tests
+ * are most of the metrics' time, and no summary shows them).
+ */
+export function fairRagSummary(input: FairRagMetricsInput): Pick<FairRagMetrics, 'kind' | 'aggregates' | 'warnings' | 'incomplete'> {
+  const { arms, warnings, incomplete } = armsAndWarnings(input);
+  return { kind: 'fair-rag', aggregates: aggregateArms(arms), warnings, incomplete };
+}
+
+export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
+  const { spec } = input;
+  const { data, arms, warnings, incomplete } = armsAndWarnings(input);
   const perQuery = arms.map((a) => a.metrics);
   const sampleUtilities = new Map(arms.map((a) => [a.metrics, a.utilities] as const));
   const retrievers = spec.retrievers.map((r) => r.name);
@@ -58,7 +75,7 @@ export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
     },
     fig3: fig3(perQuery, retrievers, spec.alphas),
     warnings,
-    incomplete: incomplete || !input.finished || data.queries.size === 0,
+    incomplete,
   };
 }
 

@@ -24,12 +24,11 @@ import type { RunItem } from '../../store/experimentsRepo';
 import { forEachUnit, isDeferred, lanesFor, settleAll } from '../concurrency';
 import type { ExecuteContext, ExperimentDeps } from '../registry';
 import { judgeBaseline, judgedSystems, promptAspects } from './conditions';
-import { choiceConstraint, resolveConstraint } from './constraints';
+import { resolveConstraint } from './constraints';
 import { loadRichRagData, type RichRagData, type RichRagQuery } from './data';
 import { explorerPrompt, explorerRequest, normalizeAspects, parseAspectList } from './explorer';
 import { generationPromptWithin, generationRequest, scoreAnswer } from './generation';
 import {
-  docLabel,
   documentsKey,
   explorerKey,
   generationKey,
@@ -49,7 +48,7 @@ import {
 import { combineVerdicts, judgePrompt, judgeRequest, verdictOf } from './judge';
 import { rankListwise, type RankerEngine, type RankingResult } from './listwiseRanker';
 import { preferenceSampling, preferenceSetting, rankerCandidates, rewardOf } from './preferences';
-import { RichRagBudget } from './promptBudget';
+import { generatorBudget, rankerBudget, type RichRagBudget } from './promptBudget';
 import { poolOf, staticRanking } from './rankers';
 import { buildDocuments, candidateDocuments, candidateSearcher, collectionSearcher, usesCandidates, type Searcher } from './retrieval';
 
@@ -108,24 +107,10 @@ export async function executeRichRag(ctx: ExecuteContext<RichRagSpec>): Promise<
   ctx.progress(0, null, 'reading the collection');
   const data = loadRichRagData(spec, deps.collections);
   // Token budgets, counted with each model's tokenizer (default: what its context leaves).
-  engines.generatorBudget = await RichRagBudget.create((r) => generator.raw.tokenize(r, signal), {
-    chat: spec.generation.chat,
-    requested: spec.generation.promptBudget?.total,
-    reserve: spec.generation.maxTokens,
-    reserveName: 'generation.maxTokens',
-    field: 'generation.promptBudget',
-  });
+  engines.generatorBudget = await generatorBudget(spec, (r) => generator.raw.tokenize(r, signal));
   if (engines.ranker) {
     const rankerRaw = deps.engineFor(engines.ranker.ref);
-    // A step generates at most the longest id's constraint length (ids D1…DM, M the pool's capacity).
-    const reserve = choiceConstraint([docLabel(spec.retrieval.capacity - 1)], resolveConstraint(spec.ranker.constraint, engines.ranker.ref)).maxTokens ?? 0;
-    engines.ranker.budget = await RichRagBudget.create((r) => rankerRaw.tokenize(r, signal), {
-      chat: spec.ranker.chat,
-      requested: spec.ranker.promptBudget?.total,
-      reserve,
-      reserveName: "a step's maxTokens",
-      field: 'ranker.promptBudget',
-    });
+    engines.ranker.budget = await rankerBudget(spec, engines.ranker.ref, (r) => rankerRaw.tokenize(r, signal));
   }
   const stored = new Set<string>();
   for (const prefix of Object.values(KEY_PREFIX)) for (const key of repo.existingKeys(runId, prefix)) stored.add(key);

@@ -8,6 +8,8 @@
  *   latex-table3       Table 3 likewise (MAP, nDCG@c, NCOM); † / ‡ = corrected p ≤ α / ≤ 0.01 vs the baseline
  *   preferences-jsonl  US³ DPO pairs {prompt, chosen, rejected} (preferences.ts)
  *   sft-jsonl          silver lists {prompt, completion} (preferences.ts)
+ *                      (both: prompts fitted to the ranker's token budget, counted by its tokenizer;
+ *                      the manifest's export.promptBudget says how)
  *   metrics-json       everything `richrag.metrics` returns
  */
 import type { RichRagMetrics, RichRagSpec, RichRagTable } from '../../api/contract/richrag';
@@ -15,9 +17,10 @@ import { DataError } from '../../core/errors';
 import { formatBooktabsTable } from '../../io/latex/booktabs';
 import { csvField } from '../../io/measureCsv';
 import type { RunItem } from '../../store/experimentsRepo';
-import type { ExportedFile } from '../registry';
+import type { ExperimentDeps, ExportedFile } from '../registry';
 import { indexRunItems } from './items';
-import { jsonl, preferenceRecords, sftTrainingRecords } from './preferences';
+import { jsonl, preferenceExport, sftExport, type TrainingExport } from './preferences';
+import type { TokenizeFn } from './promptBudget';
 
 export interface RichRagExportInput {
   runId: number;
@@ -80,9 +83,51 @@ export function tableLatex(table: RichRagTable, caption: string, label: string):
   });
 }
 
+/**
+ * A JSONL file of training records whose prompts are fitted to the training budget (promptBudget.ts
+ * trainingBudget) in the ranker's tokens, by its engine's tokenizer: the manifest gets the budget as
+ * applied (`promptBudget`: unit 'tokens', or 'estimated tokens' with the method and reason where no
+ * tokenizer answered), and a warning when prompts were cut or the counts were an estimate.
+ */
+async function trainingFile(
+  name: string,
+  what: string,
+  build: (tokenize: TokenizeFn | undefined) => Promise<TrainingExport<object>>,
+  deps: Pick<ExperimentDeps, 'engineFor' | 'resolveGenerator'> | undefined,
+  spec: RichRagSpec,
+): Promise<ExportedFile> {
+  let tokenize: TokenizeFn | undefined;
+  if (deps) {
+    const engine = deps.engineFor(deps.resolveGenerator(spec.ranker.generator ?? spec.generator, spec.ranker.generator ? 'ranker.generator' : 'generator'));
+    tokenize = (r) => engine.tokenize(r);
+  }
+  const out = await build(tokenize);
+  const b = out.budget;
+  const warnings: string[] = [];
+  if (b && b.unit === 'estimated tokens') warnings.push(`the ${what}' prompts were budgeted by an estimate of the ranker's tokens (${b.estimate?.reason ?? 'no tokenizer answered'}): an upper bound, so candidates' texts may be cut more than needed; see export.promptBudget`);
+  if (out.promptsCut > 0) warnings.push(`${out.promptsCut} of ${out.prompts} training prompts had their candidates' texts cut to fit the ranker's token budget of ${b?.total} (${b?.origin}); the question, aspects and ids were kept`);
+  return {
+    name,
+    mediaType: 'application/jsonl',
+    text: jsonl(out.records),
+    manifest: {
+      records: out.records.length,
+      promptBudget: b
+        ? { ...b, promptsCut: out.promptsCut, applies: `each record's prompt (one per training query: ${out.prompts}) in the ranker's tokens; its completion is left free` }
+        : { unit: 'none', total: null, origin: 'not counted (the export was made without an engine)', promptsCut: 0 },
+    },
+    ...(warnings.length > 0 ? { warnings } : {}),
+  };
+}
+
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
-export function exportRichRag(input: RichRagExportInput, metrics: () => RichRagMetrics): ExportedFile {
+/**
+ * `deps` gives the ranker's engine, whose tokenizer counts the training records' prompts (the
+ * training formats are then asynchronous); without it (pure tests) their prompts are not budgeted,
+ * and the file's manifest says so.
+ */
+export function exportRichRag(input: RichRagExportInput, metrics: () => RichRagMetrics, deps?: Pick<ExperimentDeps, 'engineFor' | 'resolveGenerator'>): ExportedFile | Promise<ExportedFile> {
   const base = `${input.experimentName}-run${input.runId}`.replace(/[^A-Za-z0-9._-]+/g, '_');
   switch (input.format) {
     case 'tables-csv':
@@ -101,9 +146,9 @@ export function exportRichRag(input: RichRagExportInput, metrics: () => RichRagM
     }
     case 'preferences-jsonl':
       if (!input.spec.preferences.enabled) throw new DataError('this run made no preference data (preferences.enabled is false)', { field: 'format' });
-      return { name: `${base}.preferences.jsonl`, mediaType: 'application/jsonl', text: jsonl(preferenceRecords(input.spec, indexRunItems(input.items))) };
+      return trainingFile(`${base}.preferences.jsonl`, 'preference pairs', (tokenize) => preferenceExport(input.spec, indexRunItems(input.items), tokenize), deps, input.spec);
     case 'sft-jsonl':
-      return { name: `${base}.sft.jsonl`, mediaType: 'application/jsonl', text: jsonl(sftTrainingRecords(input.spec, indexRunItems(input.items))) };
+      return trainingFile(`${base}.sft.jsonl`, 'SFT records', (tokenize) => sftExport(input.spec, indexRunItems(input.items), tokenize), deps, input.spec);
     case 'metrics-json':
       return { name: `${base}.metrics.json`, mediaType: 'application/json', text: `${JSON.stringify(metrics(), null, 2)}\n` };
     default:

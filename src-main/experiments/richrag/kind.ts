@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { richRagConditions, RichRagSpec, type RichRagMetrics, type RichRagQueryView } from '../../api/contract/richrag';
+import type { PromptPreviewBudget } from '../../api/contract/experiments';
 import { DataError } from '../../core/errors';
 import type { ModelRecord } from '../../io/manifest/manifest';
 import { CollectionFtsIndex } from '../../retrieval/fts5/collectionIndex';
@@ -17,8 +18,9 @@ import { loadRichRagData } from './data';
 import { executeRichRag } from './execute';
 import { normalizeAspects } from './explorer';
 import { exportRichRag } from './exports';
-import { generationPrompt, generationRequest } from './generation';
-import { rankerPrompt } from './listwiseRanker';
+import { generationPromptWithin, generationRequest } from './generation';
+import { stepPrompt, windowBodies } from './listwiseRanker';
+import { generatorBudget, rankerBudget, type PromptFit, type RichRagBudget } from './promptBudget';
 import { ANSWER_MEASURES, richRagMetrics } from './metrics';
 import { preferenceSetting, rankerCandidates } from './preferences';
 import { poolOf, staticRanking } from './rankers';
@@ -38,7 +40,7 @@ export const richRagKind: ExperimentKind<RichRagSpec, RichRagMetrics, RichRagQue
   execute: executeRichRag,
   metrics: (input) => richRagMetrics(input),
   items: richRagItems,
-  exportFile: (input) => exportRichRag(input, () => richRagMetrics(input)),
+  exportFile: (input, deps) => exportRichRag(input, () => richRagMetrics(input), deps),
   manifest: richRagManifest,
   previewPrompt,
   designWarnings: richRagDesignWarnings,
@@ -56,7 +58,9 @@ function richRagItems(runId: number, spec: RichRagSpec, repo: ExperimentsRepo, q
 /**
  * The prompt of one condition for a real query without any LLM call: the generator's prompt for
  * conditions whose list needs no LLM, the ranker's first step for 'listwise'. Predicted sub-aspects
- * need the explorer, so those conditions cannot be previewed.
+ * need the explorer, so those conditions cannot be previewed. The prompt is fitted to the token
+ * budget the run applies, by the same code and the same model's tokenizer (only `tokenize` is
+ * called): it is the prompt the run sends, token for token, and `budget` says how it was counted.
  */
 async function previewPrompt(spec: RichRagSpec, deps: ExperimentDeps, queryId: string, condition?: string) {
   const conditions = richRagConditions(spec);
@@ -81,16 +85,44 @@ async function previewPrompt(spec: RichRagSpec, deps: ExperimentDeps, queryId: s
     });
     const ranking = staticRanking(spec, docs, c.framework, c.setting);
     if (ranking === null) {
+      // The ranker's first step of the first window, fitted as rankListwise fits it.
+      const ref = deps.resolveGenerator(spec.ranker.generator ?? spec.generator, spec.ranker.generator ? 'ranker.generator' : 'generator');
+      const engine = deps.engineFor(ref);
+      const budget = await rankerBudget(spec, ref, (r) => engine.tokenize(r));
       const pool = poolOf(docs, 'golden');
-      const candidates = rankerCandidates(docs, pool).slice(0, spec.ranker.window);
-      return { queryId, retriever: c.condition, ranking: candidates.map((x) => x.id), prompt: rankerPrompt(spec.ranker.template, { query: q.text, aspects: pool.aspects, k: spec.k }, candidates, [], spec.ranker.docWords) };
+      const window = rankerCandidates(docs, pool).slice(0, spec.ranker.window);
+      const input = { query: q.text, aspects: pool.aspects, k: spec.k };
+      const settings = { template: spec.ranker.template, docWords: spec.ranker.docWords, budget };
+      const fitted = await windowBodies(input, settings, window, Math.min(spec.k, window.length), 0);
+      const step = await stepPrompt(input, settings, window, fitted.bodies, [], 0, 0);
+      // What was cut: the window's fit (its candidates are shown cut alike at every step), or the step's own refit.
+      const fit = step.documentsCut > 0 ? step : { ...step, documentsCut: fitted.documentsCut, ...(fitted.cap !== undefined ? { cap: fitted.cap } : {}) };
+      return { queryId, retriever: c.condition, ranking: window.map((x) => x.id), prompt: fit.prompt, budget: previewBudget(budget, fit) };
     }
+    const engine = deps.engineFor(deps.resolveGenerator(spec.generator, 'generator'));
+    const budget = await generatorBudget(spec, (r) => engine.tokenize(r));
     const shown = c.framework === 'closed-book' ? null : ranking.map((id) => docs.docs[id]!);
-    const prompt = generationPrompt(spec.generation, q.text, shown, c.setting ? promptAspects(poolOf(docs, c.setting)) : []);
-    return { queryId, retriever: c.condition, ranking, prompt };
+    const aspects = c.setting ? promptAspects(poolOf(docs, c.setting)) : [];
+    const fit = await generationPromptWithin(spec.generation, budget, q.text, shown, aspects, `the answer prompt (${c.framework}${c.setting ? `, ${c.setting}` : ''})`);
+    return { queryId, retriever: c.condition, ranking, prompt: fit.prompt, budget: previewBudget(budget, fit) };
   } finally {
     index?.drop();
   }
+}
+
+/** A previewed prompt's budget as the contract shows it (unit 'estimated tokens' where no tokenizer answered). */
+function previewBudget(budget: RichRagBudget, fit: PromptFit): PromptPreviewBudget {
+  const r = budget.report();
+  return {
+    field: budget.field,
+    unit: r.unit,
+    tokens: fit.tokens ?? null,
+    total: r.total,
+    origin: r.origin,
+    documentsCut: fit.documentsCut,
+    ...(fit.cap !== undefined ? { cap: fit.cap } : {}),
+    ...(r.estimate ? { estimate: r.estimate } : {}),
+  };
 }
 
 async function richRagManifest(runId: number, spec: RichRagSpec, deps: ExperimentDeps, stats: Record<string, unknown>): Promise<ManifestParts> {

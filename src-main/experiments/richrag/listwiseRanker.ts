@@ -20,7 +20,7 @@
 import type { GenerateRequest, GenerateResult, SamplingOptions } from '../../engine/types';
 import { choiceConstraint, parseChoice, type ConstraintMode } from './constraints';
 import type { RankStep } from './items';
-import type { RichRagBudget } from './promptBudget';
+import type { PromptFit, RichRagBudget } from './promptBudget';
 import { firstWords, renderTemplate } from './templates';
 
 export interface RankerCandidate {
@@ -110,6 +110,51 @@ export function rankerPrompt(
   );
 }
 
+type StepRender = (selected: readonly string[]) => (bodies: readonly string[]) => string;
+
+const stepRenderer = (input: Pick<RankerInput, 'query' | 'aspects' | 'k'>, settings: Pick<RankerSettings, 'template' | 'docWords'>, window: readonly RankerCandidate[]): StepRender => (selected) => (b) =>
+  rankerPrompt(settings.template, input, window, selected, settings.docWords, 'ranker.template', b);
+
+/**
+ * The texts a window's candidates show at every step (the run and the prompt preview both take them
+ * from here): their docWords cut, and with a budget fitted once, with the longest "chosen so far" the
+ * window can reach (its want − 1 longest labels).
+ */
+export async function windowBodies(
+  input: Pick<RankerInput, 'query' | 'aspects' | 'k'>,
+  settings: Pick<RankerSettings, 'template' | 'docWords' | 'budget'>,
+  window: readonly RankerCandidate[],
+  want: number,
+  w: number,
+  signal?: AbortSignal,
+): Promise<{ bodies: string[]; documentsCut: number; cap?: number }> {
+  const bodies = window.map((c) => candidateBody(c, settings.docWords));
+  const budget = settings.budget;
+  if (!budget) return { bodies, documentsCut: 0 };
+  const longest = [...window.map((c) => c.label)].sort((a, b) => b.length - a.length).slice(0, Math.max(0, want - 1));
+  const fit = await budget.fit(stepRenderer(input, settings, window)(longest), bodies, `the ranker prompt of window ${w + 1}`, signal);
+  return { bodies: [...fit.bodies], documentsCut: fit.documentsCut, ...(fit.cap !== undefined ? { cap: fit.cap } : {}) };
+}
+
+/**
+ * The prompt of step t of window w (0-based) with `selected` chosen so far, over the window's fitted
+ * bodies (windowBodies); a step whose own prompt still does not fit the budget is refitted.
+ */
+export async function stepPrompt(
+  input: Pick<RankerInput, 'query' | 'aspects' | 'k'>,
+  settings: Pick<RankerSettings, 'template' | 'docWords' | 'budget'>,
+  window: readonly RankerCandidate[],
+  bodies: readonly string[],
+  selected: readonly string[],
+  w: number,
+  t: number,
+  signal?: AbortSignal,
+): Promise<PromptFit> {
+  const render = stepRenderer(input, settings, window)(selected);
+  if (!settings.budget) return { prompt: render(bodies), bodies, tokens: undefined, documentsCut: 0 };
+  return settings.budget.fit(render, bodies, `the ranker prompt of window ${w + 1}, step ${t + 1}`, signal);
+}
+
 /** Number of windows for a pool of n candidates (see the module comment). */
 export function windowCount(n: number, window: number, k: number): number {
   if (n <= window) return 1;
@@ -131,28 +176,19 @@ export async function rankListwise(engine: RankerEngine, input: RankerInput, set
     next += take;
     picks = [];
     const want = Math.min(k, window.length);
-    // The window's candidates are shown the same way at every step: fitted once, with the longest
-    // "chosen so far" the window can reach; a step whose own prompt still does not fit is refitted.
-    let bodies = window.map((c) => candidateBody(c, settings.docWords));
-    const budget = settings.budget;
-    const render = (selected: readonly string[]) => (b: readonly string[]) => rankerPrompt(settings.template, input, window, selected, settings.docWords, 'ranker.template', b);
-    if (budget) {
-      const longest = [...window.map((c) => c.label)].sort((a, b) => b.length - a.length).slice(0, Math.max(0, want - 1));
-      const fit = await budget.fit(render(longest), bodies, `the ranker prompt of window ${w + 1}`, signal);
-      bodies = [...fit.bodies];
-      if (fit.documentsCut > 0) {
-        cut.windowsCut++;
-        cut.documentsCut = Math.max(cut.documentsCut, fit.documentsCut);
-      }
+    const fitted = await windowBodies(input, settings, window, want, w, signal);
+    const bodies = fitted.bodies;
+    if (fitted.documentsCut > 0) {
+      cut.windowsCut++;
+      cut.documentsCut = Math.max(cut.documentsCut, fitted.documentsCut);
     }
     for (let t = 0; t < want; t++) {
       signal?.throwIfAborted();
       const remaining = window.filter((c) => !picks.includes(c));
       const labels = remaining.map((c) => c.label);
-      let prompt = render(picks.map((c) => c.label))(bodies);
-      if (budget) {
-        const fit = await budget.fit(render(picks.map((c) => c.label)), bodies, `the ranker prompt of window ${w + 1}, step ${t + 1}`, signal);
-        prompt = fit.prompt;
+      const fit = await stepPrompt(input, settings, window, bodies, picks.map((c) => c.label), w, t, signal);
+      const prompt = fit.prompt;
+      if (settings.budget) {
         cut.maxPromptTokens = Math.max(cut.maxPromptTokens, fit.tokens ?? 0);
         if (fit.documentsCut > 0) cut.documentsCut = Math.max(cut.documentsCut, fit.documentsCut);
       }

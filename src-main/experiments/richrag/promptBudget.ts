@@ -21,9 +21,13 @@
  * `docWords` (when the spec sets one) cuts each document to its first words first, as before; the
  * token budget then applies to what is left.
  */
+import type { GeneratorRef } from '../../api/contract/models';
+import type { RichRagSpec } from '../../api/contract/richrag';
 import { DataError } from '../../core/errors';
 import { waterLevel } from '../../engine/tokenBudget';
 import type { TokenizeRequest, TokenizeResult } from '../../engine/types';
+import { choiceConstraint, resolveConstraint } from './constraints';
+import { docLabel } from './items';
 
 export { waterLevel };
 
@@ -53,6 +57,54 @@ export interface PromptBudgetReport {
   prompts: number;
   promptsCut: number;
   documentsCut: number;
+}
+
+/**
+ * The generator's budget for answer prompts, as the run sets it (the run, the prompt preview and the
+ * US³ export all take it from here): generation.promptBudget.total, else the context size − generation.maxTokens.
+ */
+export function generatorBudget(spec: Pick<RichRagSpec, 'generation'>, tokenize: TokenizeFn): Promise<RichRagBudget> {
+  return RichRagBudget.create(tokenize, {
+    chat: spec.generation.chat,
+    requested: spec.generation.promptBudget?.total,
+    reserve: spec.generation.maxTokens,
+    reserveName: 'generation.maxTokens',
+    field: 'generation.promptBudget',
+  });
+}
+
+/**
+ * The list-wise ranker's budget for its step prompts, as the run sets it: ranker.promptBudget.total,
+ * else the context size − a step's maxTokens (the constraint length of the longest id D1…DM, M the
+ * pool's capacity).
+ */
+export function rankerBudget(spec: Pick<RichRagSpec, 'ranker' | 'retrieval'>, ref: GeneratorRef, tokenize: TokenizeFn): Promise<RichRagBudget> {
+  const reserve = choiceConstraint([docLabel(spec.retrieval.capacity - 1)], resolveConstraint(spec.ranker.constraint, ref)).maxTokens ?? 0;
+  return RichRagBudget.create(tokenize, {
+    chat: spec.ranker.chat,
+    requested: spec.ranker.promptBudget?.total,
+    reserve,
+    reserveName: "a step's maxTokens",
+    field: 'ranker.promptBudget',
+  });
+}
+
+/**
+ * The budget of the US³ / SFT training prompts (the ranker's input x = {q, Ŝ, P} of each exported
+ * record), in the ranker's tokens: preferences.promptBudget.total, else the ranker's context size −
+ * (the longest completion the file holds + 1 end-of-sequence token), so that a record's prompt and
+ * completion fit the model that ranked. `completions` are the file's completion strings.
+ */
+export async function trainingBudget(spec: Pick<RichRagSpec, 'ranker' | 'preferences'>, tokenize: TokenizeFn, completions: readonly string[]): Promise<RichRagBudget> {
+  const distinct = [...new Set(completions)];
+  const longest = distinct.length > 0 ? Math.max(...(await tokenize({ texts: distinct })).counts) : 0;
+  return RichRagBudget.create(tokenize, {
+    chat: spec.ranker.chat,
+    requested: spec.preferences.promptBudget?.total,
+    reserve: longest + 1,
+    reserveName: 'the longest completion + 1 (end of sequence)',
+    field: 'preferences.promptBudget',
+  });
 }
 
 /** Text bodies cut to at most `cap` tokens each, as the engine cuts (memoised). */

@@ -31,6 +31,7 @@ function check(id: string, what: string, where: { file: string; line: number }):
 /** `sink` with every record's ids checked first (a whole batch before any of it is passed on). */
 export function checkedSink(sink: ImportSink): ImportSink {
   return {
+    longTexts: sink.longTexts,
     documents(batch: DocumentRecord[]) {
       for (const r of batch) check(r.docId, 'document id', r);
       return sink.documents(batch);

@@ -6,6 +6,7 @@
  */
 
 import { quoteIdText } from '../../core/errors';
+import type { LongText, LongTextStore } from './longText';
 
 export type JsonObject = Record<string, unknown>;
 
@@ -19,8 +20,14 @@ export interface Origin {
 export interface DocumentRecord extends Origin {
   docId: string;
   title: string;
+  /** The text; '' when it is `longText`. */
   text: string;
   attrs: JsonObject;
+  /**
+   * A text of more than a megabyte kept in the sink's `longTexts` store (longText.ts); only a sink
+   * that has such a store receives one.
+   */
+  longText?: LongText | undefined;
 }
 
 export interface Subaspect {
@@ -55,6 +62,8 @@ export interface JudgmentRecord extends Origin {
  * seen in an earlier batch), which aborts the import.
  */
 export interface ImportSink {
+  /** Where a corpus's long texts go, if this sink takes them (the import staging); else texts come as strings. */
+  longTexts?: LongTextStore | undefined;
   documents(batch: DocumentRecord[]): void | Promise<void>;
   queries(batch: QueryRecord[]): void | Promise<void>;
   judgments(batch: JudgmentRecord[]): void | Promise<void>;

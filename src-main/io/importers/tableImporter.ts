@@ -8,13 +8,16 @@ import { Batcher } from './batcher';
 import { resolveMapping, rowToDocument, rowToQuery, type ColumnMapping, type ResolvedMapping, type Role } from './columnMapping';
 import type { DocumentRecord, ImportSink, QueryRecord, SourceStats } from './records';
 import type { LineCounter, TextSource } from './source';
+import { LongText } from './longText';
 import { readTableRows, tableFormatOf } from './tableRows';
 
 export async function importTable(role: Role, sources: readonly TextSource[], mapping: ColumnMapping, sink: ImportSink, counter: LineCounter): Promise<SourceStats[]> {
   const stats: SourceStats[] = [];
   for (const source of sources) {
     const file = source.name;
-    const reader = readTableRows(source, counter, mapping);
+    // A corpus's texts of more than a megabyte go to the sink's store in pieces (longText.ts).
+    const longTexts = role === 'corpus' ? sink.longTexts : undefined;
+    const reader = readTableRows(source, counter, mapping, longTexts ? { longTexts, keepLong: () => true } : undefined);
     const jsonSource = tableFormatOf(source.baseName, mapping).startsWith('json');
     const docs = new Batcher<DocumentRecord>((b) => sink.documents(b));
     const queries = new Batcher<QueryRecord>((b) => sink.queries(b));
@@ -31,7 +34,15 @@ export async function importTable(role: Role, sources: readonly TextSource[], ma
         m = base ??= resolveMapping(reader.columns(), role, mapping, file, reader.headerLine());
       }
       const where = { file, line };
-      if (role === 'corpus') await docs.add(rowToDocument(row, m, where));
+      let longText: LongText | undefined;
+      for (const [k, v] of Object.entries(row)) {
+        if (!(v instanceof LongText)) continue;
+        if (k === m.textColumn) {
+          longText = v;
+          row[k] = '';
+        } else row[k] = v.read();
+      }
+      if (role === 'corpus') await docs.add(longText ? { ...rowToDocument(row, m, where), longText } : rowToDocument(row, m, where));
       else await queries.add(rowToQuery(row, m, where));
       rows++;
     }

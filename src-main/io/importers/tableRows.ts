@@ -11,6 +11,7 @@ import { jsonSyntaxError, parseElement, streamJsonElements } from './jsonElement
 import { quoteId, type JsonObject } from './records';
 import type { LineCounter, TextSource } from './source';
 import { checkJsonDepth } from '../jsonText';
+import { isLongLine, resolveMarkers, type JsonlItem, type LongTextStore } from './longText';
 
 export interface TableRow {
   line: number;
@@ -35,24 +36,39 @@ export interface TableReader {
   rows: AsyncGenerator<TableRow>;
 }
 
-export function readTableRows(source: TextSource, counter: LineCounter, mapping: ColumnMapping = {}): TableReader {
+/**
+ * `longTexts`: a JSON-lines file's long lines are scanned as bytes and their long strings stored
+ * there (longText.ts); a row's top-level string value may then be a LongText where `keepLong(key)`
+ * says the caller takes one (other long values are read back as strings).
+ */
+export function readTableRows(source: TextSource, counter: LineCounter, mapping: ColumnMapping = {}, long?: { longTexts: LongTextStore; keepLong: (key: string) => boolean }): TableReader {
   const format = tableFormatOf(source.baseName, mapping);
   const file = source.name;
   let columns: string[] | undefined;
   let headerLine: number | undefined;
 
   async function* jsonLines(): AsyncGenerator<TableRow> {
-    for await (const { line, text } of counter.lines(source)) {
-      if (text.trim() === '') continue;
-      let value: unknown;
-      checkJsonDepth(text, file, line);
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        throw jsonSyntaxError(err, text, file, line);
+    const items: AsyncGenerator<JsonlItem> = long && source.jsonItems ? counter.count(source.jsonItems(long.longTexts, () => counter.throwIfCancelled())) : counter.lines(source);
+    for await (const item of items) {
+      if (isLongLine(item)) {
+        yield { line: item.line, row: resolveMarkers(parseLine(item.reduced, item.line), item.markers, long!.keepLong, { file, line: item.line }) };
+        continue;
       }
-      yield { line, row: asObject(value, file, line) };
+      const { line, text } = item;
+      if (text.trim() === '') continue;
+      yield { line, row: parseLine(text, line) };
     }
+  }
+
+  function parseLine(text: string, line: number): JsonObject {
+    let value: unknown;
+    checkJsonDepth(text, file, line);
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw jsonSyntaxError(err, text, file, line);
+    }
+    return asObject(value, file, line);
   }
 
   async function* jsonArray(): AsyncGenerator<TableRow> {

@@ -119,8 +119,8 @@ export interface ReproducibilityManifest {
   researchGoal: Record<string, unknown> | null;
   method: Record<string, unknown> | null;
   warnings: string[];
-  /** Set by `writeManifestBeside`: the export this manifest describes. */
-  export?: { file: string; sha256: string; bytes: number };
+  /** Set by `writeManifestBeside`: the export this manifest describes (and what the kind says about it, e.g. `promptBudget`). */
+  export?: { file: string; sha256: string; bytes: number; [about: string]: unknown };
   extra?: Record<string, unknown>;
 }
 

@@ -21,7 +21,7 @@ export async function writeManifestBeside(exportPath: string, manifest: Reproduc
   const bytes = await readFile(exportPath);
   const withExport: ReproducibilityManifest = {
     ...manifest,
-    export: { file: path.basename(exportPath), sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length },
+    export: { ...manifest.export, file: path.basename(exportPath), sha256: createHash('sha256').update(bytes).digest('hex'), bytes: bytes.length },
   };
   const target = manifestPathFor(exportPath);
   await writeFileAtomic(target, `${JSON.stringify(redactSecrets(withExport), null, 2)}\n`);

@@ -153,11 +153,45 @@ class ByteRunReader {
    */
   private lines(from: number, to: number): number {
     let p = from;
-    while (p < to) p = this.row(p) + 1;
+    while (p < to) {
+      let end = this.row(p);
+      // A new query: started here, out of the hot `row`, whose optimized code never sees it
+      // (the first query's start runs before V8 collects feedback, and a later one would deoptimize it).
+      if (end < 0) {
+        this.startQuery(p);
+        end = this.row(p);
+      }
+      p = end + 1;
+    }
     return to;
   }
 
-  /** Reads the line starting at lineStart; returns the index of its newline. */
+  /** Ends the current query and starts the one of the line at lineStart (its qid differs). */
+  private startQuery(lineStart: number): void {
+    const buf = this.buf;
+    let i = lineStart;
+    while (SPACE[buf[i]!]) i++;
+    const a0 = i;
+    i = fieldEnd(buf, i);
+    const b0 = i;
+    while (SPACE[buf[i]!]) i++;
+    const a1 = i;
+    const b1 = fieldEnd(buf, i);
+    this.endQuery();
+    const qid = buf.toString('utf8', a0, b0);
+    if (this.closed.has(qid)) throw new GiveUp();
+    this.qid = qid;
+    this.qStart = lineStart;
+    this.qid0 = a0;
+    this.qid1 = b0;
+    this.iter0 = a1;
+    this.iter1 = b1;
+  }
+
+  /**
+   * Reads the line starting at lineStart; returns the index of its newline, or -1 (nothing stored)
+   * when the line's qid is not the current query's.
+   */
   private row(lineStart: number): number {
     const buf = this.buf;
     let i = lineStart;
@@ -206,17 +240,8 @@ class ByteRunReader {
     // (3 bytes of slack: the general reader counts a first line's byte order mark.)
     if (end - lineStart > this.maxLineBytes - 3) throw new GiveUp();
 
-    if (this.qid === undefined || !this.sameBytes(this.qid0, this.qid1, a0, b0)) {
-      this.endQuery();
-      const qid = buf.toString('utf8', a0, b0);
-      if (this.closed.has(qid)) throw new GiveUp();
-      this.qid = qid;
-      this.qStart = lineStart;
-      this.qid0 = a0;
-      this.qid1 = b0;
-      this.iter0 = a1;
-      this.iter1 = b1;
-    } else if (!this.sameBytes(this.iter0, this.iter1, a1, b1)) throw new GiveUp();
+    if (this.qid === undefined || !this.sameBytes(this.qid0, this.qid1, a0, b0)) return -1;
+    if (!this.sameBytes(this.iter0, this.iter1, a1, b1)) throw new GiveUp();
 
     if (Number.isNaN(plainInteger(buf, byteAt, a3, b3))) throw new GiveUp();
     let score = plainDecimal(buf, byteAt, a4, b4);

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import { SimProfile as SimProfileSchema } from '../../api/contract/models';
-import { ApiFailure } from '../../api/router';
+import { ApiFailure } from '../../api/apiFailure';
 import { canonicalJson } from '../../engine/callCache';
 import { describeProfile, SIM_ENGINE_VERSION, type SimProfile } from '../../engine/sim/profile';
 import { SimEngine } from '../../engine/sim/simEngine';

@@ -26,7 +26,7 @@ describe('LocalEngine.identity', () => {
     const engine = new LocalEngine({ modelPath: await models.model(3), settings: TEST_SETTINGS });
     engines.push(engine);
     const identity = await engine.identity();
-    expect(identity.outputAffectingSettings).toEqual({ backend: 'cpu', llamaCpp: runtimeVersions()['llama.cpp'], gpuLayers: 0, batchSize: 512, tokenization: 'model-space-prefix', generation: 'whole-prompt' });
+    expect(identity.outputAffectingSettings).toEqual({ backend: 'cpu', llamaCpp: runtimeVersions()['llama.cpp'], gpuLayers: 0, batchSize: 512, tokenization: 'model-space-prefix', generation: 'whole-prompt', chatTokenization: 'whole-text' });
     expect(runtimeVersions()['llama.cpp']).toMatch(/^(v\d+\.\d+\.\d+|b\d+)$/);
     expect(engine.state.status).toBe('idle');
   });

@@ -62,8 +62,13 @@ describe('a JSON schema as the local engine grammar (transport gbnf)', () => {
     const own = buildGenerateCall(req({ grammar: 'root ::= "yes" | "no"' }), settings);
     expect(trimsAnswer(req({ grammar: 'root ::= "yes" | "no"' }), own.body)).toBe(false);
     expect(own.body.stop).toBeUndefined();
-    // Sampled requests keep the server's chain; a repeat penalty keeps its sampler at temperature 0.
-    expect(buildGenerateCall(req({ sampling: { temperature: 0.7, seed: 3 } }), settings).body).not.toHaveProperty('samplers');
+    // Sampled requests name node-llama-cpp's chain and its defaults (top-k 40, top-p 0.95, no min-p, min_keep 1), so the
+    // same seed draws the same tokens (test/engine/llamaServer/sampledChatParity.test.ts); top-k 0 (the whole vocabulary
+    // in node-llama-cpp, a no-op on the server) goes as the largest int32, which the server clamps to the vocabulary.
+    expect(buildGenerateCall(req({ sampling: { temperature: 0.7, seed: 3 } }), settings).body).toMatchObject({ temperature: 0.7, seed: 3, samplers: ['top_k', 'top_p', 'temperature'], top_k: 40, top_p: 0.95, min_p: 0, min_keep: 1 });
+    expect(buildGenerateCall(req({ sampling: { temperature: 1, seed: 3, topK: 0, topP: 0.8, minP: 0.05 } }), settings).body).toMatchObject({ samplers: ['top_k', 'top_p', 'min_p', 'temperature'], top_k: 2147483647, top_p: 0.8, min_p: 0.05 });
+    expect(buildGenerateCall(req({ sampling: { temperature: 0.7, seed: 3 } }), { ...settings, serverKind: 'vllm', jsonSchemaTransport: 'json_schema' }).body).not.toHaveProperty('samplers');
+    // A repeat penalty keeps its sampler at temperature 0.
     expect(buildGenerateCall(req({ sampling: { temperature: 0, repeatPenalty: 1.1 } }), settings).body.samplers).toEqual(['penalties', 'temperature']);
     // Only llama.cpp reads a GBNF grammar.
     expect(() => resolveRemoteConfig({ baseUrl: 'http://h/v1', model: 'm', serverKind: 'vllm', jsonSchemaTransport: 'gbnf' })).toThrow(/jsonSchemaTransport.*only by llama.cpp|only by llama.cpp/);

@@ -156,11 +156,11 @@ describe('RichRAG metrics', () => {
 });
 
 describe('US³ preference and SFT JSONL', () => {
-  const exportAs = (format: string, s = spec(), it = items()) => richRagKind.exportFile({ runId: 1, spec: s, items: it, finished: true, experimentName: 'hand', generatorName: 'gen', skipped: [], format }).text;
+  const exportAs = async (format: string, s = spec(), it = items()) => (await richRagKind.exportFile({ runId: 1, spec: s, items: it, finished: true, experimentName: 'hand', generatorName: 'gen', skipped: [], format })).text;
   const lines = (text: string) => text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, string>);
 
-  it('writes {prompt, chosen, rejected} for (greedy, sample) pairs whose reward gap exceeds μ', () => {
-    const records = lines(exportAs('preferences-jsonl'));
+  it('writes {prompt, chosen, rejected} for (greedy, sample) pairs whose reward gap exceeds μ', async () => {
+    const records = lines(await exportAs('preferences-jsonl'));
     // greedy 0.5 [a c] = D1 D2: sample 1 0.55 (gap 0.05 ≤ μ: dropped), sample 2 0.75 (kept, chosen),
     // sample 3 0.3 (kept, greedy chosen), sample 4 = sample 2's list (used once), sample 5 0.45 (dropped)
     expect(records).toHaveLength(2 * QUERIES.length);
@@ -174,28 +174,28 @@ describe('US³ preference and SFT JSONL', () => {
     expect(records[0]!.prompt).toContain('1. first\n2. second');
   });
 
-  it('keeps a pair only when the gap is strictly larger than μ', () => {
-    const at = (mu: number) => lines(exportAs('preferences-jsonl', spec({ preferences: { enabled: true, samples: 1, mu } }), items([0.5, 0.75])) || '{}\n').filter((r) => r.prompt);
-    expect(at(0.25)).toHaveLength(0); // gap exactly 0.25
-    expect(at(0.125)).toHaveLength(QUERIES.length);
+  it('keeps a pair only when the gap is strictly larger than μ', async () => {
+    const at = async (mu: number) => lines((await exportAs('preferences-jsonl', spec({ preferences: { enabled: true, samples: 1, mu } }), items([0.5, 0.75]))) || '{}\n').filter((r) => r.prompt);
+    expect(await at(0.25)).toHaveLength(0); // gap exactly 0.25
+    expect(await at(0.125)).toHaveLength(QUERIES.length);
     const summary = richRagMetrics({ runId: 1, spec: spec(), items: items(), finished: true, generatorName: 'gen' }).preferences!;
     expect(summary).toMatchObject({ queries: 4, lists: 24, mu: 0.1, pairs: 8 });
   });
 
-  it('writes the silver lists as {prompt, completion}', () => {
-    const records = lines(exportAs('sft-jsonl'));
+  it('writes the silver lists as {prompt, completion}', async () => {
+    const records = lines(await exportAs('sft-jsonl'));
     expect(records).toHaveLength(QUERIES.length);
     // φ a = [0.6, 0], c = [0, 0.9], b = [0.2, 0]: the greedy coverage list of k = 2 is [c, a] = D2 D1
     expect(records[0]).toEqual({ prompt: expect.stringContaining('Ranking: '), completion: 'D2 D1' });
   });
 
-  it('exports the tables as CSV and booktabs LaTeX with significance markers', () => {
-    const csv = exportAs('tables-csv').split('\r\n');
+  it('exports the tables as CSV and booktabs LaTeX with significance markers', async () => {
+    const csv = (await exportAs('tables-csv')).split('\r\n');
     expect(csv[0]).toBe('table,condition,framework,setting,measure,queries,mean,delta_vs_baseline,p_value,p_adjusted,significant,baseline,test,correction');
     expect(csv.some((l) => l.startsWith('table1,golden/coverage,coverage,golden,F1,4,0.475,') && l.includes(',true,golden/rag-fusion,'))).toBe(true);
-    const tex = exportAs('latex-table1');
+    const tex = await exportAs('latex-table1');
     expect(tex).toContain('\\toprule');
     expect(tex).toMatch(/golden\/coverage & \\textbf\{0\.4750\}\$\^\{\\(dagger|ddagger)\}\$/);
-    expect(() => exportAs('nope')).toThrow(/unknown export format 'nope'/);
+    await expect(exportAs('nope')).rejects.toThrow(/unknown export format 'nope'/);
   });
 });

@@ -39,7 +39,7 @@ import { runtimeVersions } from '../runtimeVersions';
 import type { TuneRequest } from '../threadTuning';
 import { ThreadGovernor, type ThreadPolicy } from './threads';
 import { runTuneTrials } from './tune';
-import { chatPromptTokens, generateInSequence } from './generate';
+import { chatPromptTokens, generateInSequence, wholeTextChatWrapper } from './generate';
 import { scoreInSequence } from './score';
 import { SequencePool } from './sequencePool';
 import { promptTextTokens, promptTokens } from './tokens';
@@ -135,7 +135,7 @@ export class ModelHost {
     if (!lease) return { text: '', promptTokens: 0, completionTokens: 0, finishReason: 'aborted' };
     onStart?.();
     try {
-      const chatWrapper = (): ChatWrapper => (this.chatWrapper ??= resolveChatWrapper(this.model));
+      const chatWrapper = (): ChatWrapper => (this.chatWrapper ??= wholeTextChatWrapper(resolveChatWrapper(this.model)));
       const threads = this.threads.beforeCall();
       const t0 = performance.now();
       const result = await generateInSequence(req, { model: this.model, sequence: lease.sequence, grammar, chatWrapper, signal, ...(onText ? { onText } : {}) });
@@ -211,7 +211,7 @@ export class ModelHost {
     const contextSize = this.settings.contextSize;
     if (req.asPrompt === 'text') return { counts: req.texts.map((t) => promptTokens(this.model, t).length), source: 'model', contextSize };
     if (req.asPrompt === 'chat') {
-      const wrapper = (this.chatWrapper ??= resolveChatWrapper(this.model));
+      const wrapper = (this.chatWrapper ??= wholeTextChatWrapper(resolveChatWrapper(this.model)));
       const counts = req.texts.map((content) => chatPromptTokens(this.model, wrapper, { messages: [{ role: 'user', content }], maxTokens: 1, sampling: { temperature: 0 } }));
       return { counts, source: 'model', contextSize };
     }
