@@ -141,11 +141,11 @@ describe('browser mode with the services in a worker thread', () => {
   }, 120_000);
 
   it('browser mode: the code for Settings → Add folder reaches the server’s terminal from the host thread, and only it adds the folder', async () => {
-    mkdirSync(join(dir, 'c'));
-    const data = join(dir, 'c-data');
+    mkdirSync(join(dir, 'bm'));
+    const data = join(dir, 'bm-data');
     mkdirSync(data);
     writeFileSync(join(data, 'c.jsonl'), '{"id": "d1", "text": "tidal power"}\n');
-    const app = await startHostedBrowserMode({ workspacePath: join(dir, 'c', 'w.fairground'), staticDir: join(dir, 'no-ui'), logFolder: join(dir, 'c-logs') });
+    const app = await startHostedBrowserMode({ workspacePath: join(dir, 'bm', 'w.fairground'), staticDir: join(dir, 'no-ui'), logFolder: join(dir, 'bm-logs') });
     const api = apiOf(app);
     try {
       expect(await api('files.setAllowedFolders', { folders: [data] })).toMatchObject({ ok: false, error: { code: 'forbidden', field: 'folders[0]' } });
@@ -161,8 +161,10 @@ describe('browser mode with the services in a worker thread', () => {
       expect(await api('files.confirmFolder', { path: data, code })).toMatchObject({ ok: true, data: { userFolders: [realpathSync(data)] } });
       expect(await api('collections.previewFile', { path: join(data, 'c.jsonl'), kind: 'corpus' })).toMatchObject({ ok: true });
       // The code is shown in the terminal only: never in the app's log file (which a diagnostics report quotes).
-      const logs = readdirSync(join(dir, 'c-logs')).map((f) => readFileSync(join(dir, 'c-logs', f), 'utf8')).join('');
+      const logs = readdirSync(join(dir, 'bm-logs')).map((f) => readFileSync(join(dir, 'bm-logs', f), 'utf8')).join('');
       expect(logs).not.toContain(code);
+      // The user's folders live in the config folder the whole test run shares: leave it as found.
+      expect(await api('files.setAllowedFolders', { folders: [] })).toMatchObject({ ok: true, data: { userFolders: [] } });
     } finally {
       await app.close();
     }
@@ -183,12 +185,13 @@ describe('browser mode with the services in a worker thread', () => {
       // The request alone: refused, naming the folder and the gesture; nothing stored.
       const bare = await host.router.call('files.setAllowedFolders', { folders: [notChosen] });
       expect(bare).toMatchObject({ ok: false, error: { code: 'forbidden', field: 'folders[0]', message: expect.stringContaining(`${notChosen} was not chosen in the folder dialog; add it with Settings → Add folder…`) } });
-      expect(await host.router.call('files.allowedFolders', {})).toMatchObject({ ok: true, data: { mode: 'grants', userFolders: [] } });
+      // (The user's folders live in the config folder the whole test run shares: assert on this test's folders only.)
+      expect(await host.router.call('files.allowedFolders', {})).toMatchObject({ ok: true, data: { mode: 'grants', userFolders: expect.not.arrayContaining([realpathSync(notChosen)]) } });
       expect(await host.router.call('files.requestFolder', { path: notChosen })).toMatchObject({ ok: false, error: { code: 'forbidden' } });
       expect(await preview(chosen)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
       // The dialog's folder, through the host's grant message.
       expect(await host.grant(chosen, 'folder')).toBe(realpathSync(chosen));
-      expect(await host.router.call('files.allowedFolders', {})).toMatchObject({ ok: true, data: { userFolders: [realpathSync(chosen)] } });
+      expect(await host.router.call('files.allowedFolders', {})).toMatchObject({ ok: true, data: { userFolders: expect.arrayContaining([realpathSync(chosen)]) } });
       expect(await preview(chosen)).toMatchObject({ ok: true });
       expect(await preview(notChosen)).toMatchObject({ ok: false, error: { code: 'forbidden' } });
       // A file is not a folder; the host says why.
