@@ -22,6 +22,12 @@ export interface FakeDownloadOptions {
   cutCount: number;
   chunkSize: number;
   chunkDelayMs: number;
+  /**
+   * Awaited before a cut, with the file offset the client has been sent up to. A test that
+   * knows what the client took in (its progress events) waits for that, so the cut lands after
+   * the client holds the bytes whatever the machine's load; without it the server waits a grace time.
+   */
+  beforeCut: ((sentUpTo: number) => Promise<void>) | undefined;
 }
 
 export interface RecordedDownloadRequest {
@@ -61,7 +67,7 @@ export class FakeDownloadServer {
   private port = 0;
 
   private constructor(options: Partial<FakeDownloadOptions>) {
-    this.options = { rangeSupport: true, cutAfterBytes: undefined, cutCount: 1, chunkSize: 16 * 1024, chunkDelayMs: 0, ...options };
+    this.options = { rangeSupport: true, cutAfterBytes: undefined, cutCount: 1, chunkSize: 16 * 1024, chunkDelayMs: 0, beforeCut: undefined, ...options };
     this.server = http.createServer((req, res) => void this.handle(req, res));
   }
 
@@ -149,11 +155,11 @@ export class FakeDownloadServer {
       res.end();
       return;
     }
-    await this.send(res, body);
+    await this.send(res, body, start);
   }
 
   /** Writes the body in chunks; may throttle, and may cut the connection part-way. */
-  private async send(res: http.ServerResponse, body: Buffer): Promise<void> {
+  private async send(res: http.ServerResponse, body: Buffer, start: number): Promise<void> {
     let limit = body.length;
     let cut = false;
     if (this.options.cutAfterBytes !== undefined && this.options.cutCount > 0 && this.options.cutAfterBytes < body.length) {
@@ -173,7 +179,8 @@ export class FakeDownloadServer {
     // Cutting: let the client take in the bytes sent so far, then drop the connection mid-body.
     // (Dropped at once, the client's fetch would discard chunks still queued in its body stream,
     // and how many depends on timing.)
-    await new Promise((r) => setTimeout(r, cutGraceMs));
+    if (this.options.beforeCut) await this.options.beforeCut(start + limit);
+    else await new Promise((r) => setTimeout(r, cutGraceMs));
     res.socket?.destroy();
   }
 }

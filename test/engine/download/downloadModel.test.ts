@@ -15,15 +15,31 @@ const sha = sha256Of(content);
 let server: FakeDownloadServer;
 let dir: string;
 
+/** The most bytes any download of this test reported on disk (its progress events). */
+let receivedMost = 0;
+const trackReceived = (p: DownloadProgress): void => {
+  receivedMost = Math.max(receivedMost, p.receivedBytes);
+};
+
+/**
+ * The server cuts only once the client reported holding every byte sent (at most 10 s), so what
+ * a test asserts of the partial file does not depend on the machine's load. (A fixed 50 ms grace
+ * failed once at load 20: the client had kept nothing, and rightly asked again without Range.)
+ */
+async function clientHolds(sentUpTo: number): Promise<void> {
+  const until = Date.now() + 10_000;
+  while (receivedMost < sentUpTo && Date.now() < until) await new Promise((r) => setTimeout(r, 5));
+}
+
 async function startServer(options: Partial<FakeDownloadOptions> = {}): Promise<FakeDownloadServer> {
   await server?.close();
-  server = await FakeDownloadServer.start(options);
+  server = await FakeDownloadServer.start({ beforeCut: clientHolds, ...options });
   server.addFile('/models/tiny.gguf', content);
   return server;
 }
 
 /** Options every test shares: quick reconnects, every progress event, warnings kept out of the log. */
-const quick = { retryDelayMs: 1, progressIntervalMs: 0, onWarning: () => undefined };
+const quick = { retryDelayMs: 1, progressIntervalMs: 0, onWarning: () => undefined, onProgress: trackReceived };
 
 async function downloadError(promise: Promise<unknown>): Promise<DownloadError> {
   const error = await promise.then(
@@ -35,6 +51,7 @@ async function downloadError(promise: Promise<unknown>): Promise<DownloadError> 
 }
 
 beforeEach(async () => {
+  receivedMost = 0;
   dir = await mkdtemp(path.join(tmpdir(), 'fairground-download-'));
   await startServer();
 });
