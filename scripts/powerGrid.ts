@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createAppServices } from '../src-main/services/appServices';
 import { ensureDemo } from '../src-main/services/demoSetup';
-import { primaryTest, simulatePower } from '../src-main/services/simulation/power';
+import { powerTargets, primaryTest, simulatePower } from '../src-main/services/simulation/power';
 import { projectQueries } from '../src-main/services/simulation/powerProjection';
 
 const { values } = parseArgs({
@@ -75,8 +75,7 @@ async function main(): Promise<void> {
       const report = await simulatePower(ws.workspace.db, { spec, effects: values['no-null'] ? [effect] : [0, effect], reps, queries: nums(values.queries), samples, seed, lapse, inspect }, (done, total, message) => {
         if (done % 10 === 0 || done === total) process.stderr.write(`  ${name}: ${done} / ${total} runs (${message})\n`);
       });
-      const alt = report.rows.filter((r) => r.effect === effect).sort((a, b) => a.queries - b.queries || (a.samples ?? 0) - (b.samples ?? 0));
-      const hit = alt.find((r) => r.power >= target);
+      const hit = powerTargets(report.rows, target).find((t) => t.effect === effect)?.reached ?? undefined;
       const nulls = report.rows.filter((r) => r.effect === 0).map((r) => `${r.power.toFixed(3)} (${r.queries}${r.samples !== null ? `, ${r.samples}` : ''}) [${r.low.toFixed(3)}, ${r.high.toFixed(3)}]`);
       const cu = process.cpuUsage(c0);
       const cpu = (cu.user + cu.system) / 1e6;

@@ -6,7 +6,7 @@
  * A simulated reader added with its profile on the Models screen (problems shown at their fields)
  * is listed as one, and offered in a wizard's generator list among the simulated readers.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -129,10 +129,29 @@ describe('the simulated reader in a wizard', () => {
     expect(await page.getByTestId('power-table').locator('tbody tr').count()).toBe(2);
     expect(await page.getByTestId('power-test').textContent()).toContain('Simulated reader');
     await page.locator('[data-testid="power-plot"][data-ready="true"]').waitFor();
+    // Where power reaches 0.8 in this grid (2 runs at the spec's 2 queries: 0, 0.5 or 1); no measured point: not a bundled spec.
+    expect(await page.getByTestId('power-target').count()).toBe(1);
+    expect(await text('power-target')).toMatch(/^Power ≥ 0\.8 at effect 1: (first reached at 2 queries \(1\.00 |not reached in this grid \(0\.(00|50) at 2 queries\))/);
+    expect(await page.getByTestId('power-measured').count()).toBe(0);
 
     await page.getByTestId('run-link').first().click();
     await page.getByTestId('moi-run').waitFor();
     await page.getByTestId('moi-fig6').and(page.locator('[data-ready="true"]')).waitFor();
     expect(await page.getByTestId('moi-run').textContent()).toContain('Simulated reader');
   }, 180_000);
+
+  it('the bundled MoI demo spec’s power panel shows where its power was measured to reach 0.8 (240 queries)', async () => {
+    const spec = JSON.parse(readFileSync(join(process.cwd(), 'resources', 'demo', 'experiments', 'moi.json'), 'utf8')) as Record<string, unknown>;
+    const { experiment } = app.services.experiments.upsert(spec);
+    await page.goto(`${app.server.launchUrl.split('#')[0]}#/experiments/${experiment.id}`);
+    await page.getByTestId('power-effects').fill('1');
+    await page.getByTestId('power-reps').fill('1');
+    await page.getByTestId('power-queries').fill('2');
+    await page.getByTestId('power-run').click();
+    await page.getByTestId('power-measured').waitFor({ timeout: 60_000 });
+    const measured = await text('power-measured');
+    expect(measured).toContain('Measured for the bundled demo spec (moi.json), power ≥ 0.8:');
+    expect(measured).toContain('effect 1: 240 queries — 0.95 [0.76, 0.99] over 20 runs');
+    expect(measured).toContain('Below it: E = 1: 0.15 at 48 queries, 0.58 at 144');
+  }, 120_000);
 });

@@ -69,6 +69,10 @@ describe('simulate power', () => {
         const lines = readFileSync(csv, 'utf8').trim().split('\n');
         expect(lines[2]).toBe('effect,queries,samples,reps,significant,power,low,high,meanDifference');
         expect(lines.slice(3).map((l) => l.split(',').slice(0, 4).join(','))).toEqual(name === 'fair-rag' ? ['0,2,4,1', '1,2,4,1'] : ['0,2,,1', '1,2,,1']);
+        // One run at 2 queries: where power reaches 0.8 in this grid, and where it was measured for the bundled spec.
+        expect(r.stdout).toMatch(/^power >= 0\.8 at effect 1: (first reached at 2 queries|not reached in this grid \(0\.000 at 2 queries)/m);
+        const measured = { 'fair-rag': 'power 1.00 [0.84, 1.00] >= 0.8 at effect 1, 8 queries × N = 20', moi: 'power 0.95 [0.76, 0.99] >= 0.8 at effect 1, 240 queries', richrag: 'power 0.85 [0.64, 0.95] >= 0.8 at effect 1, 144 queries' }[name]!;
+        expect(r.stdout).toContain(`measured for the bundled ${name}.json: ${measured}`);
       }
       const bad = await runCliCaptured(['simulate', 'power', resolve('resources', 'demo', 'experiments', 'moi.json'), '--reps', '2', '--workspace', join(dir, 'w.fairground')], { cwd: dir, commands: [simulatePowerCommand] });
       expect(bad.code).not.toBe(0);

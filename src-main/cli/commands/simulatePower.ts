@@ -9,7 +9,7 @@ import { writeOutput } from '../writeOutput';
 import { defaultExperimentRegistry } from '../../experiments/kinds';
 import { readSpecFile, requireValidSpec } from '../../experiments/specFile';
 import { DEMO_COLLECTION_NAME, loadDemoCollection } from '../../services/collectionsDemo';
-import { powerCsv, simulatePower } from '../../services/simulation/power';
+import { gridPoint, powerCsv, simulatePower } from '../../services/simulation/power';
 import { numberOption, parseCliArgs } from '../args';
 import { CliError, type CliCommand } from '../command';
 import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceOption';
@@ -110,6 +110,17 @@ export const simulatePowerCommand: CliCommand = {
       for (const r of report.rows.filter((x) => x.effect === 0)) {
         const ok = r.low <= report.test.alpha && report.test.alpha <= r.high;
         io.stdout.write(`calibration check: null rejection rate ${r.power.toFixed(3)} [${r.low.toFixed(3)}, ${r.high.toFixed(3)}] over ${r.reps} runs at alpha ${report.test.alpha}: ${ok ? 'consistent with a calibrated test' : r.low > report.test.alpha ? 'the test rejects a true null MORE often than alpha' : 'conservative'}\n`);
+      }
+      for (const t of report.targets) {
+        io.stdout.write(
+          t.reached
+            ? `power >= ${t.target} at effect ${t.effect}: first reached at ${gridPoint(t.reached)} (${t.reached.power.toFixed(3)} [${t.reached.low.toFixed(3)}, ${t.reached.high.toFixed(3)}])\n`
+            : `power >= ${t.target} at effect ${t.effect}: not reached in this grid (${t.largest.power.toFixed(3)} at ${gridPoint(t.largest)}; add queries with --queries)\n`,
+        );
+      }
+      if (report.measured) {
+        for (const m of report.measured.points) io.stdout.write(`measured for the bundled ${report.measured.file}: power ${m.power.toFixed(2)} [${m.low.toFixed(2)}, ${m.high.toFixed(2)}] >= ${report.measured.target} at effect ${m.effect}, ${gridPoint(m)} (${m.criterion}; ${m.runs} runs, seeds ${m.seeds})\n`);
+        io.stdout.write(`  below it: ${report.measured.below} (${report.measured.source})\n`);
       }
       io.stdout.write(`note: ${report.note}\n`);
       return 0;

@@ -51,6 +51,7 @@ import { CollectionsRepo } from '../../store/collectionsRepo';
 import type { JudgmentInput } from '../../store/collectionTypes';
 import { createAppServices, type AppServices } from '../appServices';
 import { specReaderProfile } from './calibrationStore';
+import { measuredDemoPower, type MeasuredDemoPower } from './demoPower';
 
 export interface PowerRequest {
   spec: Record<string, unknown>;
@@ -89,6 +90,33 @@ export interface PowerReport {
   /** What the planted effect is, in words. */
   effect: string;
   note: string;
+  /** Per planted effect > 0: the first grid point whose power reaches 0.8 (powerTargets), or none in this grid. */
+  targets: PowerTarget[];
+  /** The spec is a bundled demo spec: where its power was measured to reach 0.8 (demoPower.ts). */
+  measured: MeasuredDemoPower | null;
+}
+
+export interface PowerTarget {
+  effect: number;
+  target: number;
+  /** The fewest queries, then the fewest samples, whose power estimate is ≥ the target; null: none in the grid. */
+  reached: PowerRow | null;
+  /** The grid's largest point for this effect (most queries, then samples): how far it got. */
+  largest: PowerRow;
+}
+
+/** For each planted effect > 0, the first grid point (fewest queries, then samples) whose power is ≥ `target`. */
+export function powerTargets(rows: readonly PowerRow[], target = 0.8): PowerTarget[] {
+  const effects = [...new Set(rows.filter((r) => r.effect > 0).map((r) => r.effect))].sort((a, b) => a - b);
+  return effects.map((effect) => {
+    const grid = rows.filter((r) => r.effect === effect).sort((a, b) => a.queries - b.queries || (a.samples ?? 0) - (b.samples ?? 0));
+    return { effect, target, reached: grid.find((r) => r.power >= target) ?? null, largest: grid[grid.length - 1]! };
+  });
+}
+
+/** A grid point in words: '240 queries', '8 queries × N = 20'. */
+export function gridPoint(r: Pick<PowerRow, 'queries' | 'samples'>): string {
+  return `${r.queries} ${r.queries === 1 ? 'query' : 'queries'}${r.samples !== null ? ` × N = ${r.samples}` : ''}`;
 }
 
 export const FAIR_RAG_EFFECT = "the planted utility of the deterministic top-1 document of the spec's first retriever (every other candidate 0): the gap between the deterministic arm and the sampled α arms that Table 2 tests grows linearly with it";
@@ -365,6 +393,8 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
       profile: base,
       rows,
       effect: effectText,
+      targets: powerTargets(rows),
+      measured: measuredDemoPower(req.spec),
       note: `simulated reader: power from runs on planted truth, not from a language model; effect: ${effectText}; the row at effect 0 is the test's null rejection rate (a calibrated test: about alpha)${replicatedNote}${base.lapse ? `; the reader's lapse rate is ${base.lapse} (it loses that share of the documents' help on every call, so no answer is certain: the exchangeable noise of a non-degenerate null)` : ''}`,
     };
   } finally {
