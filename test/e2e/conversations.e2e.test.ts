@@ -11,16 +11,15 @@
  * - taco stand, L1, right: wc = 14, GWCrel = 6, WCnonrel = 10, GNP = 0.375; D = (½, ½), DistrSim = 1;
  *   Experience = 0.6875; GFRC2 = (0.566583 + 0.6875)/20 = 0.062704.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Download, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generationKey, queryKey, sampleKey } from '../../src-main/experiments/fair-rag/items';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { ExperimentsRepo } from '../../src-main/store/experimentsRepo';
-import { filesOf } from '../support/zip';
-import { launchBrowser, screenshot } from '../support/browser';
+import { downloadFiles, launchBrowser, screenshot } from '../support/browser';
 
 const FIXTURE = join(process.cwd(), 'test', 'fixtures', 'conversations', 'e2e.jsonl');
 const SIM = 1 - 0.5 * (Math.log2(4 / 3) + 0.5 * Math.log2(2 / 3) + 0.5);
@@ -45,19 +44,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function download(testId: string): Promise<{ name: string; body: Buffer }[]> {
-  const got: Download[] = [];
-  const onDownload = (d: Download) => got.push(d);
-  page.on('download', onDownload);
-  await page.getByTestId(testId).click();
-  await expect.poll(() => got.length, { timeout: 10_000 }).toBeGreaterThan(0);
-  await page.waitForTimeout(300);
-  page.off('download', onDownload);
-  // One click, one download (issue 26 item 6): a file with its manifest comes as one .zip.
-  if (got.length > 1) throw new Error(`one click gave ${got.length} downloads`);
-  const files = await Promise.all(got.map(async (d) => filesOf(d.suggestedFilename(), readFileSync((await d.path())!))));
-  return files.flat();
-}
+const download = (testId: string) => downloadFiles(page, testId);
 
 const metric = (key: string) => page.getByTestId(`metric-${key}`);
 const word = (wc: number) => page.locator(`[data-testid="transcript"] [data-wc="${wc}"]`);

@@ -2,14 +2,13 @@
  * End to end: evaluate two TREC runs in the Results screen, read the table, and export CSV,
  * LaTeX, SVG and a 300-dpi PNG, checking each downloaded file's content.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Download, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
-import { filesOf } from '../support/zip';
-import { launchBrowser, screenshot } from '../support/browser';
+import { downloadFiles, launchBrowser, screenshot } from '../support/browser';
 import { compileLatex } from '../support/pdflatex';
 
 const qrels = ['q1 0 d1 1', 'q1 0 d2 0', 'q1 0 d3 1', 'q2 0 d4 1', 'q3 0 d5 1', 'q3 0 d6 1'].join('\n');
@@ -36,19 +35,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function download(testId: string): Promise<{ name: string; body: Buffer }[]> {
-  const got: Download[] = [];
-  const onDownload = (d: Download) => got.push(d);
-  page.on('download', onDownload);
-  await page.getByTestId(testId).click();
-  await expect.poll(() => got.length, { timeout: 10_000 }).toBeGreaterThan(0);
-  await page.waitForTimeout(300);
-  page.off('download', onDownload);
-  // One click, one download (issue 26 item 6): a file with its manifest comes as one .zip.
-  if (got.length > 1) throw new Error(`one click gave ${got.length} downloads`);
-  const files = await Promise.all(got.map(async (d) => filesOf(d.suggestedFilename(), readFileSync((await d.path())!))));
-  return files.flat();
-}
+const download = (testId: string) => downloadFiles(page, testId);
 
 describe('Results → Evaluate TREC runs', () => {
   it('evaluates two runs and shows means with the best in bold', async () => {

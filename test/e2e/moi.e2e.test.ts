@@ -5,15 +5,14 @@
  * scores, the fitted a and u), and export the table as CSV and LaTeX (each with its manifest) and
  * the plot as SVG.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Download, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { ensureDemo } from '../../src-main/services/demoSetup';
-import { filesOf } from '../support/zip';
-import { launchBrowser, screenshot } from '../support/browser';
+import { downloadFiles, launchBrowser, screenshot } from '../support/browser';
 
 let dir: string;
 let app: BrowserMode;
@@ -51,17 +50,7 @@ afterAll(async () => {
 });
 
 async function download(testId: string): Promise<{ name: string; body: string }[]> {
-  const got: Download[] = [];
-  const onDownload = (d: Download) => got.push(d);
-  page.on('download', onDownload);
-  await page.getByTestId(testId).click();
-  await expect.poll(() => got.length, { timeout: 10_000 }).toBeGreaterThan(0);
-  await page.waitForTimeout(300);
-  page.off('download', onDownload);
-  // One click, one download (issue 26 item 6): an export with its manifest comes as one .zip.
-  const files = await Promise.all(got.map(async (d) => filesOf(d.suggestedFilename(), readFileSync((await d.path())!))));
-  if (files.length > 1) throw new Error(`one click gave ${files.length} downloads`);
-  return files.flat().map((f) => ({ name: f.name, body: f.body.toString('utf8') }));
+  return (await downloadFiles(page, testId)).map((f) => ({ name: f.name, body: f.body.toString('utf8') }));
 }
 
 describe('Experiments → MoI run', () => {

@@ -15,44 +15,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { simulatePowerCommand } from '../../src-main/cli/commands/simulatePower';
 import { createApiRouter } from '../../src-main/handlers/index';
 import { simulatePower, wilson } from '../../src-main/services/simulation/power';
-import type { QueryInput } from '../../src-main/store/collectionTypes';
 import { runCliCaptured } from '../support/cli';
-import { addCollection, addSim, openWorkbench, type Workbench } from './support';
+import { addPrimacyCases, openWorkbench, type Workbench } from './support';
 
 let wb: Workbench;
 const Q = 16;
 
+let spec: Record<string, unknown>;
+
 beforeAll(() => {
   wb = openWorkbench('power');
-  const docs: { docId: string; text: string }[] = [];
-  const queries: QueryInput[] = [];
-  const utilities: Record<string, Record<string, number>> = {};
-  for (let q = 0; q < Q; q++) {
-    const ids = [0, 1, 2].map((i) => `q${q}-d${i}`);
-    ids.forEach((docId, i) => docs.push({ docId, text: `Note ${i} for case ${q}: the ${['red', 'green', 'blue'][i]} file of case number ${q} is here.` }));
-    // The useful passage is last in retriever order; the primacy reader answers right for sure only when it is moved up.
-    utilities[`q${q}`] = { [ids[0]!]: 0, [ids[1]!]: 0.1, [ids[2]!]: 1 };
-    queries.push({ queryId: `q${q}`, text: `Which colour closes case ${q}?`, answers: ['blue'], task: 'case', metric: 'accuracy', candidates: ids, attrs: { labels: ['red', 'green', 'blue'] } });
-  }
-  addCollection(wb.services, 'power-cases', docs, queries);
-  addSim(wb.services, 'Simulated reader (power)', { collection: 'power-cases', bias: 'primacy', utilities, closedBookAccuracy: 0.3, noise: 1 });
+  // The useful passage is last in retriever order: under a primacy bias only an order that moves it up answers surely.
+  spec = { ...addPrimacyCases(wb.services, { collection: 'power-cases', reader: 'Simulated reader (power)', count: Q, middleUtility: 0.1, closedBook: 0.3 }), name: 'power moi' };
 });
-
 afterAll(async () => wb.close());
-
-const spec = {
-  kind: 'moi',
-  name: 'power moi',
-  collection: 'power-cases',
-  retriever: { method: 'candidate-order' },
-  n: 3,
-  permutations: { set: 'random3n', count: 4 },
-  solver: { starts: 1 },
-  generator: { model: 'Simulated reader (power)' },
-  decoding: { maxTokens: 4 },
-  baselines: [],
-  significance: { test: 't', correction: 'holm', alpha: 0.05 },
-};
 
 describe('simulate power', () => {
   it('a planted null effect is significant in about α of the runs', async () => {

@@ -70,3 +70,36 @@ export function kendallTau(x: readonly number[], y: readonly number[]): number {
     }
   return s / n;
 }
+
+/**
+ * A planted MoI power design (test/planted/power.test.ts, test/services/simulation/powerGrid.test.ts): `count`
+ * cases of three notes each, the useful one (utility 1) last in candidate order and the middle one at
+ * `middleUtility`, answered by a primacy reader with closed-book accuracy `closedBook`, so only an order that
+ * moves the last note up answers surely. Returns the spec of MoI vs the candidate order on them (paired t, Holm).
+ */
+export function addPrimacyCases(s: AppServices, o: { collection: string; reader: string; count: number; middleUtility: number; closedBook: number }): Record<string, unknown> {
+  const docs: DocumentInput[] = [];
+  const queries: QueryInput[] = [];
+  const utilities: Record<string, Record<string, number>> = {};
+  for (let q = 0; q < o.count; q++) {
+    const ids = [0, 1, 2].map((i) => `q${q}-d${i}`);
+    ids.forEach((docId, i) => docs.push({ docId, text: `Note ${i} for case ${q}: the ${['red', 'green', 'blue'][i]} file of case number ${q} is here.` }));
+    utilities[`q${q}`] = { [ids[0]!]: 0, [ids[1]!]: o.middleUtility, [ids[2]!]: 1 };
+    queries.push({ queryId: `q${q}`, text: `Which colour closes case ${q}?`, answers: ['blue'], task: 'case', metric: 'accuracy', candidates: ids, attrs: { labels: ['red', 'green', 'blue'] } });
+  }
+  addCollection(s, o.collection, docs, queries);
+  addSim(s, o.reader, { collection: o.collection, bias: 'primacy', utilities, closedBookAccuracy: o.closedBook, noise: 1 });
+  return {
+    kind: 'moi',
+    name: `${o.collection} moi`,
+    collection: o.collection,
+    retriever: { method: 'candidate-order' },
+    n: 3,
+    permutations: { set: 'random3n', count: 4 },
+    solver: { starts: 1 },
+    generator: { model: o.reader },
+    decoding: { maxTokens: 4 },
+    baselines: [],
+    significance: { test: 't', correction: 'holm', alpha: 0.05 },
+  };
+}

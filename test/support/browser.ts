@@ -2,9 +2,11 @@
  * Debian's Chromium driven by playwright-core (no browser download). Flags follow what works on
  * these machines: no sandbox as root, no background networking (the network is closed).
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Download, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { filesOf } from './zip';
 
 export function chromiumPath(): string {
   const path = process.env.CHROME_PATH ?? '/usr/bin/chromium';
@@ -103,3 +105,20 @@ export const coveredControls = (): string[] => {
   }
   return out;
 };
+
+/**
+ * Clicks `testId` and returns the files of the download it starts (a .zip unpacked). One click, one download
+ * (issue 26 item 6): an export with its manifest comes as one .zip, so a second download fails the test.
+ */
+export async function downloadFiles(page: Page, testId: string): Promise<{ name: string; body: Buffer }[]> {
+  const got: Download[] = [];
+  const onDownload = (d: Download) => got.push(d);
+  page.on('download', onDownload);
+  await page.getByTestId(testId).click();
+  await expect.poll(() => got.length, { timeout: 10_000 }).toBeGreaterThan(0);
+  await page.waitForTimeout(300);
+  page.off('download', onDownload);
+  if (got.length > 1) throw new Error(`one click gave ${got.length} downloads`);
+  const files = await Promise.all(got.map(async (d) => filesOf(d.suggestedFilename(), readFileSync((await d.path())!))));
+  return files.flat();
+}

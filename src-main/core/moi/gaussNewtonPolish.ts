@@ -49,6 +49,34 @@ export function ridgeOf(problem: MoiProblem, a: readonly number[], ridge: number
   return (ridge * trace) / problem.n;
 }
 
+/**
+ * The Gauss–Newton system of s_i ≈ Σ_j a_j u_{π_i(j)} at (a, u), with a_e eliminated through Σ δa = 0:
+ * row i has ∂/∂a_j = u_{π_i(j)} − u_{π_i(e)} for j in `others` (the first columns), then ∂/∂u_p = Σ_{j: π_i(j) = p} a_j;
+ * the right-hand side is minus the residual, s_i − Σ_j a_j u_{π_i(j)}.
+ */
+export function linearisedRows(problem: MoiProblem, a: readonly number[], u: readonly number[], others: readonly number[], e: number): { rows: number[][]; rhs: number[] } {
+  const { n, permutations, scores } = problem;
+  const L = a.length;
+  const cols = others.length + n;
+  const rows: number[][] = [];
+  const rhs: number[] = [];
+  for (let i = 0; i < permutations.length; i++) {
+    const perm = permutations[i] as readonly number[];
+    const row = new Array<number>(cols).fill(0);
+    let r = -(scores[i] as number);
+    for (let j = 0; j < L; j++) {
+      const p = perm[j] as number;
+      r += (a[j] as number) * (u[p] as number);
+      row[others.length + p] = (row[others.length + p] as number) + (a[j] as number);
+    }
+    const ue = u[perm[e] as number] as number;
+    others.forEach((j, t) => (row[t] = (u[perm[j] as number] as number) - ue));
+    rows.push(row);
+    rhs.push(-r);
+  }
+  return { rows, rhs };
+}
+
 export function gaussNewtonPolish(problem: MoiProblem, a0: readonly number[], u0: readonly number[], ridge: number, maxSteps = 30): PolishResult {
   const { n, permutations, scores } = problem;
   const M = permutations.length;
@@ -66,22 +94,8 @@ export function gaussNewtonPolish(problem: MoiProblem, a0: readonly number[], u0
     let f0 = F[0] as number;
     for (const j of F) if ((a[j] as number) > (a[f0] as number)) f0 = j;
     const others = F.filter((j) => j !== f0);
+    const { rows, rhs } = linearisedRows(problem, a, u, others, f0);
     const cols = others.length + n;
-    const rows: number[][] = [];
-    const rhs: number[] = [];
-    for (let i = 0; i < M; i++) {
-      const perm = permutations[i] as readonly number[];
-      const row = new Array<number>(cols).fill(0);
-      let r = -(scores[i] as number);
-      for (let j = 0; j < L; j++) {
-        const p = perm[j] as number;
-        r += (a[j] as number) * (u[p] as number);
-        row[others.length + p] = (row[others.length + p] as number) + (a[j] as number);
-      }
-      others.forEach((j, t) => (row[t] = (u[perm[j] as number] as number) - (u[perm[f0] as number] as number)));
-      rows.push(row);
-      rhs.push(-r);
-    }
     if (rho > 0) {
       const sr = Math.sqrt(rho);
       for (let p = 0; p < n; p++) {

@@ -22,7 +22,7 @@
  */
 import { moiObjective, type MoiProblem } from './moiProblem';
 import { choleskySolve } from './cholesky';
-import { ridgedObjective, ridgeOf } from './gaussNewtonPolish';
+import { linearisedRows, ridgedObjective, ridgeOf } from './gaussNewtonPolish';
 
 export interface JointFit {
   a: number[];
@@ -62,22 +62,7 @@ export function jointLevenbergMarquardt(problem: MoiProblem, a0: readonly number
     const others: number[] = [];
     for (let j = 0; j < L; j++) if (j !== e) others.push(j);
     const cols = others.length + n;
-    const rows: number[][] = [];
-    const rhs: number[] = [];
-    for (let i = 0; i < M; i++) {
-      const perm = permutations[i] as readonly number[];
-      const row = new Array<number>(cols).fill(0);
-      let r = -(scores[i] as number);
-      for (let j = 0; j < L; j++) {
-        const p = perm[j] as number;
-        r += (a[j] as number) * (u[p] as number);
-        row[others.length + p] = (row[others.length + p] as number) + (a[j] as number);
-      }
-      const ue = u[perm[e] as number] as number;
-      others.forEach((j, t) => (row[t] = (u[perm[j] as number] as number) - ue));
-      rows.push(row);
-      rhs.push(-r);
-    }
+    const { rows, rhs } = linearisedRows(problem, a, u, others, e);
     if (rho > 0) {
       const sr = Math.sqrt(rho);
       for (let p = 0; p < n; p++) {

@@ -8,43 +8,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { biasAtStrength } from '../../../src-main/engine/sim/profile';
 import { MOI_EFFECT, powerCsv, simulatePower } from '../../../src-main/services/simulation/power';
-import type { QueryInput } from '../../../src-main/store/collectionTypes';
-import { addCollection, addSim, openWorkbench, type Workbench } from '../../planted/support';
+import { addPrimacyCases, openWorkbench, type Workbench } from '../../planted/support';
 
 let wb: Workbench;
 const Q = 8;
 const seed = Number(process.env.POWER_GRID_TEST_SEED ?? Math.floor(Date.now() / 86_400_000) % 100_000);
 
+let spec: Record<string, unknown>;
+
 beforeAll(() => {
   wb = openWorkbench('power-grid');
-  const docs: { docId: string; text: string }[] = [];
-  const queries: QueryInput[] = [];
-  const utilities: Record<string, Record<string, number>> = {};
-  for (let q = 0; q < Q; q++) {
-    const ids = [0, 1, 2].map((i) => `q${q}-d${i}`);
-    ids.forEach((docId, i) => docs.push({ docId, text: `Note ${i} for case ${q}: the ${['red', 'green', 'blue'][i]} file of case number ${q} is here.` }));
-    // The useful passage is last in retriever order: under a primacy bias only an order that moves it up answers surely.
-    utilities[`q${q}`] = { [ids[0]!]: 0, [ids[1]!]: 0, [ids[2]!]: 1 };
-    queries.push({ queryId: `q${q}`, text: `Which colour closes case ${q}?`, answers: ['blue'], task: 'case', metric: 'accuracy', candidates: ids, attrs: { labels: ['red', 'green', 'blue'] } });
-  }
-  addCollection(wb.services, 'grid-cases', docs, queries);
-  addSim(wb.services, 'Simulated reader (grid)', { collection: 'grid-cases', bias: 'primacy', utilities, closedBookAccuracy: 0.2, noise: 1 });
+  // The useful passage is last in retriever order: under a primacy bias only an order that moves it up answers surely.
+  spec = { ...addPrimacyCases(wb.services, { collection: 'grid-cases', reader: 'Simulated reader (grid)', count: Q, middleUtility: 0, closedBook: 0.2 }), name: 'grid moi' };
 });
 afterAll(async () => wb.close());
-
-const spec = {
-  kind: 'moi',
-  name: 'grid moi',
-  collection: 'grid-cases',
-  retriever: { method: 'candidate-order' },
-  n: 3,
-  permutations: { set: 'random3n', count: 4 },
-  solver: { starts: 1 },
-  generator: { model: 'Simulated reader (grid)' },
-  decoding: { maxTokens: 4 },
-  baselines: [],
-  significance: { test: 't', correction: 'holm', alpha: 0.05 },
-};
 
 describe('the position-bias strength', () => {
   it('keeps the total relative attention and is linear in the strength (hand-computed)', () => {
