@@ -5,8 +5,9 @@
 // dist/main/worker/workerMain.js as well. In a checkout whose build is missing or stale it runs
 // the TypeScript sources through tsx, so it never runs stale code. An installed or packaged copy
 // (no sources) runs dist/. FAIRGROUND_USE_SOURCE=1 forces the sources, FAIRGROUND_USE_DIST=1 the build.
-// From the build, `fairground eval ir …` runs dist/main/evalIrMain.js: that command alone in one
-// file (the same dispatch, help and errors), which starts faster than the whole CLI's chunks.
+// From the build, `fairground eval ir …` runs dist/main/evalIrMain.js and `fairground run …`
+// dist/main/runMain.js: that command alone in one file (the same dispatch, help and errors), which
+// starts faster than the whole CLI's chunks.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -44,7 +45,8 @@ if (useSource) {
   const { main } = await import(pathToFileURL(source).href);
   await main();
 } else if (existsSync(built)) {
-  const single = process.argv[2] === 'eval' && process.argv[3] === 'ir' ? join(root, 'dist', 'main', 'evalIrMain.js') : undefined;
+  const single =
+    process.argv[2] === 'eval' && process.argv[3] === 'ir' ? join(root, 'dist', 'main', 'evalIrMain.js') : process.argv[2] === 'run' ? join(root, 'dist', 'main', 'runMain.js') : undefined;
   const { main } = await import(pathToFileURL(single !== undefined && existsSync(single) ? single : built).href);
   await main();
 } else {

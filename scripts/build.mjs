@@ -4,7 +4,8 @@
  *   dist/main/     the main side, bundled by esbuild with native and heavy packages kept external
  *                  (better-sqlite3, node-llama-cpp, sqlite-vec, electron, ...): cli.js (with its
  *                  lazily imported chunks/), app/main.js, app/preload.cjs, worker/workerMain.js,
- *                  evalIrMain.js (`fairground eval ir` alone, one file: bin/fairground.js runs it)
+ *                  evalIrMain.js (`fairground eval ir` alone, one file: bin/fairground.js runs it),
+ *                  runMain.js (`fairground run` alone, one file: bin/fairground.js runs it)
  *   dist/renderer/ the Svelte UI, built by Vite
  * Flags: --if-stale (skip parts whose outputs are newer than their sources), --renderer-only,
  * --main-only.
@@ -20,6 +21,7 @@ import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } 
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
+import { bundleZod } from './bundleZod.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
@@ -67,6 +69,9 @@ if (!rendererOnly) {
     // `fairground eval ir` as one unsplit file (issue 25 item 4): bin/fairground.js runs it for that
     // command, which then loads one module instead of cli.js and a dozen chunks.
     evalIrMain: 'src-main/cli/evalIrMain.ts',
+    // `fairground run` as one unsplit file (issue 25): bin/fairground.js runs it for that command,
+    // which then resolves, links and compiles one module instead of cli.js and about seventy chunks.
+    runMain: 'src-main/cli/runMain.ts',
   };
   const present = Object.fromEntries(Object.entries(entries).filter(([, src]) => existsSync(join(root, src))));
   const stampFile = join(mainOut, 'build-inputs.json');
@@ -83,16 +88,7 @@ if (!rendererOnly) {
       packages: 'external',
       logLevel: 'warning',
     };
-    // zod is bundled into dist/main rather than loaded from node_modules: its package is about 100
-    // ES modules (every locale included), and resolving, reading and linking them cost a process
-    // that starts (`fairground run`, the engine's parent) about 0.09 s of CPU, against 0.03 s for
-    // the bundled code. Only our own code uses zod at run time, so one copy per bundle is the only copy.
-    const bundleZod = {
-      name: 'bundle-zod',
-      setup(b) {
-        b.onResolve({ filter: /^zod(\/.*)?$/ }, (a) => ({ path: fileURLToPath(import.meta.resolve(a.path)) }));
-      },
-    };
+    // zod is bundled into dist/main, with its English messages only (scripts/bundleZod.mjs).
     const esm = {
       ...common,
       outdir: mainOut,

@@ -24,8 +24,22 @@ export interface WorkerChild {
 
 export type WorkerSpawner = (launch: WorkerLaunch) => WorkerChild;
 
+/**
+ * The worker's environment: the parent's, less what only a process that opens network connections
+ * needs. NODE_EXTRA_CA_CERTS makes Node read and parse its certificate file before any script runs
+ * (the system bundle, /etc/ssl/certs/ca-certificates.crt, is a common value: about 0.08 s of CPU per
+ * process), and the environment passes it on to every process the worker starts (node-llama-cpp
+ * tests its binary in a child process). The worker reads local model files only (getLlama with
+ * build 'never': no download, no TLS), so it starts without it (issue 25).
+ */
+export function workerEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const out = { ...env };
+  delete out.NODE_EXTRA_CA_CERTS;
+  return out;
+}
+
 export const forkSpawner: WorkerSpawner = (launch) => {
-  const child = fork(launch.modulePath, [], { execArgv: launch.execArgv, stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json' });
+  const child = fork(launch.modulePath, [], { execArgv: launch.execArgv, env: workerEnv(), stdio: ['ignore', 'pipe', 'pipe', 'ipc'], serialization: 'json' });
   return {
     get pid() {
       return child.pid;

@@ -95,9 +95,13 @@ function armMetrics(spec: MetricsSpec, data: FairRagRunData, qid: string, q: Que
   const first = samples[0]!;
   const items = q.candidates.map((c) => ({ id: c.docId, useful: c.useful }));
   const rankings = samples.map((s) => s.ranking);
+  // N samples share few distinct prompts: each generation is looked up once per prompt (its key
+  // string built once), not once per sample.
   const gens: GenerationPayload[] = [];
+  const byPrompt = new Map<string, GenerationPayload | undefined>();
   for (const s of samples) {
-    const g = data.generations.get(generationKey(qid, s.promptHash));
+    let g = byPrompt.get(s.promptHash);
+    if (g === undefined && !byPrompt.has(s.promptHash)) byPrompt.set(s.promptHash, (g = data.generations.get(generationKey(qid, s.promptHash))));
     if (!g) return 'incomplete';
     gens.push(g);
   }
@@ -148,6 +152,8 @@ function attributionOf(spec: MetricsSpec, data: FairRagRunData, qid: string, sam
   const judge = spec.attribution.judge;
   if (judge === 'none') return null;
   const out: AttributedSample[] = [];
+  /** outputHash → docId → the stored judgment's verdict (undefined: not stored): each looked up once. */
+  const verdicts = new Map<string, Map<string, boolean | undefined>>();
   for (let i = 0; i < samples.length; i++) {
     const top = samples[i]!.ranking.slice(0, spec.k);
     const g = gens[i]!;
@@ -156,11 +162,14 @@ function attributionOf(spec: MetricsSpec, data: FairRagRunData, qid: string, sam
       out.push({ ranking: top, entails: top.map((_, pos) => cited.has(pos + 1)) });
       continue;
     }
+    let ofOutput = verdicts.get(g.outputHash);
+    if (!ofOutput) verdicts.set(g.outputHash, (ofOutput = new Map()));
     const entails: boolean[] = [];
     for (const docId of top) {
-      const j = data.judgments.get(judgmentKey(qid, g.outputHash, docId));
-      if (!j) return null;
-      entails.push(j.entails);
+      let entailed = ofOutput.get(docId);
+      if (entailed === undefined && !ofOutput.has(docId)) ofOutput.set(docId, (entailed = data.judgments.get(judgmentKey(qid, g.outputHash, docId))?.entails));
+      if (entailed === undefined) return null;
+      entails.push(entailed);
     }
     out.push({ ranking: top, entails });
   }

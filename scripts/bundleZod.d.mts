@@ -1,0 +1,4 @@
+import type { Plugin } from 'esbuild';
+
+/** See bundleZod.mjs. */
+export declare const bundleZod: Plugin;

@@ -1,0 +1,27 @@
+/**
+ * The esbuild plugin that bundles zod into dist/main (scripts/build.mjs; test/cli/runEntry.test.ts
+ * bundles with it too).
+ *
+ * zod is bundled rather than loaded from node_modules: its package is about 100 ES modules (every
+ * locale included), and resolving, reading and linking them cost a process that starts (`fairground
+ * run`, the engine's parent) about 0.09 s of CPU, against 0.03 s for the bundled code. Only our own
+ * code uses zod at run time, so one copy per bundle is the only copy.
+ *
+ * zod's namespace `z` re-exports `locales`, every translation of its error messages: about 360 kB of
+ * the 750 kB zod bundles to, which every process that loads a bundle using `z` parsed (issue 25). We
+ * never call `z.config(z.locales.…())`, and zod's own default is English (its schemas.js imports
+ * locales/en.js itself), so the locales index is bundled with English only: `z.locales.en` stays.
+ */
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const bundleZod = {
+  name: 'bundle-zod',
+  setup(b) {
+    b.onResolve({ filter: /^zod(\/.*)?$/ }, (a) => ({ path: fileURLToPath(import.meta.resolve(a.path)) }));
+    b.onLoad({ filter: /[\\/]node_modules[\\/]zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, (a) => ({
+      contents: "export { default as en } from './en.js';",
+      resolveDir: dirname(a.path),
+    }));
+  },
+};
