@@ -75,6 +75,12 @@ export interface MetricsInput<S> {
   calibration?: TestCalibration | undefined;
 }
 
+/**
+ * What a kind's summary reads: the metrics' input with the run's items, or instead the store they are
+ * in (`repo`), so a kind may read only what its summary needs, as it needs it.
+ */
+export type SummaryInput<S> = Omit<MetricsInput<S>, 'items'> & ({ items: readonly RunItem[] } | { repo: ExperimentsRepo });
+
 /** The part of a run's metrics a summary shows (see ExperimentKind.summary). */
 export interface RunSummary {
   kind: string;
@@ -125,7 +131,7 @@ export interface ExperimentKind<S = unknown, M = unknown, R = unknown> {
    * `warnings` and `incomplete`, the same values `metrics` computes, without the tables and tests no
    * summary prints. Optional: without it a summary takes them from `metrics`.
    */
-  summary?(input: MetricsInput<S>): RunSummary;
+  summary?(input: SummaryInput<S>): RunSummary;
   items(runId: number, spec: S, repo: ExperimentsRepo, query: ItemsQuery): ItemsPage<R>;
   /** `deps`: for exports that need an engine (RichRAG's training records count their prompts with the ranker's tokenizer). */
   exportFile(input: MetricsInput<S> & { format: string; condition?: string | undefined }, deps?: ExperimentDeps): ExportedFile | Promise<ExportedFile>;

@@ -31,7 +31,7 @@ import { collectEnvironment, type EnvironmentInfo } from '../io/manifest/environ
 import { buildManifest, type ReproducibilityManifest } from '../io/manifest/manifest';
 import { redactSecrets } from '../io/manifest/redactSecrets';
 import type { CollectionsRepo } from '../store/collectionsRepo';
-import { ExperimentNameTakenError, ExperimentsRepo, type ExperimentRow, type RunRow } from '../store/experimentsRepo';
+import { ExperimentNameTakenError, ExperimentsRepo, type ExperimentRow, type RunItem, type RunRow } from '../store/experimentsRepo';
 import { RetrievalRepo } from '../store/retrievalRepo';
 import { readCalibration } from './simulation/calibrationStore';
 import type { JobContext, JobRunner } from './jobRunner';
@@ -310,9 +310,10 @@ export class ExperimentService {
    * same values `metrics` returns; a kind with a `summary` computes only those.
    */
   summary(runId: number): RunSummary {
-    const { kind, input } = this.metricsInput(runId);
-    if (kind.summary) return kind.summary(input);
-    const m = kind.metrics(input) as RunSummary;
+    // A kind with a summary reads the items from the store itself (only what it needs, parsed once).
+    const { kind, input } = this.metricsInput(runId, false);
+    if (kind.summary) return kind.summary({ ...input, repo: this.repo });
+    const m = kind.metrics({ ...input, items: this.repo.items(runId) }) as RunSummary;
     return { kind: m.kind, aggregates: m.aggregates, warnings: m.warnings, incomplete: m.incomplete };
   }
 
@@ -342,7 +343,9 @@ export class ExperimentService {
 
   // ---- helpers -------------------------------------------------------------------------------
 
-  private metricsInput(runId: number): { kind: ExperimentKind; run: RunRow; input: MetricsInput<Record<string, unknown>> } {
+  private metricsInput(runId: number): { kind: ExperimentKind; run: RunRow; input: MetricsInput<Record<string, unknown>> };
+  private metricsInput(runId: number, withItems: false): { kind: ExperimentKind; run: RunRow; input: Omit<MetricsInput<Record<string, unknown>>, 'items'> };
+  private metricsInput(runId: number, withItems = true): { kind: ExperimentKind; run: RunRow; input: Omit<MetricsInput<Record<string, unknown>>, 'items'> & { items?: readonly RunItem[] } } {
     const run = this.requireRun(runId);
     const kind = this.requireKind(run.kind);
     const spec = kind.schema.parse(run.spec) as Record<string, unknown>;
@@ -352,7 +355,7 @@ export class ExperimentService {
       input: {
         runId,
         spec,
-        items: this.repo.items(runId),
+        ...(withItems ? { items: this.repo.items(runId) } : {}),
         finished: run.status === 'succeeded',
         experimentName: run.experimentName,
         generatorName: this.generatorName(spec),

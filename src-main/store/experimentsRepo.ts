@@ -361,6 +361,18 @@ export class ExperimentsRepo {
   }
 
   /**
+   * Every item of a run as raw columns `[key, query_id, condition, sample, payload JSON text]`, in key
+   * order, nothing parsed: for a reader that builds its own index of thousands of items (a run's summary)
+   * without a RunItem object per row.
+   */
+  itemTexts(runId: number): [key: string, queryId: string, condition: string, sample: number | null, payload: string][] {
+    const sql = `SELECT key, query_id, condition, sample, payload FROM run_items WHERE run_id = ? ORDER BY key`;
+    let s = this.stmts.get(sql);
+    if (!s) this.stmts.set(sql, (s = this.db.prepare(sql).raw(true)));
+    return s.all(runId) as [string, string, string, number | null, string][];
+  }
+
+  /**
    * Some fields of items' payloads, read by SQLite (`json_extract`) instead of parsing each payload
    * here, in `items()` order: for a stage that needs two fields of thousands of items (a sampled
    * ranking's prompt hash, a judgment's cache flag). Each field is named by a JSON path ('$.a.b'):

@@ -20,6 +20,8 @@ let dir: string;
 let interrupted: string;
 let fresh: string;
 let specFile: string;
+/** What the resumed and the uninterrupted `run` printed (the second test compares their summaries). */
+const printed: { resumed?: string; clean?: string } = {};
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fg-resume-'));
@@ -90,6 +92,8 @@ describe('fairground run after a crash', () => {
     const clean = await runCliCaptured(['run', specFile, '--workspace', fresh], { cwd: dir, commands });
     expect(clean.code, clean.stderr).toBe(0);
     expect(clean.stderr).toContain('starting run 1');
+    printed.resumed = again.stdout;
+    printed.clean = clean.stdout;
 
     console.log(`resume test: killed + resumed ${((t1 - t0) / 1000).toFixed(1)} s, uninterrupted ${((performance.now() - t1) / 1000).toFixed(1)} s`);
     // Same metrics, same items (the cache flag aside: the resumed run got some calls from the cache).
@@ -127,4 +131,17 @@ describe('fairground run after a crash', () => {
       db.close();
     }
   }, 120_000);
+
+  it('prints the same summary after a resume as an uninterrupted run (the table and its notes)', () => {
+    // The summary is computed from the stored items, read back after the run: the resumed run's
+    // (half written by the killed process) must print what the uninterrupted run's print. The lines
+    // before the table are the run's stats (calls computed vs from the cache, seconds), which differ.
+    const { resumed, clean } = printed;
+    if (resumed === undefined || clean === undefined) throw new Error('the resume test did not run');
+    const table = (out: string) => out.slice(out.indexOf('\ncondition ') + 1);
+    expect(table(clean)).toMatch(/^condition +queries +EE-D_norm +EE-R_norm +EU +EU_norm +EAR +EAE-D_norm\n/);
+    // 3 α arms × 2 retrievers' deterministic arms and the oracle are rows with numbers.
+    expect(table(clean).split('\n').filter((l) => /^\S+ +4 +\d\.\d{4}/.test(l)).length).toBeGreaterThanOrEqual(4);
+    expect(table(resumed)).toBe(table(clean));
+  });
 });

@@ -125,29 +125,57 @@ export interface FairRagRunData {
 }
 
 export function indexRunItems(items: readonly RunItem[]): FairRagRunData {
-  const data: FairRagRunData = { queries: new Map(), samples: new Map(), generations: new Map(), judgments: new Map() };
-  for (const it of items) {
-    const p = it.payload as { type?: string };
-    switch (p.type) {
-      case 'query':
-        data.queries.set(it.queryId, p as QueryPayload);
-        break;
-      case 'sample': {
-        let byCondition = data.samples.get(it.queryId);
-        if (!byCondition) data.samples.set(it.queryId, (byCondition = new Map()));
-        let list = byCondition.get(it.condition);
-        if (!list) byCondition.set(it.condition, (list = []));
-        list.push({ ...(p as SamplePayload), queryId: it.queryId, condition: it.condition, sample: it.sample ?? 0 });
-        break;
-      }
-      case 'generation':
-        data.generations.set(it.key, p as GenerationPayload);
-        break;
-      case 'judgment':
-        data.judgments.set(it.key, p as JudgmentPayload);
-        break;
+  const data = emptyRunData();
+  // The payloads are the caller's: a sample record is a copy with its columns added.
+  for (const it of items) addItem(data, it.key, it.queryId, it.condition, it.sample, it.payload, false);
+  return sortSamples(data);
+}
+
+/**
+ * The same index from raw item rows (`ExperimentsRepo.itemTexts`): each payload parsed once and, for a
+ * sample, its columns added to the parsed object itself (no RunItem per row, no copy of 11,000 samples;
+ * a summary reads every item of a run). Equal to `indexRunItems(repo.items(runId))`: the index does not
+ * depend on the order of the rows (maps by key or query, samples sorted by their index).
+ */
+export function indexRunItemTexts(rows: readonly (readonly [key: string, queryId: string, condition: string, sample: number | null, payload: string])[]): FairRagRunData {
+  const data = emptyRunData();
+  for (const r of rows) addItem(data, r[0], r[1], r[2], r[3], JSON.parse(r[4]) as unknown, true);
+  return sortSamples(data);
+}
+
+const emptyRunData = (): FairRagRunData => ({ queries: new Map(), samples: new Map(), generations: new Map(), judgments: new Map() });
+
+function addItem(data: FairRagRunData, key: string, queryId: string, condition: string, sample: number | null, payload: unknown, owned: boolean): void {
+  const p = payload as { type?: string };
+  switch (p.type) {
+    case 'query':
+      data.queries.set(queryId, p as QueryPayload);
+      break;
+    case 'sample': {
+      let byCondition = data.samples.get(queryId);
+      if (!byCondition) data.samples.set(queryId, (byCondition = new Map()));
+      let list = byCondition.get(condition);
+      if (!list) byCondition.set(condition, (list = []));
+      let record: SampleRecord;
+      if (owned) {
+        record = p as SampleRecord;
+        record.queryId = queryId;
+        record.condition = condition;
+        record.sample = sample ?? 0;
+      } else record = { ...(p as SamplePayload), queryId, condition, sample: sample ?? 0 };
+      list.push(record);
+      break;
     }
+    case 'generation':
+      data.generations.set(key, p as GenerationPayload);
+      break;
+    case 'judgment':
+      data.judgments.set(key, p as JudgmentPayload);
+      break;
   }
+}
+
+function sortSamples(data: FairRagRunData): FairRagRunData {
   for (const byCondition of data.samples.values()) for (const list of byCondition.values()) list.sort((a, b) => a.sample - b.sample);
   return data;
 }
