@@ -21,12 +21,12 @@ import { DataError } from '../../core/errors';
 import type { CachedEngine } from '../../engine/callCache';
 import type { GenerateRequest } from '../../engine/types';
 import { documentText } from '../../retrieval/dense/embedDocuments';
-import type { RunItem } from '../../store/experimentsRepo';
+import type { RunItem, RunItemText } from '../../store/experimentsRepo';
 import { forEachUnit, lanesFor } from '../concurrency';
 import type { ExecuteContext, ExperimentDeps } from '../registry';
 import { entailmentProbability, nliBudget, nliGenerateRequest, nliPromptWithin, nliScoreRequest, nliTemplate, parseCitations, parseNliAnswer, stripCitations } from './attribution';
 import { loadFairRagData, type QueryData } from './data';
-import { judgmentKey, KEY_PREFIX, queryKeyPrefix, type GenerationPayload, type JudgmentPayload, type SamplePayload } from './items';
+import { judgmentKey, KEY_PREFIX, samplePayloadJson, queryKeyPrefix, type GenerationPayload, type SampleJsonHead, type JudgmentPayload, type SamplePayload } from './items';
 import { planQuery, promptHash, type PlanQuery, type PlannedGeneration } from './plan';
 import { promptRenderer } from './prompt';
 import { scoreRetrievers, type RetrieverScores } from './retrievers';
@@ -141,6 +141,7 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
   // The generations pass 1 planned and pass 2 computes, kept while their prompts stay under a bound
   // (a query past it is planned again in pass 2, to the same generations: planning is deterministic).
   const planned = new Map<number, PlannedGeneration[]>();
+  const sampleHeads = new Map<string, SampleJsonHead>();
   let plannedChars = 0;
   for (let i = 0; i < queries.length; i++) {
     signal.throwIfAborted();
@@ -159,10 +160,12 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
         plannedChars += chars;
       }
     }
-    const items: RunItem[] = [];
-    if (!storedQueries.has(plan.queryItem.key)) items.push({ key: plan.queryItem.key, queryId: plan.queryId, condition: '', sample: null, payload: plan.queryItem.payload });
-    for (const s of plan.samples) if (!storedSamples.has(s.key)) items.push({ key: s.key, queryId: s.queryId, condition: s.condition, sample: s.sample, payload: s.payload });
-    repo.upsertItems(runId, items);
+    // One transaction per query; a sample's JSON is built from its arm's serialized head (the same
+    // bytes as JSON.stringify of the payload).
+    const items: RunItemText[] = [];
+    if (!storedQueries.has(plan.queryItem.key)) items.push({ key: plan.queryItem.key, queryId: plan.queryId, condition: '', sample: null, payloadJson: JSON.stringify(plan.queryItem.payload) });
+    for (const s of plan.samples) if (!storedSamples.has(s.key)) items.push({ key: s.key, queryId: s.queryId, condition: s.condition, sample: s.sample, payloadJson: samplePayloadJson(s.payload, s.condition, sampleHeads) });
+    repo.upsertItemTexts(runId, items);
     // The total is unknown until every query is planned (no total that grows mid-run).
     ctx.progress(done, null, `planned ${i + 1} of ${queries.length} queries`);
     await yieldToEventLoop();

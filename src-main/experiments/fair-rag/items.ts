@@ -67,6 +67,28 @@ export interface SamplePayload {
   promptHash: string;
 }
 
+/** A sample payload's JSON up to its ranking: the same for every sample of one arm. */
+export interface SampleJsonHead {
+  retriever: string | null;
+  alpha: number | null;
+  policy: Policy;
+  head: string;
+}
+
+/**
+ * JSON.stringify(payload) of a sample payload (the same text, byte for byte), with the part every
+ * sample of an arm shares (`type`, `retriever`, `alpha`, `policy`) serialized once per arm: `heads`
+ * keeps it by condition and is checked against the payload's own fields on each use.
+ */
+export function samplePayloadJson(p: SamplePayload, condition: string, heads: Map<string, SampleJsonHead>): string {
+  let h = heads.get(condition);
+  if (!h || h.retriever !== p.retriever || !Object.is(h.alpha, p.alpha) || h.policy !== p.policy) {
+    const head = JSON.stringify({ type: p.type, retriever: p.retriever, alpha: p.alpha, policy: p.policy });
+    heads.set(condition, (h = { retriever: p.retriever, alpha: p.alpha, policy: p.policy, head: `${head.slice(0, -1)},"ranking":` }));
+  }
+  return `${h.head}${JSON.stringify(p.ranking)},"promptHash":${JSON.stringify(p.promptHash)}}`;
+}
+
 export interface GenerationPayload {
   type: 'generation';
   promptHash: string;
