@@ -21,7 +21,7 @@ import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } 
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { bundleZod } from './bundleZod.mjs';
+import { mainBundleOptions } from './bundleZod.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
@@ -89,14 +89,7 @@ if (!rendererOnly) {
       logLevel: 'warning',
     };
     // zod is bundled into dist/main, with its English messages only (scripts/bundleZod.mjs).
-    const esm = {
-      ...common,
-      outdir: mainOut,
-      format: 'esm',
-      metafile: true,
-      plugins: [bundleZod],
-      banner: { js: "import { createRequire as __fgCreateRequire } from 'node:module'; const require = __fgCreateRequire(import.meta.url);" },
-    };
+    const esm = { ...mainBundleOptions(root, mainOut), sourcemap: true, metafile: true };
     // The CLI is split into chunks (dist/main/chunks/): cli.js holds only the argument dispatch and
     // the command list, and each command's module is a chunk imported when that command runs, so
     // `fairground --help` or a light command does not load every command's dependencies (issue 18).

@@ -2,3 +2,9 @@ import type { Plugin } from 'esbuild';
 
 /** See bundleZod.mjs. */
 export declare const bundleZod: Plugin;
+
+/** See bundleZod.mjs. */
+export declare const createRequireBanner: string;
+
+/** See bundleZod.mjs. */
+export declare function mainBundleOptions(root: string, outdir: string): import('esbuild').BuildOptions;

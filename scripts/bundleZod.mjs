@@ -25,3 +25,25 @@ export const bundleZod = {
     }));
   },
 };
+
+/** What an ES module bundle of dist/main starts with: `require` for the CommonJS packages it keeps external. */
+export const createRequireBanner = "import { createRequire as __fgCreateRequire } from 'node:module'; const require = __fgCreateRequire(import.meta.url);";
+
+/**
+ * The esbuild options of every ES module bundle of dist/main (scripts/build.mjs adds source maps and its
+ * metafile; the entry tests bundle with exactly these): native and heavy packages external, zod bundled.
+ */
+export function mainBundleOptions(root, outdir) {
+  return {
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    logLevel: 'warning',
+    outdir,
+    format: 'esm',
+    plugins: [bundleZod],
+    banner: { js: createRequireBanner },
+  };
+}

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mainBundleOptions } from '../../scripts/bundleZod.mjs';
 import { runCliCaptured } from '../support/cli';
 
 const repo = path.resolve(__dirname, '..', '..');
@@ -17,19 +18,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const bundle = path.join(dir, 'out', 'evalIrMain.js');
 
 beforeAll(async () => {
-  // The options of scripts/build.mjs for the unsplit entries.
-  await build({
-    absWorkingDir: repo,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
-    format: 'esm',
-    entryPoints: { evalIrMain: 'src-main/cli/evalIrMain.ts' },
-    outdir: path.join(dir, 'out'),
-    banner: { js: "import { createRequire as __fgCreateRequire } from 'node:module'; const require = __fgCreateRequire(import.meta.url);" },
-  });
+  // The options of scripts/build.mjs for the unsplit entries (scripts/bundleZod.mjs mainBundleOptions).
+  await build({ ...mainBundleOptions(repo, path.join(dir, 'out')), entryPoints: { evalIrMain: 'src-main/cli/evalIrMain.ts' } });
   writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
   writeFileSync(path.join(dir, 'launch.mjs'), `const { main } = await import(${JSON.stringify(bundle)}); await main();\n`);
   writeFileSync(path.join(dir, 'run.trec'), ['q1 Q0 d1 1 3 r', 'q1 Q0 d2 2 2 r', 'q1 Q0 d3 3 1 r', 'q2 Q0 d1 1 1 r', ''].join('\n'));

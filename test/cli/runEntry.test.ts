@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleZod } from '../../scripts/bundleZod.mjs';
+import { mainBundleOptions } from '../../scripts/bundleZod.mjs';
 import { runCliCaptured } from '../support/cli';
 
 const repo = path.resolve(__dirname, '..', '..');
@@ -19,21 +19,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const bundle = path.join(dir, 'out', 'runMain.js');
 
 beforeAll(async () => {
-  // The options of scripts/build.mjs for the unsplit entries.
-  await build({
-    absWorkingDir: repo,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
-    format: 'esm',
-    plugins: [bundleZod],
-    // The engine's worker beside it, where dist/main has it (worker/workerMain.js).
-    entryPoints: { runMain: 'src-main/cli/runMain.ts', 'worker/workerMain': 'src-main/engine/local/worker/workerMain.ts' },
-    outdir: path.join(dir, 'out'),
-    banner: { js: "import { createRequire as __fgCreateRequire } from 'node:module'; const require = __fgCreateRequire(import.meta.url);" },
-  });
+  // The options of scripts/build.mjs for the unsplit entries (scripts/bundleZod.mjs mainBundleOptions).
+  // The engine's worker beside it, where dist/main has it (worker/workerMain.js).
+  await build({ ...mainBundleOptions(repo, path.join(dir, 'out')), entryPoints: { runMain: 'src-main/cli/runMain.ts', 'worker/workerMain': 'src-main/engine/local/worker/workerMain.ts' } });
   writeFileSync(path.join(dir, 'package.json'), '{"type":"module"}');
   // The packages the bundle keeps external (better-sqlite3, sqlite-vec, ...), as beside dist/main.
   symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
