@@ -4,14 +4,15 @@
  * Messages travel over the utility process's MessagePort (`process.parentPort` in the worker).
  */
 import type { UtilityProcess } from 'electron';
-import type { WorkerChild, WorkerSpawner } from '../engine/local/workerChild';
+import { workerEnv, type WorkerChild, type WorkerSpawner } from '../engine/local/workerChild';
 import type { WorkerMessage } from '../engine/local/protocol';
 
-export type ForkUtility = (modulePath: string, args: string[], options: { execArgv: string[]; stdio: 'pipe'; serviceName: string }) => UtilityProcess;
+export type ForkUtility = (modulePath: string, args: string[], options: { execArgv: string[]; stdio: 'pipe'; serviceName: string; env: NodeJS.ProcessEnv }) => UtilityProcess;
 
 export function utilityProcessSpawner(forkUtility: ForkUtility): WorkerSpawner {
   return (launch): WorkerChild => {
-    const child = forkUtility(launch.modulePath, [], { execArgv: launch.execArgv, stdio: 'pipe', serviceName: 'Fairground engine' });
+    // The same environment as the plain-Node worker (workerEnv: without what only network clients need).
+    const child = forkUtility(launch.modulePath, [], { execArgv: launch.execArgv, stdio: 'pipe', serviceName: 'Fairground engine', env: workerEnv() });
     let connected = true;
     child.on('exit', () => (connected = false));
     return {

@@ -32,8 +32,21 @@ describe('utilityProcessSpawner', () => {
       forks.push([modulePath, args, options]);
       return proc as unknown as UtilityProcess;
     });
-    const child = spawn({ modulePath: '/app/dist/main/worker/workerMain.js', execArgv: [] });
-    expect(forks).toEqual([['/app/dist/main/worker/workerMain.js', [], { execArgv: [], stdio: 'pipe', serviceName: 'Fairground engine' }]]);
+    const before = { certs: process.env.NODE_EXTRA_CA_CERTS, marker: process.env.FG_UTILITY_ENV_MARKER };
+    process.env.NODE_EXTRA_CA_CERTS = '/etc/ssl/certs/ca-certificates.crt';
+    process.env.FG_UTILITY_ENV_MARKER = 'kept';
+    let child;
+    try {
+      child = spawn({ modulePath: '/app/dist/main/worker/workerMain.js', execArgv: [] });
+    } finally {
+      for (const [k, v] of [['NODE_EXTRA_CA_CERTS', before.certs], ['FG_UTILITY_ENV_MARKER', before.marker]] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+    expect(forks).toEqual([['/app/dist/main/worker/workerMain.js', [], { execArgv: [], stdio: 'pipe', serviceName: 'Fairground engine', env: expect.objectContaining({ FG_UTILITY_ENV_MARKER: 'kept' }) }]]);
+    // As the plain-Node worker: the parent's environment without the certificate file only network clients need.
+    expect((forks[0]![2] as { env: NodeJS.ProcessEnv }).env).not.toHaveProperty('NODE_EXTRA_CA_CERTS');
     expect(child.pid).toBe(4242);
 
     const messages: unknown[] = [];
