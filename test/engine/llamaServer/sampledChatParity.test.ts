@@ -49,6 +49,15 @@ function prompts(rng: ReturnType<typeof createRng>, count: number): string[] {
   return Array.from({ length: count }, () => Array.from({ length: 3 + rng.nextInt(30) }, () => WORDS[rng.nextInt(WORDS.length)]!).join(' '));
 }
 
+/** Characters two texts share from their start. */
+const commonPrefix = (a: string, b: string) => {
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return i;
+};
+/** A divergence counts as late (a rounding tie, not another chain) after this many identical characters. */
+const LATE_PREFIX = 40;
+
 const finish = (r: GenerateResult) => (r.finishReason === 'stopString' ? 'stop' : r.finishReason);
 const same = (a: GenerateResult, b: GenerateResult) => a.text === b.text && finish(a) === finish(b);
 
@@ -94,6 +103,7 @@ describe.skipIf(llamaServerSkip !== undefined)('sampled and chat calls: node-lla
     ];
     const counts: Record<string, { same: number; total: number; defaultsSame: number }> = {};
     const differing: string[] = [];
+    let lateOnly = true;
     for (const [name, sampling, extra] of chains) {
       const c = (counts[name] = { same: 0, total: 0, defaultsSame: 0 });
       for (const prompt of prompts(rng, 8)) {
@@ -102,11 +112,19 @@ describe.skipIf(llamaServerSkip !== undefined)('sampled and chat calls: node-lla
         c.total++;
         if (same(l, r)) c.same++;
         else differing.push(`${name}, seed ${request.sampling.seed}: local ${JSON.stringify(l.text)}, server ${JSON.stringify(r.text)}`);
+        if (!same(l, r)) lateOnly &&= commonPrefix(l.text, r.text) >= LATE_PREFIX;
         if (extra.jsonSchema === undefined && (await serverDefaults(request)) === l.text) c.defaultsSame++;
       }
     }
     console.log(`sampled parity (identical texts; with the server's default chain): ${Object.entries(counts).map(([k, v]) => `${k} ${v.same}/${v.total} (${v.defaultsSame})`).join('; ')}`);
-    expect(differing).toEqual([]);
+    // The two sides' logits agree to the last bits only up to their batch splits (the server decodes the
+    // prompt in its own batches), so a draw landing within rounding of a cumulative-probability boundary can
+    // take the neighbouring token: seen in one CI run after 20 identical tokens (seed 3554631721), and on
+    // re-running that seed in another chain (not reproducible: the tie depends on the evaluation). Up to 3
+    // such late divergences in the 48 draws are allowed; a wrong chain differs from the first tokens on
+    // (the control below: the server's default chain matches almost none) and in many draws.
+    expect(differing.length, differing.join('\n')).toBeLessThanOrEqual(3);
+    expect(lateOnly, differing.join('\n')).toBe(true);
     // Without the chain spelled out the server draws other tokens (the test can fail).
     const free = Object.entries(counts).filter(([k]) => !k.includes('JSON'));
     expect(free.reduce((n, [, v]) => n + v.total - v.defaultsSame, 0)).toBeGreaterThan(0);
