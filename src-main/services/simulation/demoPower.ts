@@ -81,10 +81,15 @@ export function measuredDemoPower(spec: Record<string, unknown>, dir?: string): 
   const kind = String(spec.kind);
   const own = comparable(kind, spec);
   if (own === null) return null;
-  for (const demo of dir === undefined ? demoSpecs() : demoSpecs(dir)) {
-    const measured = DEMO_POWER[demo.file];
-    if (!measured || demo.kind !== kind) continue;
-    if (comparable(kind, demo.spec) === own) return { file: demo.file, ...measured };
+  for (const demo of dir === undefined ? (bundledForms ??= comparableDemoSpecs()) : comparableDemoSpecs(dir)) {
+    if (demo.kind === kind && demo.form === own) return { file: demo.file, ...DEMO_POWER[demo.file]! };
   }
   return null;
+}
+
+/** The bundled demo specs that have a measurement, each in its comparable form: read once per process (they ship with the app). */
+let bundledForms: { file: string; kind: string; form: string | null }[] | undefined;
+
+function comparableDemoSpecs(dir?: string): { file: string; kind: string; form: string | null }[] {
+  return (dir === undefined ? demoSpecs() : demoSpecs(dir)).filter((d) => DEMO_POWER[d.file] !== undefined).map((d) => ({ file: d.file, kind: d.kind, form: comparable(d.kind, d.spec) }));
 }
