@@ -38,12 +38,24 @@ export class SettingsService {
     return merged;
   }
 
+  /**
+   * Stores the given settings. A value equal to the stored one is not written again, and a patch
+   * that changes nothing commits nothing: `fairground run --threads 1` on every run would otherwise
+   * cost a synchronous commit (an fsync) each time.
+   */
   update(patch: Partial<Settings>): Settings {
     const now = new Date().toISOString();
-    const put = this.db.prepare(`INSERT INTO settings(key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value, updated_at=excluded.updated_at`);
-    this.db.transaction(() => {
-      for (const [key, value] of Object.entries(patch)) if (value !== undefined) put.run(key, JSON.stringify(value), now);
-    })();
+    const stored = this.db.prepare(`SELECT value FROM settings WHERE key = ?`).pluck();
+    const changed = Object.entries(patch)
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => [key, JSON.stringify(value)] as const)
+      .filter(([key, text]) => stored.get(key) !== text);
+    if (changed.length > 0) {
+      const put = this.db.prepare(`INSERT INTO settings(key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value=excluded.value, updated_at=excluded.updated_at`);
+      this.db.transaction(() => {
+        for (const [key, text] of changed) put.run(key, text, now);
+      })();
+    }
     return this.get();
   }
 

@@ -13,6 +13,7 @@ import type { FairRagSpec } from '../../src-main/api/contract/experiments';
 import { ModelTokenCounter } from '../../src-main/core/prompts/index';
 import { LocalEngine } from '../../src-main/engine/local/localEngine';
 import { nliBudget, nliGenerateRequest, nliPrompt, nliPromptWithin, nliScoreRequest, nliTemplate } from '../../src-main/experiments/fair-rag/attribution';
+import { prerenderJudgments, type JudgmentUnit } from '../../src-main/experiments/fair-rag/execute';
 import { createApiRouter } from '../../src-main/handlers/index';
 import { createAppServices } from '../../src-main/services/appServices';
 import { DEMO_COLLECTION_NAME } from '../../src-main/services/collectionsDemo';
@@ -85,6 +86,53 @@ describe('the NLI judge prompt within the judge context', () => {
     expect(tb.total).toBe(512 - longer);
     const scored = await tokens.settle(() => nliPromptWithin(nliTemplate(t), premise, hypothesis, tb));
     expect((await engine.score(nliScoreRequest(t, scored.prompt))).scores).toHaveLength(2);
+  }, 120_000);
+});
+
+describe('judgments counted in batches (issue 25: one tokenizer request per judgment before)', () => {
+  it('a chunk of random judgments settles in a few tokenizer requests, and each prompt then equals the one rendered alone', async () => {
+    const r = rand(SEED + 2);
+    const a = attr();
+    const template = nliTemplate(a);
+    // Premises from a few words to far over the context (512 tokens), outputs short, one empty.
+    const units: JudgmentUnit[] = Array.from({ length: 40 }, (_, i) => ({
+      key: `u${i}`,
+      queryId: 'q',
+      docId: `d${i}`,
+      premise: text(r, 1 + Math.floor(r() * (i % 4 === 0 ? 1500 : 60))),
+      output: i === 7 ? '  ' : text(r, 1 + Math.floor(r() * 12)),
+      outputHash: `h${i}`,
+    }));
+    const batched = counter();
+    await batched.probe();
+    const budget = (await nliBudget(a, batched))!;
+    const before = batched.requests;
+    await batched.settle(() => prerenderJudgments(units, { template, tokens: batched, budget }));
+    const batchRequests = batched.requests - before;
+    expect(batchRequests).toBeGreaterThan(0);
+    const settled = batched.requests;
+    // The budget counts with the counter it was made with: one alone, its own budget.
+    const alone = counter();
+    await alone.probe();
+    const aloneBudget = (await nliBudget(a, alone))!;
+    expect([aloneBudget.total, aloneBudget.counter]).toEqual([budget.total, alone]);
+    let cut = 0;
+    for (const u of units.filter((x) => x.output.trim() !== '')) {
+      const got = await batched.settleInTurn(() => nliPromptWithin(template, u.premise, u.output, budget));
+      const want = await alone.settle(() => nliPromptWithin(template, u.premise, u.output, aloneBudget));
+      expect(got).toEqual(want);
+      if (got.premiseCut !== null) cut++;
+    }
+    // Rendering each judgment after the batch asked the tokenizer nothing more.
+    expect(batched.requests).toBe(settled);
+    // One at a time, each judgment took a request or more; batched, the uncut ones shared theirs
+    // (a cut premise asks for its own cut length, one request per distinct length and pass).
+    const uncut = units.length - 1 - cut;
+    console.log(`judgments: ${units.length - 1} (${cut} cut); tokenizer requests batched ${batchRequests}, one at a time ${alone.requests}`);
+    expect(cut).toBeGreaterThan(0);
+    expect(uncut).toBeGreaterThan(10);
+    expect(alone.requests).toBeGreaterThanOrEqual(units.length - 1);
+    expect(batchRequests).toBeLessThanOrEqual(alone.requests - uncut + 4);
   }, 120_000);
 });
 

@@ -250,7 +250,7 @@ async function generate(spec: FairRagSpec, engine: CachedEngine, q: QueryData, g
   };
 }
 
-interface JudgmentUnit {
+export interface JudgmentUnit {
   key: string;
   queryId: string;
   docId: string;
@@ -318,13 +318,21 @@ async function judge(
   let done = generationsDone + units.size - todo.length;
   ctx.progress(done, total, `${units.size} distinct attribution judgments for ${naive} retrieved items`);
   const writer = new ItemWriter(repo, runId);
+  const lanes = lanesFor(engine);
   try {
-    await forEachUnit(todo, lanesFor(engine), signal, async (u) => {
-      const payload = await judgeOne(attribution, engine, u, signal, render);
-      writer.add({ key: u.key, queryId: u.queryId, condition: '', sample: null, payload });
-      done++;
-      ctx.progress(done, total, `judged ${done - generationsDone} of ${units.size} attributions`);
-    });
+    for (let from = 0; from < todo.length; from += JUDGE_COUNT_CHUNK) {
+      const chunk = todo.slice(from, from + JUDGE_COUNT_CHUNK);
+      // The chunk's prompts counted in a few batched tokenizer requests before its judgments run:
+      // each judgment then renders from counts already fetched (the same counts, so the same
+      // prompts), instead of one tokenizer round trip per judgment.
+      if (render.budget) await render.tokens.settleInTurn(() => prerenderJudgments(chunk, render));
+      await forEachUnit(chunk, lanes, signal, async (u) => {
+        const payload = await judgeOne(attribution, engine, u, signal, render);
+        writer.add({ key: u.key, queryId: u.queryId, condition: '', sample: null, payload });
+        done++;
+        ctx.progress(done, total, `judged ${done - generationsDone} of ${units.size} attributions`);
+      });
+    }
   } finally {
     writer.flush();
   }
@@ -352,7 +360,25 @@ async function judge(
   };
 }
 
-interface JudgeRender {
+/** Judgments whose prompts are counted together (one settle: a few tokenizer requests for all). */
+const JUDGE_COUNT_CHUNK = 128;
+
+/**
+ * Renders each judgment prompt of `units` within the budget, for the counts it asks for only: a
+ * unit that does not fit is skipped here (judgeOne renders it again and reports it).
+ */
+export function prerenderJudgments(units: readonly JudgmentUnit[], render: JudgeRender): void {
+  for (const u of units) {
+    if (u.output.trim() === '') continue;
+    try {
+      nliPromptWithin(render.template, u.premise, u.output, render.budget);
+    } catch (err) {
+      if (!(err instanceof PromptBudgetError)) throw err;
+    }
+  }
+}
+
+export interface JudgeRender {
   template: PromptTemplate;
   tokens: ModelTokenCounter;
   budget: PromptBudget | undefined;
