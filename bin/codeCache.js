@@ -114,15 +114,19 @@ export function loadWithCodeCache(file, { dir = codeCacheDir(), complete = true,
     const write = cacheFile !== null && succeeded && !hopeless && (status !== 'accepted' || (complete && !cached.complete));
     let wrote = false;
     if (write) wrote = writeCache(cacheFile, entry, script, complete, status === 'rejected');
-    if (env.FAIRGROUND_CODE_CACHE_LOG) {
-      try {
-        appendFileSync(env.FAIRGROUND_CODE_CACHE_LOG, `${JSON.stringify({ entry, cacheFile, status, complete, wrote })}\n`);
-      } catch {
-        // a log for tests only
-      }
-    }
+    logCache(env, { entry, cacheFile, status, complete, wrote });
   };
   return { exports: module.exports, status, cacheFile, done };
+}
+
+/** FAIRGROUND_CODE_CACHE_LOG (tests, benchmarks): one JSON line per process; never fails the command. */
+function logCache(env, line) {
+  if (!env.FAIRGROUND_CODE_CACHE_LOG) return;
+  try {
+    appendFileSync(env.FAIRGROUND_CODE_CACHE_LOG, `${JSON.stringify(line)}\n`);
+  } catch {
+    // a log for tests only
+  }
 }
 
 function writeCache(cacheFile, entry, script, complete, afterRejection) {
@@ -161,7 +165,7 @@ function writeCache(cacheFile, entry, script, complete, afterRejection) {
 export async function runEntry(cjsFile, esmFile, argv = process.argv.slice(2), env = process.env) {
   const dir = codeCacheDir(env);
   if (dir === null || vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER === undefined) {
-    if (env.FAIRGROUND_CODE_CACHE_LOG) appendFileSync(env.FAIRGROUND_CODE_CACHE_LOG, `${JSON.stringify({ entry: basename(esmFile), cacheFile: null, status: 'off', complete: false, wrote: false })}\n`);
+    logCache(env, { entry: basename(esmFile, '.js'), cacheFile: null, status: 'off', complete: false, wrote: false });
     const { main } = await import(pathToFileURL(esmFile).href);
     return main();
   }
