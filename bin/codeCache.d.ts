@@ -6,5 +6,5 @@ export declare function cacheFileBytes(data: Buffer, complete: boolean, afterRej
 export declare function loadWithCodeCache(
   file: string,
   opts?: { dir?: string | null; complete?: boolean; env?: Record<string, string | undefined> },
-): { exports: Record<string, unknown>; status: 'none' | 'accepted' | 'rejected' | 'corrupt' | 'off'; cacheFile: string | null; done(succeeded: boolean): void };
+): { exports: Record<string, unknown>; status: 'none' | 'accepted' | 'rejected' | 'corrupt' | 'unsafe' | 'off'; cacheFile: string | null; done(succeeded: boolean): void };
 export declare function runEntry(cjsFile: string, esmFile: string, argv?: string[], env?: Record<string, string | undefined>): Promise<void>;

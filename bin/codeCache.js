@@ -18,7 +18,8 @@
 // `--help` or `--dry-run` (which compile little) is marked partial and replaced after the next
 // complete command. A cache V8 rejects twice in a row (V8 flags that change while the command
 // runs) is left alone rather than rewritten by every run. FAIRGROUND_CODE_CACHE=off runs without a
-// cache; FAIRGROUND_CODE_CACHE=<folder> puts it there. FAIRGROUND_CODE_CACHE_LOG=<file> appends
+// cache; FAIRGROUND_CODE_CACHE=<folder> puts it there (a folder others may write is not used: V8
+// runs what a code cache holds). FAIRGROUND_CODE_CACHE_LOG=<file> appends
 // one JSON line per process saying what happened (tests, benchmarks); nothing is ever printed.
 import { createHash, randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -80,11 +81,10 @@ export function loadWithCodeCache(file, { dir = codeCacheDir(), complete = true,
   const bytes = readFileSync(file);
   const entry = basename(file).replace(/\.c?js$/, '');
   const cacheFile = dir === null ? null : join(dir, `${entry}-${codeCacheKey(bytes, env)}.v8cache`);
-  /** none | accepted | rejected (by V8) | corrupt (ours) | off */
-  let status = 'off';
+  /** none | accepted | rejected (by V8) | corrupt (ours) | unsafe (folder not private) | off */
+  let status = cacheFile === null ? 'off' : privateFolder(dir) ? 'none' : 'unsafe';
   let cached = null;
-  if (cacheFile !== null) {
-    status = 'none';
+  if (status === 'none') {
     let raw = null;
     try {
       raw = readFileSync(cacheFile);
@@ -111,12 +111,27 @@ export function loadWithCodeCache(file, { dir = codeCacheDir(), complete = true,
     // Rejected again although written after a rejection: this process's V8 flags change while it runs
     // (setFlagsFromString), so a cache written at its end never fits its start; stop rewriting it.
     const hopeless = status === 'rejected' && cached.afterRejection;
-    const write = cacheFile !== null && succeeded && !hopeless && (status !== 'accepted' || (complete && !cached.complete));
+    const write = cacheFile !== null && status !== 'unsafe' && succeeded && !hopeless && (status !== 'accepted' || (complete && !cached.complete));
     let wrote = false;
     if (write) wrote = writeCache(cacheFile, entry, script, complete, status === 'rejected');
     logCache(env, { entry, cacheFile, status, complete, wrote });
   };
   return { exports: module.exports, status, cacheFile, done };
+}
+
+/**
+ * Whether V8 may be handed code from `dir`: V8 trusts a code cache as it trusts the script, so the
+ * folder must be this user's and writable by no one else (POSIX); a folder not made yet is (it is
+ * made private). Anything else (a shared FAIRGROUND_CODE_CACHE) runs without a cache.
+ */
+function privateFolder(dir) {
+  if (typeof process.getuid !== 'function') return true;
+  try {
+    const st = statSync(dir);
+    return st.isDirectory() && st.uid === process.getuid() && (st.mode & 0o022) === 0;
+  } catch (err) {
+    return err?.code === 'ENOENT' || err?.code === 'ENOTDIR';
+  }
 }
 
 /** FAIRGROUND_CODE_CACHE_LOG (tests, benchmarks): one JSON line per process; never fails the command. */

@@ -8,7 +8,7 @@
  * by --help or --dry-run), complete, corrupt, rejected by V8, or in a folder that cannot be written.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -47,7 +47,7 @@ function bundled(args: string[]): { code: number | null; stdout: string; stderr:
 
 interface CacheLine {
   cacheFile: string;
-  status: 'none' | 'accepted' | 'rejected' | 'corrupt' | 'off';
+  status: 'none' | 'accepted' | 'rejected' | 'corrupt' | 'unsafe' | 'off';
   complete: boolean;
   wrote: boolean;
 }
@@ -175,6 +175,14 @@ describe('the run entry (one file)', () => {
     const unwritable = twin(['--help'], path.join(dir, 'a-file', 'cache'));
     expect({ code: unwritable.code, stdout: unwritable.stdout, stderr: unwritable.stderr }).toEqual(help);
     expect(unwritable.cache).toMatchObject({ status: 'none', wrote: false });
+    // A folder others may write (V8 runs what a cache holds): not read, not written.
+    const shared = path.join(dir, 'shared-cache');
+    mkdirSync(shared);
+    chmodSync(shared, 0o777);
+    const unsafe = twin(['--help'], shared);
+    expect({ code: unsafe.code, stdout: unsafe.stdout, stderr: unsafe.stderr }).toEqual(help);
+    expect(unsafe.cache).toMatchObject({ status: 'unsafe', wrote: false });
+    expect(readdirSync(shared)).toEqual([]);
     // Off: the ES module, no cache.
     const off = twin(['--help'], 'off');
     expect({ code: off.code, stdout: off.stdout, stderr: off.stderr }).toEqual(help);
