@@ -17,6 +17,7 @@
  */
 import { hostname } from 'node:os';
 import type { ImportReport } from '../api/contract/collections';
+import { groupThousands } from '../core/format/thousands';
 import { ImportCancelledError, runImporter, type ColumnMapping, type ImportKind, type SourceStats, type TextSource } from '../io/importers/index';
 import { emptyCounts, type AddCounts, type SourceEntry } from '../store/collectionTypes';
 import type { CollectionsRepo } from '../store/collectionsRepo';
@@ -86,7 +87,7 @@ export async function importIntoCollection(
           signal: opts.signal,
           onProgress: (n) => {
             read = n;
-            opts.progress?.(Math.min(base + n, total), total, `read ${(base + n).toLocaleString('en-US')} of ${total.toLocaleString('en-US')} lines`);
+            opts.progress?.(Math.min(base + n, total), total, `read ${groupThousands(base + n)} of ${groupThousands(total)} lines`);
           },
         })),
       );
@@ -165,7 +166,7 @@ async function importInRanges(
         lock('import is writing'),
       );
       after = upTo;
-      opts.progress?.(total, total, `writing: ${upTo.toLocaleString('en-US')} of ${n.toLocaleString('en-US')} documents`);
+      opts.progress?.(total, total, `writing: ${groupThousands(upTo)} of ${groupThousands(n)} documents`);
       await new Promise((r) => setTimeout(r, STEP_ASIDE_MS));
     }
     const id: number = loadingId;
@@ -290,14 +291,14 @@ function summarize(name: string, noop: boolean, d: AddCounts, q: AddCounts, j: A
   if (noop) return `no change: '${name}' already has all ${d.unchanged + q.unchanged + j.unchanged + j.kept} rows of these files`;
   const parts: string[] = [];
   const part = (c: AddCounts, one: string, many: string) => {
-    if (c.added) parts.push(`${c.added.toLocaleString('en-US')} ${c.added === 1 ? one : many}`);
+    if (c.added) parts.push(`${groupThousands(c.added)} ${c.added === 1 ? one : many}`);
   };
   part(d, 'document', 'documents');
   part(q, 'query', 'queries');
   part(j, 'judgment', 'judgments');
   let msg = `added ${parts.join(', ')} to '${name}'`;
   const same = d.unchanged + q.unchanged + j.unchanged;
-  if (same) msg += ` (${same.toLocaleString('en-US')} already there)`;
+  if (same) msg += ` (${groupThousands(same)} already there)`;
   if (j.kept) msg += `; kept ${j.kept} manual/LLM labels`;
   if (j.unknownDocuments) msg += `; ${j.unknownDocuments} judgments name documents not in the collection`;
   if (j.unknownQueries) msg += `; ${j.unknownQueries} judgments name queries not in the collection`;

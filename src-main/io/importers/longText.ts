@@ -19,6 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import { DataError } from '../../core/errors';
+import { groupThousands } from '../../core/format/thousands';
 import { blockLines, byteSource, decodeUtf8, DEFAULT_MAX_LINE_BYTES, inputName, type NumberedLine } from '../lines';
 
 /** A line with more bytes than this is read as a long line. */
@@ -321,7 +322,7 @@ class LongLineScanner {
         piece = JSON.parse(`"${bytes.toString('utf8')}"`) as string;
       } catch (err) {
         const reason = (err as Error).message.replace(/ in JSON at position \d+( \(line \d+ column \d+\))?/, '').replace(/, (?:\.\.\.|").*is not valid JSON$/s, '');
-        throw new DataError(`invalid JSON in a string of ${this.stringBytes.toLocaleString('en-US')} bytes: ${reason}`, { file: this.file, line: this.line });
+        throw new DataError(`invalid JSON in a string of ${groupThousands(this.stringBytes)} bytes: ${reason}`, { file: this.file, line: this.line });
       }
       if (piece.length > 0) this.store.appendLongText(this.text, piece);
     }

@@ -99,22 +99,26 @@ export function nodeLlamaCppVersion(appRoot: string): string | null {
   }
 }
 
-function gitState(cwd: string): { commit: string; dirty: boolean | null } | null {
-  const run = (args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).trim();
-  let commit: string;
+/**
+ * The checkout's commit and whether tracked files differ from it, from one `git status
+ * --porcelain=v2 --branch` (its `# branch.oid` header is HEAD's commit; every other line is a
+ * changed tracked file, untracked ones are not listed). null outside a repository or before its
+ * first commit, or when git is missing or older than 2.11 (porcelain v2).
+ */
+export function gitState(cwd: string): { commit: string; dirty: boolean | null } | null {
+  const run = (args: string[]) => execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 });
+  let status: string;
   try {
-    commit = run(['rev-parse', 'HEAD']);
+    status = run(['status', '--porcelain=v2', '--branch', '--untracked-files=no']);
   } catch {
     return null;
   }
+  const lines = status.split('\n').filter((l) => l !== '');
+  const oid = lines.find((l) => l.startsWith('# branch.oid '));
+  if (oid === undefined) return null;
+  const commit = oid.slice('# branch.oid '.length).trim();
   if (!/^[0-9a-f]{40,64}$/.test(commit)) return null;
-  let dirty: boolean | null = null;
-  try {
-    dirty = run(['status', '--porcelain', '--untracked-files=no']) !== '';
-  } catch {
-    dirty = null;
-  }
-  return { commit, dirty };
+  return { commit, dirty: lines.some((l) => !l.startsWith('#')) };
 }
 
 function readJson(file: string): Record<string, unknown> | null {

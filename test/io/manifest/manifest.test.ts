@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { collectEnvironment, type EnvironmentInfo } from '../../../src-main/io/manifest/environment';
+import { collectEnvironment, gitState, type EnvironmentInfo } from '../../../src-main/io/manifest/environment';
 import { manifestToIrMetadata } from '../../../src-main/io/manifest/irMetadata';
 import { buildManifest, REPRODUCIBILITY_WARNING, type ManifestInput } from '../../../src-main/io/manifest/manifest';
 import { REDACTED } from '../../../src-main/io/manifest/redactSecrets';
@@ -115,6 +115,29 @@ describe('collectEnvironment', () => {
     const e = collectEnvironment({ appRoot: tmp() });
     expect(e.app).toEqual({ name: 'fairground', version: null, gitCommit: null, gitDirty: null });
     expect(e.nodeLlamaCpp).toBeNull();
+  });
+});
+
+describe('gitState (one git process)', () => {
+  it('a repository before its first commit, a clean one, a changed tracked file, an untracked file, no repository', () => {
+    const dir = tmp();
+    const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    expect(gitState(dir)).toBeNull();
+    git('init', '-q');
+    expect(gitState(dir)).toBeNull();
+    writeFileSync(path.join(dir, 'a.txt'), 'one\n');
+    git('add', 'a.txt');
+    git('commit', '-q', '-m', 'first');
+    const head = git('rev-parse', 'HEAD');
+    expect(gitState(dir)).toEqual({ commit: head, dirty: false });
+    writeFileSync(path.join(dir, 'b.txt'), 'untracked\n');
+    expect(gitState(dir)).toEqual({ commit: head, dirty: false });
+    writeFileSync(path.join(dir, 'a.txt'), 'two\n');
+    expect(gitState(dir)).toEqual({ commit: head, dirty: true });
+    git('add', 'a.txt');
+    expect(gitState(dir)).toEqual({ commit: head, dirty: true });
+    git('commit', '-q', '-m', 'second');
+    expect(gitState(dir)).toEqual({ commit: git('rev-parse', 'HEAD'), dirty: false });
   });
 });
 
