@@ -7,7 +7,8 @@
 // (no sources) runs dist/. FAIRGROUND_USE_SOURCE=1 forces the sources, FAIRGROUND_USE_DIST=1 the build.
 // From the build, `fairground eval ir …` runs dist/main/evalIrMain.js and `fairground run …`
 // dist/main/runMain.js: that command alone in one file (the same dispatch, help and errors), which
-// starts faster than the whole CLI's chunks.
+// starts faster than the whole CLI's chunks. Where the build has an entry's CommonJS twin (runMain.cjs)
+// it runs that instead, with V8's code cache (bin/codeCache.js).
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
@@ -45,10 +46,16 @@ if (useSource) {
   const { main } = await import(pathToFileURL(source).href);
   await main();
 } else if (existsSync(built)) {
-  const single =
-    process.argv[2] === 'eval' && process.argv[3] === 'ir' ? join(root, 'dist', 'main', 'evalIrMain.js') : process.argv[2] === 'run' ? join(root, 'dist', 'main', 'runMain.js') : undefined;
-  const { main } = await import(pathToFileURL(single !== undefined && existsSync(single) ? single : built).href);
-  await main();
+  const single = process.argv[2] === 'eval' && process.argv[3] === 'ir' ? 'evalIrMain' : process.argv[2] === 'run' ? 'runMain' : undefined;
+  const esm = single === undefined ? undefined : join(root, 'dist', 'main', `${single}.js`);
+  const twin = single === undefined ? undefined : join(root, 'dist', 'main', `${single}.cjs`);
+  if (twin !== undefined && existsSync(twin) && existsSync(esm)) {
+    const { runEntry } = await import('./codeCache.js');
+    await runEntry(twin, esm);
+  } else {
+    const { main } = await import(pathToFileURL(esm !== undefined && existsSync(esm) ? esm : built).href);
+    await main();
+  }
 } else {
   console.error("fairground: not built; run 'npm run build'");
   process.exitCode = 1;

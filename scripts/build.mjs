@@ -5,7 +5,9 @@
  *                  (better-sqlite3, node-llama-cpp, sqlite-vec, electron, ...): cli.js (with its
  *                  lazily imported chunks/), app/main.js, app/preload.cjs, worker/workerMain.js,
  *                  evalIrMain.js (`fairground eval ir` alone, one file: bin/fairground.js runs it),
- *                  runMain.js (`fairground run` alone, one file: bin/fairground.js runs it)
+ *                  runMain.js (`fairground run` alone, one file: bin/fairground.js runs it),
+ *                  and runMain.cjs, its CommonJS twin, which bin/fairground.js runs instead, with
+ *                  V8's code cache (bin/codeCache.js)
  *   dist/renderer/ the Svelte UI, built by Vite
  * Flags: --if-stale (skip parts whose outputs are newer than their sources), --renderer-only,
  * --main-only.
@@ -21,7 +23,7 @@ import { existsSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } 
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
-import { mainBundleOptions } from './bundleZod.mjs';
+import { mainBundleOptions, mainCjsBundleOptions } from './bundleZod.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
@@ -74,9 +76,14 @@ if (!rendererOnly) {
     runMain: 'src-main/cli/runMain.ts',
   };
   const present = Object.fromEntries(Object.entries(entries).filter(([, src]) => existsSync(join(root, src))));
+  // `fairground run`'s entry built a second time as CommonJS (runMain.cjs): what bin/fairground.js
+  // runs, through vm.Script with V8's code cache (bin/codeCache.js, issue 25). Not `eval ir`'s: its
+  // 75 kB compile in a few ms, less than the loader and the cache's checks cost, and the flag it sets
+  // while it runs (dispatch.ts, streaming) makes V8 reject a cache written at its end.
+  const twins = Object.fromEntries(['runMain'].filter((k) => k in present).map((k) => [k, present[k]]));
   const stampFile = join(mainOut, 'build-inputs.json');
   // A missing record (removed before a build that failed or raced an edit) counts as stale.
-  if (stale([...Object.keys(present).map((k) => join(mainOut, `${k}.js`)), stampFile], [join(root, 'src-main'), join(root, 'package.json')])) {
+  if (stale([...Object.keys(present).map((k) => join(mainOut, `${k}.js`)), ...Object.keys(twins).map((k) => join(mainOut, `${k}.cjs`)), stampFile], [join(root, 'src-main'), join(root, 'package.json')])) {
     rmSync(stampFile, { force: true });
     const buildStarted = Date.now();
     const common = {
@@ -102,6 +109,7 @@ if (!rendererOnly) {
     const results = [];
     if (Object.keys(split).length > 0) results.push(await build({ ...esm, entryPoints: split, splitting: true, chunkNames: 'chunks/[name]-[hash]' }));
     if (Object.keys(others).length > 0) results.push(await build({ ...esm, entryPoints: others }));
+    if (Object.keys(twins).length > 0) results.push(await build({ ...mainCjsBundleOptions(root, mainOut), sourcemap: true, metafile: true, entryPoints: twins }));
     const inputs = [...new Set(results.flatMap((r) => Object.keys(r.metafile.inputs)))];
     if (existsSync(join(root, 'src-main/app/preload.ts'))) {
       // Sandboxed preloads must be CommonJS.

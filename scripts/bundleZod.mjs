@@ -47,3 +47,17 @@ export function mainBundleOptions(root, outdir) {
     banner: { js: createRequireBanner },
   };
 }
+
+/** The wrapper parameter that stands for `import.meta.url` in a CommonJS twin (bin/codeCache.js passes it). */
+export const importMetaUrlParam = '__fgImportMetaUrl';
+
+/**
+ * The esbuild options of a one-file entry's CommonJS twin (dist/main/runMain.cjs beside runMain.js):
+ * the same bundle as CommonJS, which bin/codeCache.js compiles through vm.Script with V8's code cache
+ * (Node 20 gives ES modules none). `import.meta.url` becomes a parameter of that wrapper; `require` is
+ * the wrapper's own.
+ */
+export function mainCjsBundleOptions(root, outdir) {
+  const { banner: _esmOnly, ...esm } = mainBundleOptions(root, outdir);
+  return { ...esm, format: 'cjs', define: { 'import.meta.url': importMetaUrlParam }, outExtension: { '.js': '.cjs' } };
+}

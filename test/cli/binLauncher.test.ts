@@ -2,10 +2,10 @@
  * Issue 18 item 4: bin/fairground.js runs the built dist/main/cli.js whenever the build is current
  * (every file in dist/main/build-inputs.json unchanged) and the TypeScript sources through tsx
  * otherwise. Checked on a copy of the launcher in a scratch checkout whose two entry points say
- * which one ran.
+ * which one ran; `run` goes to runMain.cjs through the code cache where the build has it.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,5 +67,29 @@ describe('bin/fairground.js', () => {
   it('runs the build when there are no sources (an installed copy)', () => {
     rmSync(path.join(root, 'src-main'), { recursive: true, force: true });
     expect(launch()).toBe('dist');
+  });
+
+  it("runs `run` from runMain.cjs through the code cache (bin/codeCache.js) when the build has it, else runMain.js", () => {
+    copyFileSync(path.join(repo, 'bin', 'codeCache.js'), path.join(root, 'bin', 'codeCache.js'));
+    const runLaunch = (env: Record<string, string>): string => {
+      const r = spawnSync(process.execPath, [path.join(root, 'bin', 'fairground.js'), 'run', '--x'], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', ...env }, timeout: 60_000 });
+      expect(r.stderr).toBe('');
+      return r.stdout.trim();
+    };
+    const cache = path.join(root, 'cache');
+    const log = path.join(root, 'cache.log');
+    const env = { FAIRGROUND_CODE_CACHE: cache, FAIRGROUND_CODE_CACHE_LOG: log };
+    const statuses = (): string[] => readFileSync(log, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { status: string }).status);
+    writeFileSync(path.join(root, 'dist', 'main', 'runMain.js'), "export async function main() { console.log('esm', process.argv.slice(2).join(' ')); }\n");
+    expect(runLaunch(env)).toBe('esm run --x');
+    writeFileSync(path.join(root, 'dist', 'main', 'runMain.cjs'), "exports.main = async () => console.log('twin', process.argv.slice(2).join(' '), typeof __fgImportMetaUrl);\n");
+    expect(runLaunch(env)).toBe('twin run --x string');
+    expect(runLaunch(env)).toBe('twin run --x string');
+    expect(statuses()).toEqual(['none', 'accepted']);
+    expect(runLaunch({ ...env, FAIRGROUND_CODE_CACHE: 'off' })).toBe('esm run --x');
+    expect(statuses()).toEqual(['none', 'accepted', 'off']);
+    // Without the cache folder's variables: the per-user folder, under XDG_CACHE_HOME.
+    expect(runLaunch({ XDG_CACHE_HOME: path.join(root, 'xdg'), HOME: root })).toBe('twin run --x string');
+    expect(readdirSync(path.join(root, 'xdg', 'fairground', 'code-cache')).filter((n) => /^runMain-[0-9a-f]{40}\.v8cache$/.test(n))).toHaveLength(1);
   });
 });

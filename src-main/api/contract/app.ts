@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Empty, method } from './define';
+import { Empty, lazyMethods, method } from './define';
 
 export const Theme = z.enum(['system', 'light', 'dark']);
 
@@ -73,7 +73,7 @@ export const FolderListing = z.object({
   truncated: z.boolean(),
 });
 
-export const appContract = {
+export const appContract = lazyMethods(() => ({
   'files.allowedFolders': method(Empty, AllowedFolders, 'The folders whose files API requests may name (browser mode); the workspace folder is always one.'),
   'files.setAllowedFolders': method(
     z.object({ folders: z.array(z.string().min(1).max(4096)).max(100) }).strict(),
@@ -100,4 +100,4 @@ export const appContract = {
   'workspace.info': method(Empty, WorkspaceInfo, 'The open workspace: path, schema, size and row counts.'),
   'settings.get': method(Empty, Settings, 'All settings with defaults filled in.'),
   'settings.update': method(SettingsPatch, Settings, 'Change some settings; returns all settings.'),
-};
+}));

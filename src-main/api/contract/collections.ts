@@ -3,7 +3,7 @@
  * judgments (relevance, utility), imported by background jobs and browsed page by page.
  */
 import { z } from 'zod';
-import { Empty, method } from './define';
+import { Empty, lazyMethods, method } from './define';
 import { Job } from './jobs';
 
 const JsonObject = z.record(z.string(), z.unknown());
@@ -161,7 +161,7 @@ export const BundlePart = z
   .strict()
   .refine((v) => (v.path === undefined) !== (v.file === undefined), { message: 'give either path or file', path: ['path'] });
 
-export const collectionsContract = {
+export const collectionsContract = lazyMethods(() => ({
   'collections.list': method(Empty, z.array(CollectionSummary), 'Collections with their document, query and judgment counts.'),
   'collections.get': method(z.object({ id: Id }).strict(), CollectionDetail, 'One collection: counts, input files, tasks and providers.'),
   'collections.create': method(z.object({ name: Name, description: z.string().max(5000).default('') }).strict(), CollectionSummary, 'An empty collection.'),
@@ -210,4 +210,4 @@ export const collectionsContract = {
     z.object({ judgment: CollectionJudgment.nullable(), contentHash: z.string() }),
     'Override a label by hand (recorded as manual, the replaced label kept); label null restores the replaced label.',
   ),
-};
+}));

@@ -4,7 +4,7 @@
  * and the evaluations, recomputed from the stored nuggets on every call.
  */
 import { z } from 'zod';
-import { method } from './define';
+import { lazyMethods, method } from './define';
 
 const Id = z.number().int().positive();
 const SetName = z.string().trim().min(1, 'a conversation set needs a name').max(200);
@@ -181,7 +181,7 @@ const SetParams = {
   lMax: z.number().int().min(1).max(10).optional(),
 };
 
-export const conversationsContract = {
+export const conversationsContract = lazyMethods(() => ({
   'conversations.sets.list': method(z.object({}).strict(), z.array(ConversationSet), 'Conversation sets with their attribute sets and counts.'),
   'conversations.sets.get': method(
     z.object({ setId: Id }).strict(),
@@ -337,4 +337,4 @@ export const conversationsContract = {
     ConversationImportReport.extend({ attributeSet: AttributeSet.nullable() }),
     'Conversations from RAG answers (query → user turn, answer → system turn), with an attribute set over the documents\u2019 providers.',
   ),
-};
+}));

@@ -15,6 +15,16 @@ export function method<I extends z.ZodType, O extends z.ZodType>(input: I, outpu
   return { input, output, summary };
 }
 
+/**
+ * A module's table of methods, built on its first use (issue 25): a process that never serves the API
+ * (`fairground run`, which imports a few spec schemas from here) does not build the method tables'
+ * hundreds of schemas. index.ts's `contract` calls every table once.
+ */
+export function lazyMethods<T extends Record<string, MethodDef>>(build: () => T): () => T {
+  let built: T | undefined;
+  return () => (built ??= build());
+}
+
 export const Empty = z.object({}).strict();
 
 /** Error codes every transport returns verbatim; the UI shows `message` as is. */

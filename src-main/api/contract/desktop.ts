@@ -3,7 +3,7 @@
  * first start, and diagnostics for Settings.
  */
 import { z } from 'zod';
-import { Empty, method } from './define';
+import { Empty, lazyMethods, method } from './define';
 
 export const DemoSpec = z.object({
   /** File name under resources/demo/experiments/. */
@@ -14,11 +14,11 @@ export const DemoSpec = z.object({
   spec: z.record(z.string(), z.unknown()),
 });
 
-export const desktopContract = {
+export const desktopContract = lazyMethods(() => ({
   'experiments.demoSpecs': method(Empty, z.array(DemoSpec), 'The demo experiment specs shipped with Fairground (resources/demo/experiments).'),
   'app.diagnostics': method(
     Empty,
     z.object({ text: z.string(), logFile: z.string().nullable(), logFolder: z.string().nullable() }),
     'A plain-text diagnostics report (versions, platform, workspace, recent jobs and log lines) and where the log file is.',
   ),
-};
+}));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { method } from './define';
+import { lazyMethods, method } from './define';
 
 const TextFile = z.object({
   name: z.string().min(1).max(500),
@@ -101,7 +101,7 @@ export const StoredRunsEvaluationRequest = IrEvaluationRequest.omit({ runs: true
   })
   .strict();
 
-export const evaluationContract = {
+export const evaluationContract = lazyMethods(() => ({
   'evaluation.ir': method(IrEvaluationRequest, IrEvaluation, 'Evaluate TREC runs against qrels, with significance against a baseline.'),
   'evaluation.storedRuns': method(StoredRunsEvaluationRequest, IrEvaluation, "Evaluate stored retrieval runs against their collection's judgments, with significance against a baseline."),
   'evaluation.export': method(
@@ -109,4 +109,4 @@ export const evaluationContract = {
     z.object({ file: ExportFile, manifest: ExportFile }),
     'Render an evaluation as CSV or a booktabs LaTeX table, with its reproducibility manifest.',
   ),
-};
+}));

@@ -6,7 +6,7 @@
  * sending; the service validates again (and reports field paths).
  */
 import { z } from 'zod';
-import { method } from './define';
+import { lazyMethods, method } from './define';
 import { Job } from './jobs';
 import { AnswerMetric, bm25Params, Decoding, Id, itemsPage, Name, Num, NumOrNull, TestCalibration } from './kindParts';
 import { GeneratorRef } from './models';
@@ -413,7 +413,7 @@ export const PromptPreviewBudget = z.object({
 });
 export type PromptPreviewBudget = z.infer<typeof PromptPreviewBudget>;
 
-export const experimentsContract = {
+export const experimentsContract = lazyMethods(() => ({
   'experiments.kinds': method(z.object({}).strict(), z.array(z.object({ kind: z.string(), title: z.string() })), 'The experiment kinds this version can run.'),
   'experiments.list': method(z.object({}).strict(), z.array(ExperimentInfo), 'Experiments, most recently edited first.'),
   'experiments.get': method(
@@ -439,4 +439,4 @@ export const experimentsContract = {
     "The prompt a spec gives for a real query (the retriever's deterministic top k), within the token budget the run applies (`budget`, where the kind reports it).",
   ),
   'experiments.run': method(z.object({ id: Id }).strict(), Job, 'Start a run of the current spec (a resumable job).'),
-};
+}));

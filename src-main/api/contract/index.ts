@@ -37,19 +37,19 @@ export * from './runs';
 export * from './plans';
 
 export const contract = {
-  ...appContract,
-  ...collectionsContract,
-  ...conversationsContract,
-  ...desktopContract,
-  ...workspacesContract,
-  ...jobsContract,
-  ...evaluationContract,
-  ...modelsContract,
-  ...retrievalContract,
-  ...labelingContract,
-  ...experimentsContract,
-  ...runsContract,
-  ...plansContract,
+  ...appContract(),
+  ...collectionsContract(),
+  ...conversationsContract(),
+  ...desktopContract(),
+  ...workspacesContract(),
+  ...jobsContract(),
+  ...evaluationContract(),
+  ...modelsContract(),
+  ...retrievalContract(),
+  ...labelingContract(),
+  ...experimentsContract(),
+  ...runsContract(),
+  ...plansContract(),
 } satisfies Record<string, MethodDef>;
 
 export type Contract = typeof contract;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Empty, method } from './define';
+import { Empty, lazyMethods, method } from './define';
 
 export const JobStatus = z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled', 'interrupted']);
 export type JobStatus = z.infer<typeof JobStatus>;
@@ -24,7 +24,7 @@ export const Job = z.object({
 });
 export type Job = z.infer<typeof Job>;
 
-export const jobsContract = {
+export const jobsContract = lazyMethods(() => ({
   'jobs.list': method(
     z.object({ status: z.array(JobStatus).optional(), limit: z.number().int().min(1).max(1000).optional() }).strict(),
     z.array(Job),
@@ -39,4 +39,4 @@ export const jobsContract = {
     Job,
     'Start a background integrity check of the workspace (table by table, cancellable).',
   ),
-};
+}));

@@ -4,7 +4,7 @@
  * summaries per query, and exports as TREC qrels and Fair-RAG's TSV files.
  */
 import { z } from 'zod';
-import { method } from './define';
+import { lazyMethods, method } from './define';
 import { Job } from './jobs';
 import { GeneratorRef } from './models';
 
@@ -162,7 +162,7 @@ export type LabelPreview = z.infer<typeof LabelPreview>;
 export const LabelExportFormat = z.enum(['qrels', 'fairrag-mapping', 'fairrag-delta']);
 export type LabelExportFormat = z.infer<typeof LabelExportFormat>;
 
-export const labelingContract = {
+export const labelingContract = lazyMethods(() => ({
   'labels.utility.start': method(UtilityLabelRequest, Job, 'Label every candidate of the chosen queries by its utility gain with a generator (Fair RAG Algorithm 1); a resumable job whose result is a UtilityLabelReport.'),
   'labels.utility.preview': method(
     UtilityLabelRequest.extend({ previewQueryId: z.string().min(1).optional() }),
@@ -179,4 +179,4 @@ export const labelingContract = {
     z.object({ fileName: z.string(), content: z.string(), rows: z.number().int(), queries: z.number().int() }),
     'Utility labels of the kept queries (≥ minUseful useful; 0: all) as TREC qrels, Fair-RAG relevance mapping TSV or delta TSV.',
   ),
-};
+}));

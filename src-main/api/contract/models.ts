@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Empty, method } from './define';
+import { Empty, lazyMethods, method } from './define';
 import { Job } from './jobs';
 
 /** Hardware/engine settings of a local model (node-llama-cpp). Omitted fields use the defaults. */
@@ -229,7 +229,7 @@ export type GeneratorRef = z.infer<typeof GeneratorRef>;
 
 const Id = z.object({ id: z.number().int() }).strict();
 
-export const modelsContract = {
+export const modelsContract = lazyMethods(() => ({
   'models.list': method(Empty, z.array(ModelInfo), 'The local GGUF models of the workspace.'),
   'models.add': method(
     z.object({ path: z.string().min(1).max(4096), name: z.string().min(1).max(200).optional() }).strict(),
@@ -342,4 +342,4 @@ export const modelsContract = {
   ),
   'remotes.remove': method(Id, z.object({ removed: z.boolean() }), 'Forget a server.'),
   'remotes.try': method(Id.extend({ request: TryRequest }).strict(), TryResult, 'Generate from a prompt on a server.'),
-};
+}));

@@ -4,7 +4,7 @@
  * engine's measured throughput. Nothing is computed to answer it (a dry run under the defer policy).
  */
 import { z } from 'zod';
-import { method } from './define';
+import { lazyMethods, method } from './define';
 
 export const CostLine = z.object({
   model: z.string(),
@@ -67,7 +67,7 @@ export const CostEstimate = z.object({
 });
 export type CostEstimate = z.infer<typeof CostEstimate>;
 
-export const plansContract = {
+export const plansContract = lazyMethods(() => ({
   'experiments.estimate': method(
     z.object({ id: z.number().int().min(1) }).strict(),
     CostEstimate,
@@ -83,4 +83,4 @@ export const plansContract = {
     z.object({ warnings: z.array(DesignWarning) }),
     "A spec's design warnings on this workspace's data (issue 23 item 5: k ≥ the candidates, too few queries for the test, too few samples to separate the arms, …), each with its cause and fix; shown atop a run's results for the spec it ran.",
   ),
-};
+}));

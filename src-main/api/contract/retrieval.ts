@@ -3,7 +3,7 @@
  * (BM25, dense, reciprocal rank fusion) exported as TREC runs.
  */
 import { z } from 'zod';
-import { method } from './define';
+import { lazyMethods, method } from './define';
 import { Job } from './jobs';
 
 const Id = z.number().int().min(1);
@@ -129,7 +129,7 @@ export const EmbeddingSet = z.object({
   documents: z.number().int(),
 });
 
-export const retrievalContract = {
+export const retrievalContract = lazyMethods(() => ({
   'retrieval.search': method(
     z
       .object({
@@ -185,4 +185,4 @@ export const retrievalContract = {
     "Start a job that embeds a collection's documents (resumable: already embedded documents are skipped).",
   ),
   'retrieval.dense.sets': method(z.object({ collectionId: Id.optional() }).strict(), z.array(EmbeddingSet), 'Embedding sets and how many documents each holds.'),
-};
+}));

@@ -12,7 +12,7 @@
  * kind's own contract file) go into the three unions below.
  */
 import { z } from 'zod';
-import { method } from './define';
+import { lazyMethods, method } from './define';
 import { ExportFormat, FairRagItemsPage, FairRagMetrics } from './experiments';
 import { Id, itemsPage } from './kindParts';
 import { MoiExportFormat, MoiMetrics, MoiQueryDetail } from './moi';
@@ -84,7 +84,7 @@ export type ExportFormatOf<K extends RunKind> = (typeof EXPORT_FORMATS)[K][numbe
 export const ExportedFile = z.object({ name: z.string(), mediaType: z.string(), text: z.string() });
 export const RunExport = z.object({ file: ExportedFile, manifest: z.record(z.string(), z.unknown()) });
 
-export const runsContract = {
+export const runsContract = lazyMethods(() => ({
   'runs.list': method(z.object({ experimentId: Id.optional() }).strict(), z.array(RunInfo), 'Runs, newest first.'),
   'runs.get': method(
     z.object({ runId: Id }).strict(),
@@ -116,4 +116,4 @@ export const runsContract = {
     RunExport,
     'An export file of a run in one of its kind’s formats (CSV, TREC run and qrels, LaTeX, JSONL training data, JSON) and its reproducibility manifest.',
   ),
-};
+}));
