@@ -86,17 +86,10 @@ if (!rendererOnly) {
   if (stale([...Object.keys(present).map((k) => join(mainOut, `${k}.js`)), ...Object.keys(twins).map((k) => join(mainOut, `${k}.cjs`)), stampFile], [join(root, 'src-main'), join(root, 'package.json')])) {
     rmSync(stampFile, { force: true });
     const buildStarted = Date.now();
-    const common = {
-      absWorkingDir: root,
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      sourcemap: true,
-      packages: 'external',
-      logLevel: 'warning',
-    };
     // zod is bundled into dist/main, with its English messages only (scripts/bundleZod.mjs).
     const esm = { ...mainBundleOptions(root, mainOut), sourcemap: true, metafile: true };
+    // The preload's options: the same without the ES module parts and zod (it imports Electron only).
+    const { format: _format, plugins: _plugins, banner: _banner, outdir: _outdir, metafile: _metafile, ...common } = esm;
     // The CLI is split into chunks (dist/main/chunks/): cli.js holds only the argument dispatch and
     // the command list, and each command's module is a chunk imported when that command runs, so
     // `fairground --help` or a light command does not load every command's dependencies (issue 18).

@@ -1,6 +1,7 @@
 /**
- * The esbuild plugin that bundles zod into dist/main (scripts/build.mjs; test/cli/runEntry.test.ts
- * bundles with it too).
+ * How dist/main is bundled (scripts/build.mjs; the entry tests bundle with the same options): the
+ * esbuild plugin that bundles zod, and the options of the ES module bundles and of runMain's
+ * CommonJS twin (mainBundleOptions, mainCjsBundleOptions, at the end).
  *
  * zod is bundled rather than loaded from node_modules: its package is about 100 ES modules (every
  * locale included), and resolving, reading and linking them cost a process that starts (`fairground

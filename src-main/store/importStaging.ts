@@ -382,7 +382,7 @@ export class ImportStaging {
           const part = slice.get(at, l, seq) as string;
           if (part.length === 0) break;
           // JSON escapes character by character: the slices' escapes joined are the text's.
-          h.update(NEEDS_ESCAPE.test(part) ? JSON.stringify(part).slice(1, -1) : part);
+          updateEscaped(h, part);
           if (part.length < HASH_SLICE) break;
         }
       }
@@ -424,6 +424,11 @@ const JSON_SLICE = 1 << 20;
  * text's; a slice never ends between the two halves of a surrogate pair (JSON.stringify escapes a
  * lone surrogate). The hashed bytes are exactly the same.
  */
+/** `part` as JSON.stringify writes it between the quotes (a part that needs no escape as it is). */
+function updateEscaped(h: Hash, part: string): void {
+  h.update(NEEDS_ESCAPE.test(part) ? JSON.stringify(part).slice(1, -1) : part);
+}
+
 function updateJsonString(h: Hash, text: string): void {
   if (text.length <= JSON_SLICE) {
     h.update(JSON.stringify(text));
@@ -434,8 +439,7 @@ function updateJsonString(h: Hash, text: string): void {
     let j = Math.min(text.length, i + JSON_SLICE);
     const last = text.charCodeAt(j - 1);
     if (j < text.length && last >= 0xd800 && last <= 0xdbff) j--;
-    const escaped = JSON.stringify(text.slice(i, j));
-    h.update(escaped.slice(1, -1));
+    updateEscaped(h, text.slice(i, j));
     i = j;
   }
   h.update('"');
