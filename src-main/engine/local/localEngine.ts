@@ -245,8 +245,15 @@ export class LocalEngine implements Engine {
     return this.loading;
   }
 
-  private async start(): Promise<WorkerProcess> {
-    this.setState({ status: 'loading' });
+  /**
+   * Starts a worker and loads the model. `bindingTests` 'cached' lets the worker skip
+   * node-llama-cpp's binary self-test for a binary whose test passed before (worker/bindingTests.ts);
+   * when such a load fails before the worker confirmed the binary (it said it skipped a test, then
+   * died, or the binary reported another GPU type), it is tried once more with every test run, so a binary that stopped working (a GPU driver removed) is found by
+   * its test and node-llama-cpp falls back as it would have.
+   */
+  private async start(bindingTests: 'cached' | 'always' = 'cached'): Promise<WorkerProcess> {
+    if (bindingTests === 'cached') this.setState({ status: 'loading' });
     let worker: WorkerProcess;
     try {
       // Not a GGUF, truncated, missing: say so precisely, without starting a process.
@@ -274,11 +281,18 @@ export class LocalEngine implements Engine {
       throw error;
     }
     this.worker = worker;
+    let skippedTest: string | undefined;
     try {
       const loaded = await worker.call(
         'load',
-        { modelPath: this.options.modelPath, settings: this.settings },
-        this.options.onLoadProgress ? { onProgress: (p) => p.load !== undefined && this.options.onLoadProgress?.(p.load) } : {},
+        { modelPath: this.options.modelPath, settings: this.settings, bindingTests },
+        {
+          onProgress: (p) => {
+            if (p.bindingTestSkipped !== undefined) skippedTest = p.bindingTestSkipped;
+            if (p.bindingTestConfirmed) skippedTest = undefined;
+            if (p.load !== undefined) this.options.onLoadProgress?.(p.load);
+          },
+        },
       );
       if (this.current.status === 'closed') {
         await worker.shutdown();
@@ -308,6 +322,12 @@ export class LocalEngine implements Engine {
       return worker;
     } catch (err) {
       const error = err instanceof EngineError ? err : new EngineError('model-load-failed', (err as Error).message);
+      if (skippedTest !== undefined && bindingTests === 'cached' && this.current.status === 'loading') {
+        engineLog('warn', 'engine', `${this.label()}: ${error.message} — loading again with node-llama-cpp's self-test of ${skippedTest}, which this load had skipped on its record`);
+        if (this.worker === worker) this.worker = undefined;
+        worker.kill();
+        return this.start('always');
+      }
       if (this.current.status !== 'closed') {
         engineLog('error', 'engine', `${this.label()}: ${error.message}`);
         this.setState({ status: 'failed', error });

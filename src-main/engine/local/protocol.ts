@@ -59,6 +59,12 @@ export interface ThreadsRequest {
 export interface LoadRequest {
   modelPath: string;
   settings: LocalEngineSettings;
+  /**
+   * node-llama-cpp's binary self-test (worker/bindingTests.ts): 'cached' (the default) skips it for a
+   * binary whose test passed before; 'always' runs it (the parent's second load after a load that
+   * skipped it failed).
+   */
+  bindingTests?: 'cached' | 'always';
 }
 
 /** What the worker learned while loading, for the engine identity and the manifest. */
@@ -98,6 +104,10 @@ export type ParentMessage =
 export interface WorkerProgress {
   /** Model loading: fraction in [0, 1]. */
   load?: number;
+  /** Model loading: a binary's self-test was skipped on its record (sent before the binary loads). */
+  bindingTestSkipped?: string;
+  /** Model loading: the binary whose test was skipped loaded with the GPU type its test saw (a later failure is not its doing). */
+  bindingTestConfirmed?: true;
   /** Generation: tokens produced so far. */
   tokens?: number;
   /** Generation: the text so far, sent only for a call made with `stream` (Try it, issue 17 item 4). */

@@ -38,6 +38,7 @@ import type { LocalEngineSettings } from '../settings';
 import { runtimeVersions } from '../runtimeVersions';
 import type { TuneRequest } from '../threadTuning';
 import { ThreadGovernor, type ThreadPolicy } from './threads';
+import { bindingTestsFile, confirmSkipped, withBindingTests } from './bindingTests';
 import { runTuneTrials } from './tune';
 import { chatPromptTokens, generateInSequence, wholeTextChatWrapper } from './generate';
 import { scoreInSequence } from './score';
@@ -57,6 +58,10 @@ export function llamaLogLevel(env: Record<string, string | undefined> = process.
 
 export interface HostCallbacks {
   onLoadProgress?(fraction: number): void;
+  /** A binary's self-test was skipped on its record (worker/bindingTests.ts), before the binary loads. */
+  onBindingTestSkipped?(binary: string): void;
+  /** The binary whose test was skipped loaded with the GPU type its test saw. */
+  onBindingTestConfirmed?(): void;
   onLog?(level: string, message: string): void;
 }
 
@@ -83,17 +88,33 @@ export class ModelHost {
     // says), so the last warnings and errors are kept and added to the error.
     const recent: string[] = [];
     const usableCores = availableParallelism();
-    const llama = await getLlama({
-      gpu: settings.gpu,
-      maxThreads: usableCores,
-      build: 'never',
-      logLevel: llamaLogLevel(),
-      logger: (level, message) => {
-        recent.push(message.trim());
-        if (recent.length > 4) recent.shift();
-        callbacks.onLog?.(String(level), message);
-      },
-    });
+    const testsFile = bindingTestsFile();
+    const { result: llama, report } = await withBindingTests(
+      testsFile,
+      req.bindingTests ?? 'cached',
+      () =>
+        getLlama({
+          gpu: settings.gpu,
+          maxThreads: usableCores,
+          build: 'never',
+          logLevel: llamaLogLevel(),
+          logger: (level, message) => {
+            recent.push(message.trim());
+            if (recent.length > 4) recent.shift();
+            callbacks.onLog?.(String(level), message);
+          },
+        }),
+      (binary) => callbacks.onBindingTestSkipped?.(binary),
+    );
+    if (!confirmSkipped(testsFile, report, llama.gpu)) {
+      const used = report.skipped[report.skipped.length - 1]!;
+      await llama.dispose();
+      throw new EngineError(
+        'model-load-failed',
+        `the llama.cpp binary ${used.binary} now reports GPU type ${String(llama.gpu)}, not the ${String(used.gpu)} its earlier self-test saw (its record is dropped: the next load tests it again)`,
+      );
+    }
+    if (report.skipped.length > 0) callbacks.onBindingTestConfirmed?.();
     const model = await llama
       .loadModel({
         modelPath: req.modelPath,

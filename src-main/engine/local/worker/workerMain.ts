@@ -49,6 +49,8 @@ async function dispatch<K extends WorkerOp>(id: number, op: K, request: WorkerOp
           send({ type: 'progress', id, progress: { load: fraction } });
         }
       },
+      onBindingTestSkipped: (binary) => send({ type: 'progress', id, progress: { bindingTestSkipped: binary } }),
+      onBindingTestConfirmed: () => send({ type: 'progress', id, progress: { bindingTestConfirmed: true } }),
       onLog: (level, message) => send({ type: 'log', level, message, source: 'llama.cpp' }),
     }).catch((err: unknown) => {
       throw err instanceof EngineError ? err : new EngineError('model-load-failed', (err as Error).message ?? String(err));
