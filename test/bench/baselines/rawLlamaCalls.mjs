@@ -8,7 +8,8 @@
  * worker process, no database.
  *
  * Usage: node rawLlamaCalls.mjs MODEL.gguf CALLS.json THREADS [GPU]
- * CALLS.json: [{ prompt, maxTokens, jsonSchema? }]. Prints `calls N, completion tokens M`.
+ * CALLS.json: [{ prompt, maxTokens, jsonSchema? }]. Prints `calls N, completion tokens M` and
+ * `own CPU ms C` (this process alone, without node-llama-cpp's binary-test child).
  */
 import { readFileSync } from 'node:fs';
 import { getLlama, LlamaCompletion, LlamaLogLevel } from 'node-llama-cpp';
@@ -46,7 +47,9 @@ for (const call of calls) {
   completion.dispose({ disposeSequence: false });
   await sequence.clearHistory();
 }
-process.stdout.write(`calls ${calls.length}, completion tokens ${tokens}\n`);
 await context.dispose();
 await model.dispose();
 await llama.dispose();
+// This process's own CPU: the rest of the process tree's is node-llama-cpp's binary self-test (its one child).
+const own = process.resourceUsage();
+process.stdout.write(`calls ${calls.length}, completion tokens ${tokens}\nown CPU ms ${Math.round((own.userCPUTime + own.systemCPUTime) / 1000)}\n`);
