@@ -68,6 +68,7 @@ describe('binding tests', () => {
     expect(second.realForks).toBe(0);
     expect(second.report.tested).toEqual([]);
     expect(second.report.skipped.map((s) => [s.binary, s.gpu])).toEqual([[binary, false]]);
+    expect(second.report.last).toBe('skipped');
     expect(second.confirmed).toBe(true);
     expect([second.gpu, second.buildType, second.release]).toEqual([first.gpu, first.buildType, first.release]);
     // The record was taken out while the binary loaded and put back once it had.
@@ -116,8 +117,11 @@ describe('binding tests', () => {
 
   it('puts a skipped record back only when the loaded binary reports the GPU type its test saw', () => {
     const file = join(dir, 'confirm.json');
-    const report: BindingTestReport = { skipped: [{ binary: '/x/llama-addon.node', gpu: 'cuda', key: 'k1' }], tested: [] };
+    const report: BindingTestReport = { skipped: [{ binary: '/x/llama-addon.node', gpu: 'cuda', key: 'k1' }], tested: [], last: 'skipped' };
     expect(confirmSkipped(file, report, false)).toBe(false);
+    expect(existsSync(file)).toBe(false);
+    // The skipped binary failed to load and node-llama-cpp went on to one it tested: that one loaded, the skipped record stays out.
+    expect(confirmSkipped(file, { ...report, tested: [{ binary: '/x/cpu/llama-addon.node', passed: true }], last: 'tested' }, false)).toBe(true);
     expect(existsSync(file)).toBe(false);
     expect(confirmSkipped(file, report, 'cuda')).toBe(true);
     expect(Object.keys(records(file).passed)).toEqual(['k1']);

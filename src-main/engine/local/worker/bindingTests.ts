@@ -26,9 +26,10 @@
  * - Mechanism: while `getLlama` runs, `child_process.fork` (which node-llama-cpp imports from
  *   `node:child_process`; `syncBuiltinESMExports` updates that binding) is wrapped. A fork of the
  *   test script returns a stand-in child that starts the real test process only when the binary it
- *   names has no record; every other fork goes through untouched. Electron's utility processes are
- *   not wrapped (node-llama-cpp forks those through `electron.utilityProcess`), so there every test
- *   still runs.
+ *   names has no record; every other fork goes through untouched. Where node-llama-cpp forks its test
+ *   through Electron's `utilityProcess` instead (it tries that first under Electron, and falls back to
+ *   `child_process.fork` where the module has no `utilityProcess`, as in the app's utility-process
+ *   worker), nothing is wrapped and every test runs.
  *
  * The records are one JSON file, FAIRGROUND_BINDING_TESTS (a path, or `off` to run every test),
  * else the platform's cache folder + fairground/llama-binding-tests.json. A damaged file reads as
@@ -60,6 +61,8 @@ export interface BindingTestReport {
   skipped: { binary: string; gpu: unknown; key: string }[];
   /** Binaries tested for real: passed (and now recorded) or failed. */
   tested: { binary: string; passed: boolean }[];
+  /** Which came last, a skipped or a real test: the binary node-llama-cpp then loaded (it tries them in turn). */
+  last?: 'skipped' | 'tested';
 }
 
 /** The records file, or null when FAIRGROUND_BINDING_TESTS is `off` or `0`. */
@@ -141,13 +144,16 @@ function recordPassed(file: string, key: string, binary: string, records: Record
 }
 
 /**
- * After a `getLlama` that skipped tests: true (and the record put back) when the binary it loaded
- * reports the GPU type its recorded test saw; false when it does not (the record stays out, so the
- * next start tests it: a GPU driver went away, say).
+ * After a `getLlama` that skipped tests: true (and the record put back) when the binary it loaded —
+ * the last one it skipped, unless a real test came after — reports the GPU type its recorded test
+ * saw; false when it does not (the record stays out, so the next start tests it: a GPU driver went
+ * away, say).
  */
 export function confirmSkipped(file: string | null, report: BindingTestReport, loadedGpu: unknown): boolean {
   const used = report.skipped[report.skipped.length - 1];
-  if (!used || file === null) return true;
+  // A real test after the skip: the skipped binary failed to load and node-llama-cpp went on to a tested one
+  // (the skipped one's record stays out, so the next start tests it).
+  if (!used || file === null || report.last !== 'skipped') return true;
   if (used.gpu !== loadedGpu) return false;
   recordPassed(file, used.key, used.binary);
   return true;
@@ -250,6 +256,7 @@ class TestChild extends EventEmitter {
       delete records.passed[key];
       writeRecords(this.file, records);
       this.report.skipped.push({ binary: start.bindingBinaryPath, gpu: start.gpu, key });
+      this.report.last = 'skipped';
       this.onSkip?.(start.bindingBinaryPath);
       setImmediate(() => this.emit('message', { type: 'loaded' }));
       return true;
@@ -283,6 +290,7 @@ class TestChild extends EventEmitter {
     real.on('exit', (code, signal) => {
       const ok = passed && code === 0;
       this.report.tested.push({ binary: start.bindingBinaryPath, passed: ok });
+      this.report.last = 'tested';
       if (key !== null) {
         const records = readRecords(this.file);
         if (ok) recordPassed(this.file, key, start.bindingBinaryPath, records);
