@@ -14,7 +14,10 @@
 import type { Database } from 'better-sqlite3';
 import { toMatchExpression, queryTerms } from './matchExpression';
 import { bm25RankFunction, takeTopK } from './rankOrder';
-import { markedToHtml, SQL_MARK_CLOSE, SQL_MARK_OPEN } from './snippetHtml';
+import { markedToHtml, passageOfHighlighted, SQL_MARK_CLOSE, SQL_MARK_OPEN } from './snippetHtml';
+
+/** Texts longer than this (characters) get their snippet from highlight() (see searchFts). */
+export const LONG_TEXT_CHARS = 65_536;
 
 export interface FieldWeights {
   title: number;
@@ -91,17 +94,37 @@ export function searchFts(db: Database, options: FtsSearchOptions): FtsSearchRes
             snippet(documents_fts, 1, ${SQL_MARK_OPEN}, ${SQL_MARK_CLOSE}, '…', ?) AS snippet
        FROM documents_fts WHERE documents_fts MATCH ? AND rowid = ?`,
   );
+  // FTS5's snippet() scores a passage at every match against every other match: quadratic in the
+  // matches, seconds for a common word in a megabyte. A text over LONG_TEXT_CHARS gets the passage
+  // picked from highlight()'s marks instead (linear; passageOfHighlighted).
+  const lengthOf = db.prepare(`SELECT length(text) FROM documents WHERE id = ?`).pluck();
+  const marksLong = db.prepare(
+    `SELECT highlight(documents_fts, 0, ${SQL_MARK_OPEN}, ${SQL_MARK_CLOSE}) AS title,
+            highlight(documents_fts, 1, ${SQL_MARK_OPEN}, ${SQL_MARK_CLOSE}) AS text
+       FROM documents_fts WHERE documents_fts MATCH ? AND rowid = ?`,
+  );
   const hits = top.map((row, i) => {
     // The rowid must be bound as BigInt: a JS number binds as REAL, and FTS5 then silently ignores
     // the `rowid = ?` constraint and returns every matching row (measured with SQLite 3.53.2).
-    const m = marks.get(snippetTokens, match, BigInt(row.documentId)) as { title: string | null; snippet: string | null } | undefined;
+    const rowid = BigInt(row.documentId);
+    let title: string | null | undefined;
+    let snippet: string | null | undefined;
+    if (((lengthOf.get(row.documentId) as number | null) ?? 0) > LONG_TEXT_CHARS) {
+      const m = marksLong.get(match, rowid) as { title: string | null; text: string | null } | undefined;
+      title = m?.title;
+      snippet = m?.text == null ? m?.text : passageOfHighlighted(m.text, snippetTokens);
+    } else {
+      const m = marks.get(snippetTokens, match, rowid) as { title: string | null; snippet: string | null } | undefined;
+      title = m?.title;
+      snippet = m?.snippet;
+    }
     return {
       rank: i + 1,
       documentId: row.documentId,
       docId: row.docId,
       title: row.title,
-      titleHtml: markedToHtml(m?.title ?? row.title),
-      snippetHtml: markedToHtml(m?.snippet ?? ''),
+      titleHtml: markedToHtml(title ?? row.title),
+      snippetHtml: markedToHtml(snippet ?? ''),
       score: row.score,
     };
   });
