@@ -75,7 +75,10 @@ export function markedWords(marked: string): MarkedWord[] {
   return words;
 }
 
-/** 1,000 per distinct matched word and 1 per further match, as FTS5's snippet() scores a passage. */
+/**
+ * 1,000 per distinct matched word and 1 per further match: FTS5's snippet() scoring (fts5_aux.c),
+ * which counts by query phrase (stemmed forms together) where this counts by the word as written.
+ */
 export function passageScore(words: readonly Pick<MarkedWord, 'marked' | 'text'>[], start: number, count: number): number {
   const distinct = new Set<string>();
   let matches = 0;
