@@ -247,10 +247,11 @@ export class LocalEngine implements Engine {
 
   /**
    * Starts a worker and loads the model. `bindingTests` 'cached' lets the worker skip
-   * node-llama-cpp's binary self-test for a binary whose test passed before (worker/bindingTests.ts);
-   * when such a load fails before the worker confirmed the binary (it said it skipped a test, then
-   * died, or the binary reported another GPU type), it is tried once more with every test run, so a binary that stopped working (a GPU driver removed) is found by
-   * its test and node-llama-cpp falls back as it would have.
+   * node-llama-cpp's binary self-test for a binary whose test passed before (worker/bindingTests.ts).
+   * When such a load fails before the worker confirmed the binary (it said it skipped a test, then
+   * died, or the binary reported another GPU type), it is tried once more with every test run: a
+   * binary that stopped working (a GPU driver removed) is found by its test, and node-llama-cpp
+   * falls back as it would have.
    */
   private async start(bindingTests: 'cached' | 'always' = 'cached'): Promise<WorkerProcess> {
     if (bindingTests === 'cached') this.setState({ status: 'loading' });
