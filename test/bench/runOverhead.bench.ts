@@ -115,13 +115,12 @@ export async function runOverheadBench(ctx: BenchContext): Promise<BenchRow[]> {
   const b = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--main-only', '--if-stale'], { cwd: root, encoding: 'utf8' });
   if (b.status !== 0) throw new Error(`build failed: ${b.stderr}`);
   const bin = join(root, 'bin', 'fairground.js');
-  // The candidate's records of node-llama-cpp's binary tests (worker/bindingTests.ts) are the bench's own: its
-  // first run of each spec (the warm-up) tests the binary, every measured run starts without the test.
-  const dir0 = mkdtempSync(join(tmpdir(), 'fg-bench-bindingtests-'));
-  const dist = { FAIRGROUND_USE_DIST: '1', FAIRGROUND_BINDING_TESTS: join(dir0, 'llama-binding-tests.json') };
   const baseCli = process.env.FAIRGROUND_BENCH_BASE_CLI;
   const pairs = Math.max(2, Math.round(5 * Math.min(1, ctx.scale)));
   const dir = mkdtempSync(join(tmpdir(), 'fg-bench-runoverhead-'));
+  // The candidate's records of node-llama-cpp's binary tests (worker/bindingTests.ts) are the bench's own: its
+  // first run of each spec (the warm-up) tests the binary, every measured run starts without the test.
+  const dist = { FAIRGROUND_USE_DIST: '1', FAIRGROUND_BINDING_TESTS: join(dir, 'llama-binding-tests.json') };
   const cpuFile = join(dir, 'cpu.txt');
   const rows: BenchRow[] = [];
   try {
@@ -211,7 +210,6 @@ export async function runOverheadBench(ctx: BenchContext): Promise<BenchRow[]> {
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
-    rmSync(dir0, { recursive: true, force: true });
   }
   return rows;
 }

@@ -100,13 +100,13 @@ describe('binding tests', () => {
     const bin = join(dir, 'fake-addon.node');
     writeFileSync(bin, 'x'.repeat(100));
     utimesSync(bin, 1_700_000_000, 1_700_000_000);
-    const script = Buffer.from('test script');
+    const script = createHash('sha256').update('test script').digest('hex');
     const start = { type: 'start' as const, bindingBinaryPath: bin, gpu: false };
     const key = bindingTestKey(start, script);
     expect(key).toMatch(/^[0-9a-f]{64}$/);
     expect(bindingTestKey({ ...start }, script)).toBe(key);
     expect(bindingTestKey({ ...start, gpu: 'cuda' }, script)).not.toBe(key);
-    expect(bindingTestKey(start, Buffer.from('other script'))).not.toBe(key);
+    expect(bindingTestKey(start, createHash('sha256').update('other script').digest('hex'))).not.toBe(key);
     utimesSync(bin, 1_700_000_001, 1_700_000_001);
     expect(bindingTestKey(start, script)).not.toBe(key);
     writeFileSync(bin, 'x'.repeat(101));

@@ -110,8 +110,8 @@ function writeRecords(file: string, records: RecordsFile): void {
   }
 }
 
-/** The record key of one binary's test, or null when a file it names cannot be read. */
-export function bindingTestKey(start: StartMessage, testScript: Buffer): string | null {
+/** The record key of one binary's test (`scriptSha`: the test script's sha256), or null when a file it names cannot be read. */
+export function bindingTestKey(start: StartMessage, scriptSha: string): string | null {
   try {
     const stamp = (p: string) => {
       const s = statSync(p);
@@ -123,7 +123,7 @@ export function bindingTestKey(start: StartMessage, testScript: Buffer): string 
         stamp(start.bindingBinaryPath),
         start.extBackendsPath === undefined ? null : stamp(start.extBackendsPath),
         start.gpu,
-        createHash('sha256').update(testScript).digest('hex'),
+        scriptSha,
         process.version,
         process.versions.modules,
         process.platform,
@@ -182,14 +182,14 @@ export async function withBindingTests<T>(
     const path = modulePath instanceof URL ? modulePath.pathname : String(modulePath);
     const options = (rest.find((r) => r !== null && typeof r === 'object' && !Array.isArray(r)) ?? {}) as childProcess.ForkOptions;
     if (basename(path) === 'testBindingBinary.js' && options.env?.TEST_BINDING_CP === 'true') {
-      let script: Buffer | undefined;
+      let sha: string | undefined;
       try {
-        script = readFileSync(path);
+        sha = createHash('sha256').update(readFileSync(path)).digest('hex');
       } catch {
-        script = undefined;
+        sha = undefined;
       }
-      if (script && KNOWN_TEST_SCRIPTS.includes(createHash('sha256').update(script).digest('hex'))) {
-        return new TestChild(() => (original as (...a: unknown[]) => childProcess.ChildProcess).call(this, modulePath, ...rest), script, file, mode, report, onSkip) as unknown as childProcess.ChildProcess;
+      if (sha !== undefined && KNOWN_TEST_SCRIPTS.includes(sha)) {
+        return new TestChild(() => (original as (...a: unknown[]) => childProcess.ChildProcess).call(this, modulePath, ...rest), sha, file, mode, report, onSkip) as unknown as childProcess.ChildProcess;
       }
     }
     return (original as (...a: unknown[]) => childProcess.ChildProcess).call(this, modulePath, ...rest);
@@ -222,7 +222,7 @@ class TestChild extends EventEmitter {
 
   constructor(
     private readonly spawnReal: () => childProcess.ChildProcess,
-    private readonly script: Buffer,
+    private readonly scriptSha: string,
     private readonly file: string,
     private readonly mode: BindingTestMode,
     private readonly report: BindingTestReport,
@@ -249,7 +249,7 @@ class TestChild extends EventEmitter {
     }
     if (message.type !== 'start') return true;
     const start = message as StartMessage;
-    const key = bindingTestKey(start, this.script);
+    const key = bindingTestKey(start, this.scriptSha);
     const records = readRecords(this.file);
     if (key !== null && this.mode === 'cached' && records.passed[key]) {
       this.fake = true;
