@@ -1,5 +1,5 @@
 /**
- * The experiment-kind registry. A kind (fair-rag now; moi, richrag, conversations later) is one
+ * The experiment-kind registry. A kind (fair-rag, moi, richrag; a fourth joins the same way) is one
  * object with:
  *
  *   schema            zod schema of its spec, with defaults (the API contract holds it, so the UI can use it)
@@ -28,6 +28,7 @@ import type { GeneratorRef } from '../api/contract/models';
 import type { GeneratorSelector, PromptPreviewBudget } from '../api/contract/experiments';
 import type { DesignWarning } from '../api/contract/plans';
 import type { CachedEngine } from '../engine/callCache';
+import type { GenerateRequest } from '../engine/types';
 import type { ManifestInput } from '../io/manifest/manifest';
 import type { CollectionsRepo } from '../store/collectionsRepo';
 import type { ExperimentsRepo, RunItem } from '../store/experimentsRepo';
@@ -141,7 +142,53 @@ export interface ExperimentKind<S = unknown, M = unknown, R = unknown> {
    * Pure over the spec and the collection; shown by the wizard's review, `run --dry-run` and atop the run's results.
    */
   designWarnings?(spec: S, deps: ExperimentDeps): Promise<DesignWarning[]>;
+  /**
+   * Every generate and scoring request this spec will send, by the field naming its model, so a spec
+   * that needs what a model's engine lacks is refused before anything is written (specCapabilities.ts).
+   * Optional: a kind without it is not checked.
+   */
+  modelNeeds?(spec: S): ModelNeeds;
+  /**
+   * What the kind's run would refuse only after its run was written (a prompt template that does not
+   * parse, a task no selected query has), checked with the references (specReferences.ts).
+   */
+  checkContent?(spec: S, deps: ContentCheckDeps): KindSpecIssue[];
   previewPrompt?(spec: S, deps: ExperimentDeps, queryId: string, retriever?: string): Promise<{ queryId: string; retriever: string; ranking: string[]; prompt: string; budget?: PromptPreviewBudget }>;
+}
+
+/** A generate request a spec will send, by the field naming its model (specCapabilities.ts). */
+export interface GenerateNeed {
+  /** The spec field that names the model (`generator`, `ranker.generator`, …). */
+  path: string;
+  selector: unknown;
+  /** What the request is for, in words ('answer generation', 'the NLI judge …'). */
+  why: string;
+  /** The request as the run builds it for a server (its text a stand-in: only its shape matters). */
+  request: GenerateRequest;
+}
+
+/** A model the spec asks to score with (prompt log-probabilities), by field. */
+export interface ScoringNeed {
+  path: string;
+  selector: unknown;
+  why: string;
+}
+
+/** What a spec needs of the models it names (checked against what their engines can do before anything is written). */
+export interface ModelNeeds {
+  generate: GenerateNeed[];
+  scoring: ScoringNeed[];
+}
+
+/** A problem with a field of a spec (path relative to the spec). */
+export interface KindSpecIssue {
+  path: string;
+  message: string;
+}
+
+/** What a kind's content checks may read of the workspace (specReferences.ts passes it). */
+export interface ContentCheckDeps {
+  collections: Pick<CollectionsRepo, 'byName' | 'getQuery' | 'counts' | 'list' | 'listQueries'>;
 }
 
 /** A registry of kinds by name. */

@@ -6,9 +6,8 @@
  */
 import type { GeneratorSelector } from '../api/contract/experiments';
 import { DataError } from '../core/errors';
-import { parsePromptTemplate } from '../core/prompts/promptTemplate';
 import type { CollectionsRepo } from '../store/collectionsRepo';
-import { selectQueries } from './selectQueries';
+import type { ExperimentKind } from './registry';
 import type { SpecIssue } from './specFile';
 
 export interface ReferenceDeps {
@@ -51,19 +50,13 @@ export function checkSpecReferences(spec: Record<string, unknown>, deps: Referen
 }
 
 /**
- * What a run would refuse only after its run was written (issue 26): a Fair RAG prompt template
- * that does not parse (an unknown placeholder, an unterminated block) and a task no selected query
- * has. Checked with the references, so the wizard and `fairground run` refuse before anything is written.
+ * What a run would refuse only after its run was written (issue 26): its kind's own content checks
+ * (`ExperimentKind.checkContent`: e.g. Fair RAG's prompt template and tasks), and a dense retriever's
+ * embedding model named by library name. Checked with the references, so the wizard and `fairground
+ * run` refuse before anything is written.
  */
-export function checkSpecContent(kind: string, spec: Record<string, unknown>, deps: ReferenceDeps): SpecIssue[] {
-  const issues: SpecIssue[] = [];
-  if (kind === 'fair-rag' && typeof spec.promptTemplate === 'string') {
-    try {
-      parsePromptTemplate(spec.promptTemplate);
-    } catch (err) {
-      issues.push({ path: 'promptTemplate', message: err instanceof Error ? err.message : String(err) });
-    }
-  }
+export function checkSpecContent(kind: Pick<ExperimentKind, 'checkContent'>, spec: Record<string, unknown>, deps: ReferenceDeps): SpecIssue[] {
+  const issues: SpecIssue[] = [...(kind.checkContent?.(spec, deps) ?? [])];
   // A dense retriever's embedding model by library name (a GGUF path is checked when it is opened).
   if (Array.isArray(spec.retrievers)) {
     spec.retrievers.forEach((r: unknown, i) => {
@@ -73,23 +66,6 @@ export function checkSpecContent(kind: string, spec: Record<string, unknown>, de
         deps.resolveGenerator({ model } as GeneratorSelector, `retrievers[${i}].params.model`);
       } catch (err) {
         issues.push({ path: `retrievers[${i}].params.model`, message: err instanceof DataError ? err.reason : err instanceof Error ? err.message : String(err) });
-      }
-    });
-  }
-  const collection = typeof spec.collection === 'string' ? deps.collections.byName(spec.collection) : undefined;
-  if (kind === 'fair-rag' && Array.isArray(spec.tasks) && collection) {
-    const queries = spec.queries === 'all' || Array.isArray(spec.queries) ? (spec.queries as 'all' | string[]) : 'all';
-    let rows: Array<{ task: string | null }>;
-    try {
-      rows = selectQueries(deps.collections as CollectionsRepo, collection, queries);
-    } catch {
-      return issues; // an unknown query id: checkSpecReferences names it
-    }
-    const known = new Set(rows.map((q) => q.task ?? ''));
-    const list = [...known].filter((k) => k !== '').sort();
-    spec.tasks.forEach((t, i) => {
-      if (typeof t === 'string' && !known.has(t)) {
-        issues.push({ path: `tasks[${i}]`, message: `no ${queries === 'all' ? 'query' : 'selected query'} of collection '${collection.name}' has task '${t}' (its tasks: ${list.length ? list.join(', ') : 'none'})` });
       }
     });
   }

@@ -98,9 +98,9 @@ export class ExperimentService {
     const v = validateSpec(this.registry, raw);
     if (!v.ok) return { ok: false, issues: v.issues, spec: null };
     // The schema is satisfied: check that what it names exists in this workspace (issue 17 item 2).
-    const references = [...checkSpecReferences(v.spec, this.deps), ...checkSpecContent(v.kind.kind, v.spec, this.deps)];
+    const references = [...checkSpecReferences(v.spec, this.deps), ...checkSpecContent(v.kind, v.spec, this.deps)];
     // What the named models can do (issue 24 item 3): only once they all exist.
-    const missing = references.length ? references : checkSpecCapabilities(v.kind.kind, v.spec, { capabilitiesOf: (selector) => this.capabilitiesOf(selector) });
+    const missing = references.length ? references : checkSpecCapabilities(v.kind, v.spec, { capabilitiesOf: (selector) => this.capabilitiesOf(selector) });
     return missing.length ? { ok: false, issues: missing, spec: null } : { ok: true, issues: [], spec: v.spec };
   }
 

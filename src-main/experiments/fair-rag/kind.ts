@@ -10,6 +10,8 @@ import type { ModelRecord } from '../../io/manifest/manifest';
 import type { ExperimentDeps, ExperimentKind, ManifestParts } from '../registry';
 import { DEFAULT_NLI_TEMPLATE } from './attribution';
 import { fairRagDesignWarnings } from './designWarnings';
+import { fairRagModelNeeds } from './modelNeeds';
+import { fairRagSpecContent } from './specContent';
 import { loadFairRagData } from './data';
 import { executeFairRag, generationRequest, generatorTokens } from './execute';
 import { exportFairRag, utilityQrels } from './exports';
@@ -35,6 +37,8 @@ export const fairRagKind: ExperimentKind<FairRagSpec, FairRagMetrics, RunItemRow
   exportFile: (input) => exportFairRag(input, () => fairRagMetrics(input)),
   manifest: fairRagManifest,
   designWarnings: fairRagDesignWarnings,
+  modelNeeds: fairRagModelNeeds,
+  checkContent: fairRagSpecContent,
   previewPrompt,
 };
 

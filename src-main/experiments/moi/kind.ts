@@ -15,6 +15,7 @@ import { exportMoi } from './exports';
 import type { DesignWarning } from '../../api/contract/plans';
 import { KEY_PREFIX } from './items';
 import { moiMetrics } from './metrics';
+import { moiModelNeeds } from './modelNeeds';
 import { PromptLayout } from './promptLayout';
 import { moiQueryDetail } from './queryDetail';
 import { manifestRuntime } from '../manifestRuntime';
@@ -31,6 +32,7 @@ export const moiKind: ExperimentKind<MoiSpec, MoiMetrics, MoiQueryDetail> = {
   exportFile: (input) => exportMoi(input, () => moiMetrics(input)),
   manifest: moiManifest,
   previewPrompt,
+  modelNeeds: moiModelNeeds,
   designWarnings: (spec, deps) => Promise.resolve([...moiDesignWarnings(spec), ...moiSignificanceWarnings(spec, deps)]),
 };
 

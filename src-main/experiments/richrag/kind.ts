@@ -22,6 +22,7 @@ import { generationPromptWithin, generationRequest } from './generation';
 import { stepPrompt, windowBodies } from './listwiseRanker';
 import { generatorBudget, rankerBudget, type PromptFit, type RichRagBudget } from './promptBudget';
 import { ANSWER_MEASURES, richRagMetrics } from './metrics';
+import { richRagModelNeeds } from './modelNeeds';
 import { preferenceSetting, rankerCandidates } from './preferences';
 import { poolOf, staticRanking } from './rankers';
 import { rankingMeasureNames, relevanceDefinition, ncomDeparture } from './rankingMetrics';
@@ -44,6 +45,7 @@ export const richRagKind: ExperimentKind<RichRagSpec, RichRagMetrics, RichRagQue
   manifest: richRagManifest,
   previewPrompt,
   designWarnings: richRagDesignWarnings,
+  modelNeeds: richRagModelNeeds,
 };
 
 /** Drill-down items: one per query, its view (with `condition`, only that condition's list and judgments). */
