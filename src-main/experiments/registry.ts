@@ -29,6 +29,7 @@ import type { GeneratorSelector, PromptPreviewBudget } from '../api/contract/exp
 import type { DesignWarning } from '../api/contract/plans';
 import type { CachedEngine } from '../engine/callCache';
 import type { GenerateRequest } from '../engine/types';
+import type { SimProfile } from '../engine/sim/profile';
 import type { ManifestInput } from '../io/manifest/manifest';
 import type { CollectionsRepo } from '../store/collectionsRepo';
 import type { ExperimentsRepo, RunItem } from '../store/experimentsRepo';
@@ -133,6 +134,10 @@ export interface ExperimentKind<S = unknown, M = unknown, R = unknown> {
    * summary prints. Optional: without it a summary takes them from `metrics`.
    */
   summary?(input: SummaryInput<S>): RunSummary;
+  /** The CLI's table of a summary (after `run`, `experiment show`); without it the CLI points to `--json`. */
+  summaryTable?(summary: RunSummary): string;
+  /** The run's stats in sentences (de-duplication, cache); without it (or undefined) the CLI lists the counters as they are. */
+  describeStats?(stats: Record<string, unknown>): string | undefined;
   items(runId: number, spec: S, repo: ExperimentsRepo, query: ItemsQuery): ItemsPage<R>;
   /** `deps`: for exports that need an engine (RichRAG's training records count their prompts with the ranker's tokenizer). */
   exportFile(input: MetricsInput<S> & { format: string; condition?: string | undefined }, deps?: ExperimentDeps): ExportedFile | Promise<ExportedFile>;
@@ -148,6 +153,10 @@ export interface ExperimentKind<S = unknown, M = unknown, R = unknown> {
    * Optional: a kind without it is not checked.
    */
   modelNeeds?(spec: S): ModelNeeds;
+  /** Study design by simulation (power of the spec's own test on a planted effect); without it a kind has none. */
+  power?: KindPower;
+  /** A measured calibration of the kind's test (needs `power`); shown with the run's metrics (`MetricsInput.calibration`). */
+  calibration?: KindCalibration;
   /**
    * What the kind's run would refuse only after its run was written (a prompt template that does not
    * parse, a task no selected query has), checked with the references (specReferences.ts).
@@ -189,6 +198,70 @@ export interface KindSpecIssue {
 /** What a kind's content checks may read of the workspace (specReferences.ts passes it). */
 export interface ContentCheckDeps {
   collections: Pick<CollectionsRepo, 'byName' | 'getQuery' | 'counts' | 'list' | 'listQueries'>;
+}
+
+/** The simulated reader's profile a power simulation starts from (the spec's own reader's, without the per-run fields). */
+export type PowerBaseProfile = Omit<SimProfile, 'seed' | 'utilityScale' | 'biasStrength'>;
+
+/** What a kind's power simulation may use of the scratch workspace it runs in (services/simulation/power.ts). */
+export interface PowerScratch {
+  readonly collections: CollectionsRepo;
+  /** Registers a simulated reader under `name`. */
+  addSim(name: string, profile: SimProfile): void;
+  /** The prompt a spec would send for a query, with the ranking it shows (the kind's prompt preview). */
+  previewPrompt(spec: Record<string, unknown>, queryId: string): Promise<{ ranking: string[] }>;
+  /** Runs a spec to its end in the scratch workspace; its run id. */
+  runToEnd(spec: Record<string, unknown>): Promise<number>;
+  metrics(runId: number): Record<string, unknown>;
+  /** The stored items of a run in one condition, as (query id, parsed payload). */
+  items(runId: number, condition: string): { queryId: string; payload: Record<string, unknown> }[];
+}
+
+/** The spec's own significance test as one simulated run's metrics report it. */
+export interface PowerTestOutcome {
+  /** The tested cell is significant after the table's correction (the star the table shows). */
+  significant: boolean;
+  /** The tested cell's raw p-value (before the correction; null: no test). */
+  pValue: number | null;
+  /** Any cell of the tested family (the column or row the correction runs over) is significant: the family-wise rejection. */
+  familySignificant: boolean;
+  difference: number | null;
+  description: string;
+  alpha: number;
+  test: string;
+  correction: string;
+}
+
+/**
+ * A kind's study design by simulation (services/simulation/power.ts): which effect it plants in the
+ * simulated reader so that effect 0 is the null of the spec's own test, and where that test is in the
+ * metrics.
+ */
+export interface KindPower {
+  /** What the planted effect is, in words. */
+  effect: string;
+  /** The kind has a grid over samples N per arm; the spec's own N. */
+  samples?(spec: Record<string, unknown>): number;
+  /**
+   * Prepares the planted truth once for the selected queries (probe runs in the scratch workspace may
+   * be made); returns the reader's profile fields for a planted effect e in [0, 1].
+   */
+  plant(scratch: PowerScratch, base: PowerBaseProfile, spec: Record<string, unknown>, selected: readonly string[]): Promise<(effect: number) => Partial<SimProfile>>;
+  /** The spec's own test in a run's metrics. */
+  primaryTest(metrics: Record<string, unknown>): PowerTestOutcome;
+}
+
+/**
+ * A kind whose significance test's null rejection rate can be measured by simulation and shown beside its
+ * table (services/simulation/calibration.ts, calibrationStore.ts).
+ */
+export interface KindCalibration {
+  /** Which test, in words ("Table 2's test"). */
+  test: string;
+  /** What of the spec decides the null rejection rate (defaults filled in); null: the spec cannot be simulated. */
+  basis(spec: Record<string, unknown>): Record<string, unknown> | null;
+  /** The spec as the calibration simulates it (parts that do not enter the test may be left out). */
+  simulated(spec: Record<string, unknown>): Record<string, unknown>;
 }
 
 /** A registry of kinds by name. */

@@ -2,6 +2,7 @@
  * The services of one open workspace, wired together once and shared by every transport
  * (Electron IPC, HTTP/WebSocket) and the CLI.
  */
+import type { ExperimentRegistry } from '../experiments/registry';
 import { dirname, resolve } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { openWorkspace, type OpenOptions, type Workspace } from '../store/workspace';
@@ -61,6 +62,8 @@ export interface AppServicesOptions extends OpenOptions {
    * they follow the user across workspaces, issue 26 item 3); without it, the workspace's settings.
    */
   userFoldersFile?: string;
+  /** The experiment kinds this workspace serves (default: every kind of this version, experiments/kinds.ts). */
+  registry?: ExperimentRegistry;
 }
 
 export function createAppServices(workspacePath: string, options: AppServicesOptions): AppServices {
@@ -112,7 +115,7 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
     openEngine: (model) => openLocal(models.models.getByName(model) ? model : paths.checkFile(model, 'model')),
   });
   const labeling = new LabelingService(workspace.db, jobs, models, collections.repo);
-  const experiments = new ExperimentService(workspace.db, jobs, models, collections.repo);
+  const experiments = new ExperimentService(workspace.db, jobs, models, collections.repo, options.registry ? { registry: options.registry } : {});
   const plans = new BatchPlanService(workspace.db, experiments, models.cache);
   let closed = false;
   return {

@@ -360,8 +360,8 @@ export class ExperimentService {
         experimentName: run.experimentName,
         generatorName: this.generatorName(spec),
         skipped: Array.isArray(run.stats.skippedQueries) ? (run.stats.skippedQueries as { queryId: string; reason: string }[]) : [],
-        // Fair RAG Table 2's measured calibration, read (never computed) here: "Check calibration" measures it (issue 23).
-        ...(run.kind === 'fair-rag' ? { calibration: readCalibration(this.deps.db, run.spec as Record<string, unknown>) } : {}),
+        // The kind's measured calibration (Fair RAG's Table 2), read (never computed) here: "Check calibration" measures it (issue 23).
+        ...(kind.calibration ? { calibration: readCalibration(this.deps.db, run.spec as Record<string, unknown>, this.registry) } : {}),
       },
     };
   }

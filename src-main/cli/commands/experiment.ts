@@ -60,8 +60,8 @@ ${WORKSPACE_HELP}
       const incomplete = metrics.incomplete === true;
       io.stdout.write(`run ${run.id} of experiment '${run.experimentName}' (${run.kind}, spec version ${run.specVersion}): ${run.status}${incomplete ? ' (metrics incomplete)' : ''}\n`);
       if (run.error) io.stdout.write(`error: ${run.error}\n`);
-      io.stdout.write(describeStats(run.stats));
-      io.stdout.write(summaryTable(metrics));
+      io.stdout.write(describeStats(run.stats, run.kind, s.experiments.registry));
+      io.stdout.write(summaryTable(metrics, s.experiments.registry));
       for (const w of metrics.warnings ?? []) io.stdout.write(`note: ${w}\n`);
       return 0;
     });

@@ -4,10 +4,9 @@
  * workspace open as interrupted — only runs whose process is gone are (ExperimentService), and a
  * summary table of a run's metrics.
  */
-import type { FairRagMetrics } from '../../api/contract/experiments';
 import type { ApiOutput } from '../../api/contract/index';
 import { ApiFailure } from '../../api/apiFailure';
-import type { RunSummary } from '../../experiments/registry';
+import type { ExperimentRegistry, RunSummary } from '../../experiments/registry';
 import { CollectionsService } from '../../services/collectionsService';
 import { EventBus } from '../../services/eventBus';
 import { ExperimentService } from '../../services/experimentService';
@@ -55,43 +54,18 @@ export function runIdArg(text: string | undefined): number {
   return id;
 }
 
-const num = (v: number | undefined | null, digits = 4) => (v === undefined || v === null ? '-' : v.toFixed(digits));
-
-/** Fair RAG: one line per arm, mean over queries of the main measures; other kinds: a pointer to --json. */
-export function summaryTable(result: ApiOutput<'runs.metrics'> | RunSummary): string {
-  if (result.kind !== 'fair-rag') return `(metrics of a '${result.kind}' run: see 'fairground experiment show RUN --json')\n`;
-  const metrics = result as Pick<FairRagMetrics, 'aggregates'>;
-  const cols = ['condition', 'queries', 'EE-D_norm', 'EE-R_norm', 'EU', 'EU_norm', 'EAR', 'EAE-D_norm'];
-  const rows = metrics.aggregates.map((a) => [
-    a.condition,
-    String(a.queries),
-    num(a.measures.eeDNorm?.mean),
-    num(a.measures.eeRNorm?.mean),
-    num(a.measures.eu?.mean),
-    num(a.measures.euNorm?.mean),
-    num(a.measures.ear?.mean),
-    num(a.measures.eaeDNorm?.mean),
-  ]);
-  const widths = cols.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ') + '\n';
-  return line(cols) + rows.map(line).join('');
+/** A kind's own summary table (`ExperimentKind.summaryTable`), else a pointer to --json. */
+export function summaryTable(result: ApiOutput<'runs.metrics'> | RunSummary, kinds: Pick<ExperimentRegistry, 'get'>): string {
+  const table = kinds.get(result.kind)?.summaryTable;
+  return table ? table(result as RunSummary) : `(metrics of a '${result.kind}' run: see 'fairground experiment show RUN --json')\n`;
 }
 
-/** The de-duplication and cache counters of a run, in one sentence each. */
-export function describeStats(stats: Record<string, unknown>): string {
-  const n = (k: string) => (typeof stats[k] === 'number' ? (stats[k] as number) : 0);
-  if (!('naiveGenerations' in stats)) {
-    // Other kinds (MoI, RichRAG) keep their own counters: list them as they are.
-    const parts = Object.entries(stats)
-      .filter(([, v]) => typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean')
-      .map(([k, v]) => (k === 'elapsedMs' ? `elapsed ${((v as number) / 1000).toFixed(1)} s` : `${k} ${String(v)}`));
-    return parts.length ? `${parts.join('; ')}\n` : '';
-  }
-  let out = `generations: ${n('distinctGenerations')} distinct prompts for ${n('naiveGenerations')} sampled rankings (${n('naiveGenerations') - n('distinctGenerations')} calls saved by de-duplication); ${n('generationsComputed')} computed, ${n('generationsFromCache')} from the call cache\n`;
-  if (n('naiveJudgments') > 0) {
-    out += `attribution: ${n('distinctJudgments')} distinct judgments for ${n('naiveJudgments')} retrieved items (${n('naiveJudgments') - n('distinctJudgments')} saved); ${n('judgmentsComputed')} computed, ${n('judgmentsFromCache')} from the call cache\n`;
-  }
-  const skipped = Array.isArray(stats.skippedQueries) ? (stats.skippedQueries as { queryId: string; reason: string }[]) : [];
-  out += `queries: ${n('queries')}${skipped.length ? ` (${skipped.length} skipped: ${skipped.slice(0, 3).map((s) => `${s.queryId}: ${s.reason}`).join('; ')}${skipped.length > 3 ? '; …' : ''})` : ''}; ${(n('elapsedMs') / 1000).toFixed(1)} s\n`;
-  return out;
+/** The de-duplication and cache counters of a run: its kind's sentences (`ExperimentKind.describeStats`), else the counters as they are. */
+export function describeStats(stats: Record<string, unknown>, kind: string, kinds: Pick<ExperimentRegistry, 'get'>): string {
+  const described = kinds.get(kind)?.describeStats?.(stats);
+  if (described !== undefined) return described;
+  const parts = Object.entries(stats)
+    .filter(([, v]) => typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean')
+    .map(([k, v]) => (k === 'elapsedMs' ? `elapsed ${((v as number) / 1000).toFixed(1)} s` : `${k} ${String(v)}`));
+  return parts.length ? `${parts.join('; ')}\n` : '';
 }

@@ -126,8 +126,8 @@ function printResult(s: ExperimentCliServices, io: CliIo, runId: number, experim
     io.stdout.write(`${JSON.stringify({ runId, experimentId: experiment.id, status: info.status, stats: info.stats, aggregates: metrics.aggregates ?? null })}\n`);
   } else {
     io.stdout.write(`run ${runId} of experiment '${experiment.name}' (spec version ${info.specVersion}): ${info.status}\n`);
-    io.stdout.write(describeStats(info.stats));
-    io.stdout.write(summaryTable(metrics));
+    io.stdout.write(describeStats(info.stats, metrics.kind, s.experiments.registry));
+    io.stdout.write(summaryTable(metrics, s.experiments.registry));
     for (const w of (metrics.warnings ?? []).slice(0, 5)) io.stdout.write(`note: ${w}\n`);
   }
 }

@@ -75,13 +75,17 @@ export const simulatePowerCommand: CliCommand = {
     if (positionals.length !== 1) throw new CliError('expected one spec file');
     const given = positionals[0]!;
     const raw = readSpecFile(resolve(io.cwd, given), given);
-    const { spec } = requireValidSpec(defaultExperimentRegistry(), raw, given);
+    const registry = defaultExperimentRegistry();
+    const { spec } = requireValidSpec(registry, raw, given);
     const effects = list(values.effect, 'effect', { min: 0, max: 1 });
     if (!effects) throw new CliError('--effect is required (e.g. --effect 0,1; 0 = the null effect)');
     const reps = numberOption(values.reps, 'reps', { integer: true, min: 1, max: 100_000 }) ?? 20;
     const queries = list(values.queries, 'queries', { integer: true, min: 1 });
     const samples = list(values.samples, 'samples', { integer: true, min: 1, max: 10_000 });
-    if (samples && spec.kind !== 'fair-rag') throw new CliError('--samples is for Fair RAG specs (samples N per arm)');
+    if (samples && !registry.get(String(spec.kind))?.power?.samples) {
+      const withSamples = registry.list().filter((k) => registry.get(k.kind)?.power?.samples).map((k) => k.kind);
+      throw new CliError(`--samples is for specs with samples N per arm (kinds: ${withSamples.join(', ')})`);
+    }
     const noise = numberOption(values.noise, 'noise', { min: 0, max: 1 });
     const seed = numberOption(values.seed, 'seed', { integer: true, min: 0 });
     const lapse = numberOption(values.lapse, 'lapse', { min: 0, max: 1 });

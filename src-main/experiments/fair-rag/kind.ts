@@ -11,6 +11,9 @@ import type { ExperimentDeps, ExperimentKind, ManifestParts } from '../registry'
 import { DEFAULT_NLI_TEMPLATE } from './attribution';
 import { fairRagDesignWarnings } from './designWarnings';
 import { fairRagModelNeeds } from './modelNeeds';
+import { fairRagPower } from './power';
+import { fairRagCalibration } from './calibration';
+import { fairRagDescribeStats, fairRagSummaryTable } from './summaryTable';
 import { fairRagSpecContent } from './specContent';
 import { loadFairRagData } from './data';
 import { executeFairRag, generationRequest, generatorTokens } from './execute';
@@ -38,6 +41,10 @@ export const fairRagKind: ExperimentKind<FairRagSpec, FairRagMetrics, RunItemRow
   manifest: fairRagManifest,
   designWarnings: fairRagDesignWarnings,
   modelNeeds: fairRagModelNeeds,
+  power: fairRagPower,
+  calibration: fairRagCalibration,
+  summaryTable: fairRagSummaryTable,
+  describeStats: fairRagDescribeStats,
   checkContent: fairRagSpecContent,
   previewPrompt,
 };

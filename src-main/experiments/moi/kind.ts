@@ -16,6 +16,7 @@ import type { DesignWarning } from '../../api/contract/plans';
 import { KEY_PREFIX } from './items';
 import { moiMetrics } from './metrics';
 import { moiModelNeeds } from './modelNeeds';
+import { moiPower } from './power';
 import { PromptLayout } from './promptLayout';
 import { moiQueryDetail } from './queryDetail';
 import { manifestRuntime } from '../manifestRuntime';
@@ -33,6 +34,7 @@ export const moiKind: ExperimentKind<MoiSpec, MoiMetrics, MoiQueryDetail> = {
   manifest: moiManifest,
   previewPrompt,
   modelNeeds: moiModelNeeds,
+  power: moiPower,
   designWarnings: (spec, deps) => Promise.resolve([...moiDesignWarnings(spec), ...moiSignificanceWarnings(spec, deps)]),
 };
 

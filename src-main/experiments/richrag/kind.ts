@@ -23,6 +23,7 @@ import { stepPrompt, windowBodies } from './listwiseRanker';
 import { generatorBudget, rankerBudget, type PromptFit, type RichRagBudget } from './promptBudget';
 import { ANSWER_MEASURES, richRagMetrics } from './metrics';
 import { richRagModelNeeds } from './modelNeeds';
+import { richRagPower } from './power';
 import { preferenceSetting, rankerCandidates } from './preferences';
 import { poolOf, staticRanking } from './rankers';
 import { rankingMeasureNames, relevanceDefinition, ncomDeparture } from './rankingMetrics';
@@ -46,6 +47,7 @@ export const richRagKind: ExperimentKind<RichRagSpec, RichRagMetrics, RichRagQue
   previewPrompt,
   designWarnings: richRagDesignWarnings,
   modelNeeds: richRagModelNeeds,
+  power: richRagPower,
 };
 
 /** Drill-down items: one per query, its view (with `condition`, only that condition's list and judgments). */

@@ -22,6 +22,8 @@
 import type { Database } from 'better-sqlite3';
 import type { TestCalibration } from '../../api/contract/kindParts';
 import { DataError } from '../../core/errors';
+import { defaultExperimentRegistry } from '../../experiments/kinds';
+import type { ExperimentRegistry } from '../../experiments/registry';
 import { calibrationKey, writeCalibration } from './calibrationStore';
 import { simulatePower, wilson, type PowerProgress } from './power';
 
@@ -36,13 +38,14 @@ export interface CalibrationRequest {
  * Measure and store the null rejection rate of the spec's Table 2 test (module comment). Nothing is
  * stored when it is cancelled or fails. Returns what the table shows.
  */
-export async function measureCalibration(db: Database, spec: Record<string, unknown>, req: CalibrationRequest = {}, progress: PowerProgress = () => {}, signal?: AbortSignal): Promise<TestCalibration> {
-  const key = calibrationKey(db, spec);
-  if (!key) throw new DataError(spec.kind !== 'fair-rag' ? 'a calibration of Table 2 is for Fair RAG specs' : `the spec's collection '${String(spec.collection)}' is not in the workspace: it cannot be simulated`, { field: 'spec.collection' });
+export async function measureCalibration(db: Database, spec: Record<string, unknown>, req: CalibrationRequest = {}, progress: PowerProgress = () => {}, signal?: AbortSignal, kinds: ExperimentRegistry = defaultExperimentRegistry()): Promise<TestCalibration> {
+  const calibration = kinds.get(String(spec.kind))?.calibration;
+  if (!calibration) throw new DataError(noCalibration(String(spec.kind), kinds), { field: 'spec.kind' });
+  const key = calibrationKey(db, spec, kinds);
+  if (!key) throw new DataError(`the spec's collection '${String(spec.collection)}' is not in the workspace: it cannot be simulated`, { field: 'spec.collection' });
   const runs = req.runs ?? DEFAULT_CALIBRATION_RUNS;
   const seed = req.seed ?? 0;
-  // The attribution judge does not enter Table 2 (it compares EU): left out to save time, as scripts/calibration.ts does.
-  const report = await simulatePower(db, { spec: { ...spec, attribution: { judge: 'none' } }, effects: [0], reps: runs, seed }, progress, signal);
+  const report = await simulatePower(db, { spec: calibration.simulated(spec), effects: [0], reps: runs, seed, registry: kinds }, progress, signal);
   const row = report.rows[0]!;
   const ci = wilson(row.significant, row.reps);
   const gen = spec.generator as { model?: string } | undefined;
@@ -61,6 +64,12 @@ export async function measureCalibration(db: Database, spec: Record<string, unkn
   return cal;
 }
 
+/** Which kinds have a calibration, for the error of a kind without one. */
+function noCalibration(kind: string, kinds: ExperimentRegistry): string {
+  const have = kinds.list().filter((k) => kinds.get(k.kind)?.calibration).map((k) => `${k.kind} (${kinds.get(k.kind)!.calibration!.test})`);
+  return `experiments of kind '${kind}' have no calibration check; it is for ${have.join(', ') || 'no kind of this version'}`;
+}
+
 export const CALIBRATION_JOB_KIND = 'simulate.calibration';
 
 const registered = new WeakSet<object>();
@@ -71,13 +80,15 @@ export function startCalibrationJob(
   input: { runId: number; runs?: number | undefined; seed?: number | undefined },
 ): import('../../api/contract/jobs').Job {
   const spec = s.experiments.getRun(input.runId).spec;
-  if (spec.kind !== 'fair-rag') throw new DataError('Check calibration is for Fair RAG runs (Table 2)', { field: 'runId' });
-  if (!calibrationKey(s.workspace.db, spec)) throw new DataError(`the spec's collection '${String(spec.collection)}' is not in the workspace: it cannot be simulated`, { field: 'runId' });
+  const kinds = s.experiments.registry;
+  const calibration = kinds.get(String(spec.kind))?.calibration;
+  if (!calibration) throw new DataError(noCalibration(String(spec.kind), kinds), { field: 'runId' });
+  if (!calibrationKey(s.workspace.db, spec, kinds)) throw new DataError(`the spec's collection '${String(spec.collection)}' is not in the workspace: it cannot be simulated`, { field: 'runId' });
   if (!registered.has(s.jobs)) {
     registered.add(s.jobs);
     s.jobs.registerKind<{ runId: number; runs?: number; seed?: number; spec: Record<string, unknown> }>(CALIBRATION_JOB_KIND, {
-      title: (p) => `Calibration of Table 2's test: ${String(p.spec.name)}`,
-      run: async (p, ctx) => measureCalibration(s.workspace.db, p.spec, { runs: p.runs, seed: p.seed }, (done, total, message) => ctx.progress(done, total, message), ctx.signal),
+      title: (p) => `Calibration of ${kinds.get(String(p.spec.kind))?.calibration?.test ?? 'the test'}: ${String(p.spec.name)}`,
+      run: async (p, ctx) => measureCalibration(s.workspace.db, p.spec, { runs: p.runs, seed: p.seed }, (done, total, message) => ctx.progress(done, total, message), ctx.signal, kinds),
     });
   }
   return s.jobs.startKind(CALIBRATION_JOB_KIND, { ...input, spec });

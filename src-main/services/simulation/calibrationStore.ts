@@ -1,15 +1,17 @@
 /**
- * Where Fair RAG Table 2's measured calibrations are kept (services/simulation/calibration.ts): the
- * workspace's settings table, `table2Calibration:<key>`, the key the SHA-256 of everything that decides
- * the null rejection rate. Read by a run's metrics (ExperimentService), so it imports nothing that runs
- * experiments.
+ * Where a kind's measured calibrations are kept (services/simulation/calibration.ts; Fair RAG's Table 2):
+ * the workspace's settings table, `table2Calibration:<key>` (the prefix of the first kind that had one,
+ * kept so stored calibrations stay found), the key the SHA-256 of everything that decides the null
+ * rejection rate: the kind's `calibration.basis` of the spec, the reader's profile, the collection's
+ * content hash and the simulator's version. Read by a run's metrics (ExperimentService).
  */
 import { createHash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
-import { FairRagSpec } from '../../api/contract/experiments';
 import type { TestCalibration } from '../../api/contract/kindParts';
 import { canonicalJson } from '../../engine/callCache';
 import { DEFAULT_SIM_PROFILE, SIM_ENGINE_VERSION, type SimProfile } from '../../engine/sim/profile';
+import { defaultExperimentRegistry } from '../../experiments/kinds';
+import type { ExperimentRegistry } from '../../experiments/registry';
 import { CollectionsRepo } from '../../store/collectionsRepo';
 import { isSimRecord, parseSimProfile } from './simModels';
 
@@ -27,27 +29,27 @@ export function specReaderProfile(db: Database, spec: Record<string, unknown>): 
   return { ...DEFAULT_SIM_PROFILE, collection: String(spec.collection) };
 }
 
-/** What decides the null rejection rate of a Fair RAG spec's Table 2 test; null when the spec cannot be simulated. */
-function calibrationBasis(db: Database, spec: Record<string, unknown>): Record<string, unknown> | null {
-  if (spec.kind !== 'fair-rag') return null;
-  // The spec with its defaults filled in, so a spec file and the run's stored spec have the same key.
-  const parsed = FairRagSpec.safeParse(spec);
-  if (!parsed.success) return null;
-  const collection = new CollectionsRepo(db).byName(parsed.data.collection);
+/** The kinds whose calibrations are looked up (default: every kind of this version). */
+type Kinds = Pick<ExperimentRegistry, 'get'>;
+
+/** What decides the null rejection rate of the spec's test; null when its kind has no calibration or the spec cannot be simulated. */
+function calibrationBasis(db: Database, spec: Record<string, unknown>, kinds: Kinds): Record<string, unknown> | null {
+  const rest = kinds.get(String(spec.kind))?.calibration?.basis(spec);
+  if (!rest) return null;
+  const collection = new CollectionsRepo(db).byName(String(rest.collection ?? spec.collection));
   if (!collection) return null;
-  const { name: _n, description: _d, attribution: _a, ...rest } = parsed.data as unknown as Record<string, unknown>;
   return { spec: rest, profile: specReaderProfile(db, spec), collectionHash: collection.contentHash, simulator: SIM_ENGINE_VERSION };
 }
 
 /** The calibration key of a spec (calibration.ts), or null when it cannot be simulated. */
-export function calibrationKey(db: Database, spec: Record<string, unknown>): string | null {
-  const basis = calibrationBasis(db, spec);
+export function calibrationKey(db: Database, spec: Record<string, unknown>, kinds: Kinds = defaultExperimentRegistry()): string | null {
+  const basis = calibrationBasis(db, spec, kinds);
   return basis ? createHash('sha256').update(canonicalJson(basis)).digest('hex') : null;
 }
 
 /** The stored calibration of the spec's Table 2 test (the last one measured for its key), or undefined. */
-export function readCalibration(db: Database, spec: Record<string, unknown>): TestCalibration | undefined {
-  const key = calibrationKey(db, spec);
+export function readCalibration(db: Database, spec: Record<string, unknown>, kinds: Kinds = defaultExperimentRegistry()): TestCalibration | undefined {
+  const key = calibrationKey(db, spec, kinds);
   if (!key) return undefined;
   const row = db.prepare(`SELECT value FROM settings WHERE key = ?`).get(`${PREFIX}${key}`) as { value: string } | undefined;
   if (!row) return undefined;

@@ -4,27 +4,10 @@
  * test is the share of runs in which that test is significant.
  *
  * - The planted effect e is a difference between exactly the conditions the spec's test compares
- *   (issue 23 item 3), so e = 0 is the null of that test and the power rises with e:
- *   Fair RAG (Table 2: the α arms vs the deterministic ranking): the deterministic top-1 document of
- *   the spec's first retriever has planted utility e for its query and every other candidate 0, so
- *   the deterministic arm answers right with probability c + (1 − c)·ã₁·e and a sampled arm with
- *   c + (1 − c)·e·E[ã at that document's position, 0 when it is not sampled]: a difference linear in e
- *   (the collection's own labels would make the two arms' difference depend on how good the retriever
- *   is, not on e: the issue measured power 0.20 / 0.27 / 0.17 at e = 0 / 0.5 / 1, the mean difference
- *   even negative). MoI (Table 1: MoI's order vs the retriever order of the same passages): the strength of the
- *   reader's position bias (`biasStrength`, engine/sim/profile.ts): at e = 0 the reader spreads its total
- *   attention evenly over the positions, so no order of the same passages can change an answer and every
- *   ordering method answers each query with the same probability (interior, not saturated: the answer
- *   rule keeps Σ ã); the gap the reader makes between two orders is linear in e, and e = 1 is the spec's
- *   own reader. RichRAG (Table 1: the first list-wise condition vs the baseline, RAG-Fusion): the documents
- *   the baseline shows for a query (read once from a probe run of the spec on the reader at noise 0: its
- *   retrieval and RAG-Fusion are deterministic) get no sub-aspect coverage, and every other document its
- *   coverage scaled by e (`coverages`, `utilityScale`): the baseline answers each aspect with the
- *   closed-book probability at every e, the list-wise ranker finds the covering documents of the pool more
- *   often and they help more as e grows, and at e = 0 no document helps either row, so the two rows are
- *   equal in distribution. (Scaling every coverage instead leaves the rows' gap tiny and not monotone: both
- *   lists cover most aspects and the answer rule saturates.) At e = 0 a calibrated test is significant in a
- *   share α of the runs: that row is the test's null rejection rate.
+ *   (issue 23 item 3), so e = 0 is the null of that test and the power rises with e. What is planted,
+ *   and where the test is in the metrics, is the kind's own (`ExperimentKind.power`, in the kind's
+ *   folder: fair-rag/power.ts, moi/power.ts, richrag/power.ts). At e = 0 a calibrated test is
+ *   significant in a share α of the runs: that row is the test's null rejection rate.
  * - More queries than the spec selects (a grid point beyond the collection): the scratch collection gets
  *   replicates of the selected queries, in order (query `q` → `q~r2`, `q~r3`, …, with the same answers,
  *   candidates, sub-aspects, judgments and planted utilities, and the text followed by ` ⟨replicateK⟩`, a
@@ -33,12 +16,9 @@
  *   their queries are replicates.
  * - Replications differ in the reader's seed and the spec's own seeds (sampling, permutations,
  *   generation); answers are random (noise 1 by default: "p ≥ τ" with τ uniform is a Bernoulli(p) draw).
- * - The test is the spec's own, as its metrics report it: MoI Table 1 (MoI vs the retriever order on the
- *   primary measure, the spec's test, correction and α); RichRAG Table 1 (the first list-wise condition,
- *   else the first condition, vs the baseline on the first measure); Fair RAG Table 2 (the disparity
- *   interval with the most α runs, vs the deterministic ranking).
- * - Power grows with the number of queries (the first q queries the spec selects) and, for Fair RAG,
- *   the samples N per arm: each (effect, q, N) cell has R runs; power with a 95% Wilson interval.
+ * - The test is the spec's own, as its metrics report it (the kind's `power.primaryTest`).
+ * - Power grows with the number of queries (the first q queries the spec selects) and, for a kind
+ *   with samples per arm (`power.samples`), the samples N per arm: each (effect, q, N) cell has R runs; power with a 95% Wilson interval.
  *
  * Everything runs in a scratch in-memory workspace holding a copy of the spec's collection, so the
  * researcher's workspace gets no experiments, models or cache entries from it.
@@ -47,6 +27,9 @@ import type { Database } from 'better-sqlite3';
 import type { PowerRow } from '../../api/contract/models';
 import { DataError } from '../../core/errors';
 import type { SimProfile } from '../../engine/sim/profile';
+import { defaultExperimentRegistry } from '../../experiments/kinds';
+import { withGenerator } from '../../experiments/readerSpec';
+import type { ExperimentRegistry, KindPower, PowerScratch, PowerTestOutcome } from '../../experiments/registry';
 import { CollectionsRepo } from '../../store/collectionsRepo';
 import type { JudgmentInput } from '../../store/collectionTypes';
 import { createAppServices, type AppServices } from '../appServices';
@@ -74,6 +57,8 @@ export interface PowerRequest {
    * Called with each simulated run's metrics and `reanalyse(patch)`, the same run's metrics under a changed
    * analysis (e.g. another test): diagnostics, and the level of several tests on the same runs.
    */
+  /** The kinds (default: every kind of this version); a kind without `power` has no simulation. */
+  registry?: ExperimentRegistry | undefined;
   inspect?: ((metrics: Record<string, unknown>, cell: { effect: number; queries: number; samples: number | null; rep: number }, reanalyse: (patch: Record<string, unknown>) => Record<string, unknown>) => void) | undefined;
 }
 
@@ -119,117 +104,41 @@ export function gridPoint(r: Pick<PowerRow, 'queries' | 'samples'>): string {
   return `${r.queries} ${r.queries === 1 ? 'query' : 'queries'}${r.samples !== null ? ` × N = ${r.samples}` : ''}`;
 }
 
-export const FAIR_RAG_EFFECT = "the planted utility of the deterministic top-1 document of the spec's first retriever (every other candidate 0): the gap between the deterministic arm and the sampled α arms that Table 2 tests grows linearly with it";
-export const MOI_EFFECT = "the strength of the reader's position bias (0: the same total attention spread evenly over the positions, so no order of the same passages changes an answer; 1: the spec's reader): the gap between MoI's order and the retriever order that Table 1 tests grows linearly with it";
 export const UTILITY_SCALE_EFFECT = 'the scale of every planted utility and sub-aspect coverage (0: no document helps, every condition answers with the closed-book probability)';
-export const RICHRAG_EFFECT = "the sub-aspect coverage of the pool's documents that the baseline (RAG-Fusion) does not show, whose own documents cover nothing (0: no document helps either row): the gap between the list-wise ranker's condition and the baseline that Table 1 tests grows with it";
-
-/**
- * Fair RAG's planted effect (module comment): per selected query, the deterministic top-1 document of
- * the spec's first retriever (read through the kind's own prompt preview, so it is the ranking the run
- * uses) gets utility e and every other candidate 0.
- */
-async function fairRagPlant(scratch: AppServices, base: Omit<SimProfile, 'seed' | 'utilityScale' | 'biasStrength'>, spec: Record<string, unknown>, selected: readonly string[]): Promise<(effect: number) => Record<string, Record<string, number>>> {
-  const name = 'Simulated reader (power: deterministic ranking)';
-  scratch.models.addSim({ name, profile: { ...base, seed: 0 } });
-  const probe = { ...(withGenerator(spec, name) as Record<string, unknown>), name: 'power probe' };
-  const cid = scratch.collections.repo.byName(String(spec.collection))!.id;
-  const queries = new Map(scratch.collections.repo.listQueries(cid, { limit: 1_000_000_000 }).items.map((q) => [q.queryId, q]));
-  let allDocs: string[] | null = null;
-  const top = new Map<string, { top1: string; candidates: string[] }>();
-  for (const qid of selected) {
-    let ranking: string[];
-    try {
-      ranking = (await scratch.experiments.previewPrompt(probe, qid)).ranking;
-    } catch {
-      continue; // a query the run skips (no candidates, no answer): nothing to plant
-    }
-    const q = queries.get(qid);
-    allDocs ??= q?.candidates ? null : scratch.collections.repo.listDocuments(cid, { limit: 1_000_000_000 }).items.map((d) => d.docId);
-    const candidates = q?.candidates ?? allDocs ?? [];
-    if (ranking[0] !== undefined) top.set(qid, { top1: ranking[0], candidates });
-  }
-  return (effect) => Object.fromEntries([...top].map(([qid, t]) => [qid, Object.fromEntries(t.candidates.map((d) => [d, d === t.top1 ? effect : 0]))]));
-}
-
-/**
- * RichRAG's planted effect (module comment): per query, the documents the baseline condition shows (a probe
- * run of the spec on the reader at noise 0, all `selected` queries) get coverage factor 0.
- */
-async function richRagPlant(scratch: AppServices, base: Omit<SimProfile, 'seed' | 'utilityScale' | 'biasStrength'>, spec: Record<string, unknown>, selected: readonly string[]): Promise<Record<string, Record<string, number>>> {
-  const name = 'Simulated reader (power: baseline documents)';
-  scratch.models.addSim({ name, profile: { ...base, seed: 0, noise: 0 } });
-  const probe: Record<string, unknown> = { ...(withGenerator(spec, name) as Record<string, unknown>), name: 'power probe', queries: [...selected] };
-  delete probe.tasks;
-  const { experiment } = scratch.experiments.upsert(probe);
-  const run = scratch.experiments.runToContinue(experiment.id, true).run;
-  await scratch.experiments.executeRun(run.id, { signal: new AbortController().signal, progress: () => {} });
-  const baseline = (scratch.experiments.metrics(run.id) as { table1: { baseline: string | null } }).table1.baseline;
-  const rows = scratch.workspace.db.prepare(`SELECT query_id AS q, payload FROM run_items WHERE run_id = ? AND condition = ?`).all(run.id, baseline ?? '') as { q: string; payload: string }[];
-  const out: Record<string, Record<string, number>> = {};
-  for (const r of rows) {
-    const p = JSON.parse(r.payload) as { type?: string; ranking?: string[] };
-    if (p.type !== 'generation' || !p.ranking) continue;
-    out[r.q] = Object.fromEntries(p.ranking.map((d) => [d, 0]));
-  }
-  return out;
-}
-
-interface TestOutcome {
-  /** The tested cell is significant after the table's correction (the star the table shows). */
-  significant: boolean;
-  /** The tested cell's raw p-value (before the correction; null: no test). */
-  pValue: number | null;
-  /** Any cell of the tested family (the column or row the correction runs over) is significant: the family-wise rejection. */
-  familySignificant: boolean;
-  difference: number | null;
-  description: string;
-  alpha: number;
-  test: string;
-  correction: string;
-}
 
 type Metrics = Record<string, unknown>;
 
-/** The spec's own significance test in a run's metrics (see the module comment). */
-export function primaryTest(kind: string, metrics: Metrics): TestOutcome {
-  if (kind === 'moi') {
-    const t = metrics.table1 as { rows: { method: string; cells: { significant: boolean; pValue: number | null; difference: number | null }[] }[]; columns: { measure: string }[]; baseline: string | null; alpha: number; test: string; correction: string };
-    const row = t.rows.find((r) => r.method === 'moi');
-    const cell = row?.cells[0];
-    return { significant: cell?.significant ?? false, pValue: cell?.pValue ?? null, familySignificant: t.rows.some((r) => r.cells[0]?.significant === true), difference: cell?.difference ?? null, description: `MoI vs ${t.baseline ?? 'the retriever order'} on ${t.columns[0]?.measure ?? 'the primary measure'} (Table 1)`, alpha: t.alpha, test: t.test, correction: t.correction };
-  }
-  if (kind === 'richrag') {
-    const t = metrics.table1 as { measures: string[]; baseline: string | null; alpha: number; test: string; correction: string; rows: { condition: string; framework: string; cells: Record<string, { significant: boolean; pValue: number | null; delta: number | null }> }[] };
-    const measure = t.measures[0]!;
-    const candidates = t.rows.filter((r) => r.condition !== t.baseline);
-    const row = candidates.find((r) => r.framework === 'listwise') ?? candidates[0];
-    const cell = row?.cells[measure];
-    return { significant: cell?.significant ?? false, pValue: cell?.pValue ?? null, familySignificant: candidates.some((r) => r.cells[measure]?.significant === true), difference: cell?.delta ?? null, description: `${row?.condition ?? '?'} vs ${t.baseline ?? 'baseline'} on ${measure} (Table 1)`, alpha: t.alpha, test: t.test, correction: t.correction };
-  }
-  if (kind === 'fair-rag') {
-    const t = metrics.table2 as {
-      alpha: number;
-      test: string;
-      correction?: string;
-      rows: { retriever: string; cells: { lower: number; upper: number; runs: number; significant: boolean; pValue?: number | null; difference: number | null; pairedDifference?: number | null }[] }[];
-    };
-    const row = t.rows[0];
-    const cells = row?.cells ?? [];
-    const cell = [...cells].sort((a, b) => b.runs - a.runs)[0];
-    return {
-      significant: cell?.significant ?? false,
-      pValue: cell?.pValue ?? null,
-      familySignificant: cells.some((c) => c.significant),
-      // What the test tests: the per-query paired difference where the table has it (deterministic − … reversed: arms − deterministic).
-      difference: cell ? (cell.pairedDifference !== undefined ? cell.pairedDifference : cell.difference) : null,
-      description: cell ? `EU of the α runs with EE-D̄ in [${cell.lower}, ${cell.upper}) vs the deterministic ranking on ${row!.retriever} (Table 2, the interval with the most runs)` : 'Table 2 (no cell)',
-      alpha: t.alpha,
-      test: t.test,
-      correction: t.correction ?? 'none',
-    };
-  }
-  throw new DataError(`no power simulation for experiments of kind '${kind}'`, { field: 'spec.kind' });
+/** The power simulation of a kind, or a DataError naming `spec.kind`. */
+function kindPower(kind: string, registry: ExperimentRegistry = defaultExperimentRegistry()): KindPower {
+  const power = registry.get(kind)?.power;
+  if (!power) throw new DataError(`no power simulation for experiments of kind '${kind}'`, { field: 'spec.kind' });
+  return power;
+}
+
+/** The spec's own significance test in a run's metrics (its kind's `power.primaryTest`). */
+export function primaryTest(kind: string, metrics: Metrics, registry?: ExperimentRegistry): PowerTestOutcome {
+  return kindPower(kind, registry).primaryTest(metrics);
+}
+
+/** What a kind's power simulation may use of the scratch workspace. */
+function scratchPort(scratch: AppServices): PowerScratch {
+  return {
+    collections: scratch.collections.repo,
+    addSim: (name, profile) => void scratch.models.addSim({ name, profile }),
+    previewPrompt: (spec, queryId) => scratch.experiments.previewPrompt(spec, queryId),
+    async runToEnd(spec) {
+      const { experiment } = scratch.experiments.upsert(spec);
+      const run = scratch.experiments.runToContinue(experiment.id, true).run;
+      await scratch.experiments.executeRun(run.id, { signal: new AbortController().signal, progress: () => {} });
+      return run.id;
+    },
+    metrics: (runId) => scratch.experiments.metrics(runId) as Metrics,
+    items: (runId, condition) =>
+      (scratch.workspace.db.prepare(`SELECT query_id AS q, payload FROM run_items WHERE run_id = ? AND condition = ?`).all(runId, condition) as { q: string; payload: string }[]).map((r) => ({
+        queryId: r.q,
+        payload: JSON.parse(r.payload) as Record<string, unknown>,
+      })),
+  };
 }
 
 /** 95% Wilson score interval. */
@@ -280,13 +189,6 @@ function copyCollection(from: Database, to: AppServices, name: string, replicate
 /** The reader a power simulation plants: the spec's own simulated reader's profile, else the defaults. */
 export const baseProfile = specReaderProfile;
 
-/** Every generator selector in the spec (top level and nested, e.g. attribution.generator) → the reader. */
-function withGenerator(value: unknown, model: string): unknown {
-  if (Array.isArray(value)) return value.map((v) => withGenerator(v, model));
-  if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, k === 'generator' || k === 'agent' ? { model } : withGenerator(v, model)]));
-}
-
 function reseed(spec: Record<string, unknown>, seed: number): Record<string, unknown> {
   const seeds = (spec.seeds as Record<string, unknown> | undefined) ?? {};
   return { ...spec, seeds: Object.fromEntries([...Object.keys(seeds), 'generation'].map((k) => [k, (seed * 7919 + k.length) % 0xffffffff])) };
@@ -298,13 +200,13 @@ export interface PowerProgress {
 
 export async function simulatePower(db: Database, req: PowerRequest, progress: PowerProgress = () => {}, signal?: AbortSignal): Promise<PowerReport> {
   const kind = String(req.spec.kind);
-  if (!['fair-rag', 'moi', 'richrag'].includes(kind)) throw new DataError(`no power simulation for experiments of kind '${kind}'`, { field: 'spec.kind' });
+  const power = kindPower(kind, req.registry);
   if (req.reps < 1) throw new DataError('reps must be at least 1', { field: 'reps' });
   if (req.effects.length === 0 || req.effects.some((e) => !(e >= 0 && e <= 1))) throw new DataError('effects must be numbers in [0, 1] (the planted utility scale; 0 = null)', { field: 'effect' });
   if (req.lapse !== undefined && !(req.lapse >= 0 && req.lapse <= 1)) throw new DataError('lapse must be a number in [0, 1] (the share of the documents\' help the reader loses)', { field: 'lapse' });
   const own = baseProfile(db, req.spec);
   const base = req.lapse !== undefined ? { ...own, lapse: req.lapse } : own;
-  const scratch = createAppServices(':memory:', { transport: 'http', markInterrupted: false });
+  const scratch = createAppServices(':memory:', { transport: 'http', markInterrupted: false, ...(req.registry ? { registry: req.registry } : {}) });
   try {
     // Which queries the spec selects (read from the researcher's workspace).
     const source = new CollectionsRepo(db);
@@ -330,13 +232,12 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
       selected.push(replicateId(qid, k));
     }
     copyCollection(db, scratch, String(req.spec.collection), replicate);
-    const sampleCounts: (number | null)[] = kind === 'fair-rag' ? (req.samples ?? [Number(req.spec.samples ?? 100)]) : [null];
-    const plant = kind === 'fair-rag' ? await fairRagPlant(scratch, base, req.spec, selected) : null;
-    const hidden = kind === 'richrag' ? await richRagPlant(scratch, base, req.spec, selected) : null;
+    const sampleCounts: (number | null)[] = power.samples ? (req.samples ?? [power.samples(req.spec)]) : [null];
+    const plant = await power.plant(scratchPort(scratch), base, req.spec, selected);
     const cells = req.effects.flatMap((effect) => queryCounts.flatMap((queries) => sampleCounts.map((samples) => ({ effect, queries, samples }))));
     const total = cells.length * req.reps;
     let done = 0;
-    let described: TestOutcome | null = null;
+    let described: PowerTestOutcome | null = null;
     const rows: PowerRow[] = [];
     for (const cell of cells) {
       let significant = 0;
@@ -347,11 +248,7 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
         signal?.throwIfAborted();
         const seed = (req.seed ?? 0) + rep;
         const name = `Simulated reader (power ${done})`;
-        const profile: SimProfile = plant
-          ? { ...base, noise: req.noise ?? 1, seed, utilityScale: 1, utilities: plant(cell.effect) }
-          : kind === 'moi'
-            ? { ...base, noise: req.noise ?? 1, seed, biasStrength: cell.effect }
-            : { ...base, noise: req.noise ?? 1, seed, utilityScale: cell.effect, coverages: hidden ?? undefined };
+        const profile: SimProfile = { ...base, noise: req.noise ?? 1, seed, ...plant(cell.effect) };
         scratch.models.addSim({ name, profile });
         let spec = withGenerator(reseed(req.spec, seed), name) as Record<string, unknown>;
         spec = { ...spec, name: `power ${done}`, queries: selected.slice(0, cell.queries), ...(cell.samples !== null ? { samples: cell.samples } : {}) };
@@ -361,7 +258,7 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
         await scratch.experiments.executeRun(run.id, { signal: signal ?? new AbortController().signal, progress: () => {} });
         const metrics = scratch.experiments.metrics(run.id) as Metrics;
         req.inspect?.(metrics, { ...cell, rep }, (patch) => scratch.experiments.metricsWith(run.id, patch) as Metrics);
-        const outcome = primaryTest(kind, metrics);
+        const outcome = power.primaryTest(metrics);
         described ??= outcome;
         if (outcome.significant) significant++;
         if (outcome.pValue !== null && outcome.pValue <= outcome.alpha) rawSignificant++;
@@ -383,7 +280,7 @@ export async function simulatePower(db: Database, req: PowerRequest, progress: P
       });
     }
     const t = described!;
-    const effectText = plant ? FAIR_RAG_EFFECT : kind === 'moi' ? MOI_EFFECT : RICHRAG_EFFECT;
+    const effectText = power.effect;
     const replicatedNote = rows.some((r) => r.replicated) ? `; rows with more queries than the spec's ${own.length} add replicates of its queries (same documents and planted truth, independent answers)` : '';
     return {
       kind,

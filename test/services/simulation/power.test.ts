@@ -9,7 +9,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadDemoCollection } from '../../../src-main/services/collectionsDemo';
-import { FAIR_RAG_EFFECT, simulatePower } from '../../../src-main/services/simulation/power';
+import { FAIR_RAG_EFFECT } from '../../../src-main/experiments/fair-rag/power';
+import { simulatePower } from '../../../src-main/services/simulation/power';
 import { openWorkbench, type Workbench } from '../../planted/support';
 
 let wb: Workbench;

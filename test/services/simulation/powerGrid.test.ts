@@ -7,7 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { biasAtStrength } from '../../../src-main/engine/sim/profile';
-import { MOI_EFFECT, powerCsv, simulatePower } from '../../../src-main/services/simulation/power';
+import { MOI_EFFECT } from '../../../src-main/experiments/moi/power';
+import { powerCsv, simulatePower } from '../../../src-main/services/simulation/power';
 import { addPrimacyCases, openWorkbench, type Workbench } from '../../planted/support';
 
 let wb: Workbench;
