@@ -6,7 +6,7 @@
  * and read with the generic `experiments.*` and `runs.*` methods (runs.ts).
  */
 import { z } from 'zod';
-import { GeneratorSelector } from './experiments';
+import { GeneratorSelector } from './selectors';
 import { AnswerMetric, bm25Params, Decoding, Id, Name, Num, NumOrNull, pairedCellFields, significanceFields, UtilityMetricName, Correction, TestCalibration } from './kindParts';
 
 // ---- spec --------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@
  * "Golden" block.
  */
 import { z } from 'zod';
-import { GeneratorSelector } from './experiments';
+import { GeneratorSelector } from './selectors';
 import { Correction, Name, Num, NumOrNull, pairedCellFields, significanceFields, TestCalibration } from './kindParts';
 
 export const RICHRAG_FRAMEWORKS = ['closed-book', 'retriever', 'no-ranker', 'rag-fusion', 'coverage', 'listwise'] as const;

@@ -13,7 +13,7 @@
  */
 import { z } from 'zod';
 import { lazyMethods, method } from './define';
-import { ExportFormat, FairRagItemsPage, FairRagMetrics } from './experiments';
+import { ExportFormat, FairRagItemsPage, FairRagMetrics } from './fairRag';
 import { Id, itemsPage } from './kindParts';
 import { MoiExportFormat, MoiMetrics, MoiQueryDetail } from './moi';
 import { RichRagExportFormat, RichRagMetrics, RichRagQueryView } from './richrag';
