@@ -36,6 +36,8 @@ export interface KindUi<K extends RunKind> {
   Wizard: Component<WizardProps>;
   Editor?: Component<EditorProps>;
   RunView: Component<RunViewProps<K>>;
+  /** The kind's power simulation has a grid over samples N per arm (the main side's `power.samples`). */
+  powerSamples?: true;
 }
 
 type AnyKindUi = { [K in RunKind]: KindUi<K> }[RunKind];

@@ -27,8 +27,8 @@ export async function loadRunItems<K extends RunKind>(kind: K, input: ApiInput<'
   return ofKind(kind, await attempt(title, () => api.call('runs.items', input)), input.runId, title);
 }
 
-/** The kinds whose drill-down item is a query (its full per-query view), with that item. */
-type QueryItem = { [K in 'moi' | 'richrag']: ItemsOf<K>['items'][number] };
+/** Each kind's drill-down item (for the kinds whose item is a query: its full per-query view). */
+type QueryItem = { [K in RunKind]: ItemsOf<K>['items'][number] };
 
 /** The drill-down item of one query of a run of such a kind. */
 export async function loadQueryItem<K extends keyof QueryItem>(kind: K, runId: number, queryId: string): Promise<QueryItem[K] | undefined> {

@@ -3,4 +3,4 @@ import type { KindUi } from '../kinds';
 import FairRagRunView from './FairRagRunView.svelte';
 import FairRagWizard from './wizard/FairRagWizard.svelte';
 
-export const fairRagUi: KindUi<'fair-rag'> = { kind: 'fair-rag', label: 'Fair RAG', Wizard: FairRagWizard, Editor: FairRagWizard, RunView: FairRagRunView };
+export const fairRagUi: KindUi<'fair-rag'> = { kind: 'fair-rag', label: 'Fair RAG', Wizard: FairRagWizard, Editor: FairRagWizard, RunView: FairRagRunView, powerSamples: true };
