@@ -31,7 +31,7 @@ export function experimentHandlers(s: AppServices): ExperimentHandlers {
     'experiments.delete': ({ id }) => e.delete(id),
     'experiments.validateSpec': ({ spec }) => e.validateSpec(spec),
     'experiments.previewPrompt': ({ spec, queryId, retriever }) => e.previewPrompt(spec, queryId, retriever),
-    'experiments.run': ({ id }) => startRunOnce(s, id),
+    'experiments.run': ({ id }) => e.startOrJoinRun(id),
     'runs.list': ({ experimentId }) => e.listRuns(experimentId),
     'runs.get': ({ runId }) => e.getRun(runId),
     'runs.delete': ({ runId }) => e.deleteRun(runId),
@@ -39,20 +39,4 @@ export function experimentHandlers(s: AppServices): ExperimentHandlers {
     'runs.items': ({ runId, queryId, condition, offset, limit }) => e.items(runId, { queryId, condition, offset, limit }),
     'runs.export': ({ runId, format, condition }) => e.export(runId, format, condition),
   };
-}
-
-/**
- * Start a run of an experiment's current spec, once (issue 26 item 1): while a run of this spec version
- * is pending or running in this process, a second start (a double click, five rapid clicks, a retried
- * request) returns that run's job instead of starting another run of the same spec. Once the run has
- * finished, failed or been cancelled, a start makes a new run.
- */
-function startRunOnce(s: AppServices, id: number) {
-  const e = s.experiments;
-  const experiment = e.repo.experiment(id);
-  if (experiment) {
-    const live = e.repo.runs(id).find((r) => r.specVersion === experiment.version && (r.status === 'pending' || r.status === 'running') && r.jobId !== null && s.jobs.isLive(r.jobId));
-    if (live?.jobId) return s.jobs.get(live.jobId);
-  }
-  return e.startRun(id);
 }

@@ -191,6 +191,21 @@ export class ExperimentService {
   }
 
   /**
+   * Start a run of an experiment's current spec, once (issue 26 item 1; the one start-a-run policy,
+   * issue 37 item 3): while a run of this spec version is pending or running in this process, a second
+   * start (a double click, five rapid clicks, a retried request) returns that run's job instead of
+   * starting another run of the same spec. Once the run has finished, failed or been cancelled, a start
+   * makes a new run. (`fairground run` resumes instead: `runToContinue` below, the same decision about
+   * which runs are open.)
+   */
+  startOrJoinRun(experimentId: number): Job {
+    const experiment = this.requireExperiment(experimentId);
+    const live = this.repo.runs(experimentId).find((r) => r.specVersion === experiment.version && (r.status === 'pending' || r.status === 'running') && r.jobId !== null && this.jobs.isLive(r.jobId));
+    if (live?.jobId) return this.jobs.get(live.jobId);
+    return this.startRun(experimentId);
+  }
+
+  /**
    * The run `fairground run` should (re)start for an experiment: the newest unfinished run of the
    * current spec version (interrupted, failed, cancelled or never started), else a new run.
    */

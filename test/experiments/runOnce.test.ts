@@ -36,6 +36,9 @@ describe('experiments.run starts one run per start, not per request', () => {
       // Sequential clicks while it is still running: the same job again.
       const again = await router.call('experiments.run', { id: e.id });
       expect((again as { data: { id: string } }).data.id).toBe(jobIds[0]);
+      // The policy is the service's (issue 37 item 3), not the handler's: a caller without the router joins too.
+      expect(s.experiments.startOrJoinRun(e.id).id).toBe(jobIds[0]);
+      expect(s.experiments.repo.runs(e.id)).toHaveLength(1);
       for (let i = 0; i < 600 && s.jobs.isLive(jobIds[0]!); i++) await new Promise((r) => setTimeout(r, 100));
       expect(s.jobs.get(jobIds[0]!).status).toBe('succeeded');
       // A deliberate new start once the run is done: a second run, numbered next.
