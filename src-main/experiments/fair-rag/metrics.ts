@@ -56,7 +56,7 @@ function armsAndWarnings(input: Omit<FairRagMetricsInput, 'items'>, data: FairRa
 export function fairRagSummary(input: FairRagSummaryInput): Pick<FairRagMetrics, 'kind' | 'aggregates' | 'warnings' | 'incomplete'> {
   const data = 'items' in input ? indexRunItems(input.items) : indexRunItemTexts(input.repo.itemTexts(input.runId));
   const { arms, warnings, incomplete } = armsAndWarnings(input, data);
-  return { kind: 'fair-rag', aggregates: aggregateArms(arms), warnings, incomplete };
+  return { kind: 'fair-rag', aggregates: aggregateArms(arms, euBounds(data)), warnings, incomplete };
 }
 
 export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
@@ -73,7 +73,7 @@ export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
     target: spec.target,
     generator: input.generatorName,
     perQuery,
-    aggregates: aggregateArms(arms),
+    aggregates: aggregateArms(arms, euBounds(data)),
     providerExposure: providerExposure(arms, data),
     table1: tradeoffTable(perQuery, retrievers),
     table2: {
@@ -90,6 +90,13 @@ export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
     warnings,
     incomplete,
   };
+}
+
+/** EU's range: [0, the largest utility scale of the run's queries] (1, or `worst` for lower-is-better metrics such as LaMP-3's 4). */
+export function euBounds(data: FairRagRunData): { lower: number; upper: number } {
+  let upper = 0;
+  for (const q of data.queries.values()) upper = Math.max(upper, q.lowerIsBetter && q.worst !== null ? q.worst : 1);
+  return { lower: 0, upper: upper || 1 };
 }
 
 /**
