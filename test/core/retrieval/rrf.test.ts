@@ -73,3 +73,21 @@ describe('ranking order', () => {
     expect(() => topK(items, -1)).toThrow();
   });
 });
+
+describe("RRF 'first-seen' as a stored run (retrieval/runs/fusionRun.ts)", () => {
+  it('lowers tied scores by the least amount so that trec_eval reads the first-seen order', async () => {
+    const { fuseRunsCounted, strictlyInRankOrder } = await import('../../../src-main/retrieval/runs/fusionRun');
+    // x, y tie at 1/61 + 1/62; first-seen keeps x first, trec_eval would put y first: y is lowered to the next double below.
+    const ranking = reciprocalRankFusion([['x', 'y'], ['y', 'x']], { ties: 'first-seen' });
+    expect(ranking.map((h) => h.id)).toEqual(['x', 'y']);
+    const tied = ranking[0]!.score;
+    expect(strictlyInRankOrder(ranking)).toBe(1);
+    expect(ranking[1]!.score).toBeLessThan(tied);
+    expect(ranking[1]!.score).toBe(tied - 2 ** -57); // one ulp: 0.0325… lies in [2^-5, 2^-4), where doubles are 2^-5 · 2^-52 apart
+    // Already in trec_eval's order: nothing changes.
+    const run = new Map([['q', [{ id: 'b', score: 1 }, { id: 'a', score: 1 }]]]);
+    const same = fuseRunsCounted([run, run], 10, { ties: 'first-seen' });
+    expect(same.nudged).toBe(0);
+    expect(same.rankings.get('q')!.map((h) => h.id)).toEqual(['b', 'a']);
+  });
+});
