@@ -7,8 +7,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FairRagSpec } from '../../src-main/api/contract/experiments';
-import { table2Latex } from '../../src-main/experiments/fair-rag/exports';
-import { generationKey, queryKey, sampleKey } from '../../src-main/experiments/fair-rag/items';
+import { perSampleCsv, table2Latex } from '../../src-main/experiments/fair-rag/exports';
+import { generationKey, indexRunItems, queryKey, sampleKey } from '../../src-main/experiments/fair-rag/items';
 import { fairRagMetrics, fairRagSummary } from '../../src-main/experiments/fair-rag/metrics';
 import { utilityScorer, type UtilityScorer } from '../../src-main/experiments/fair-rag/utility';
 import type { RunItem } from '../../src-main/store/experimentsRepo';
@@ -102,6 +102,14 @@ describe('an all-wrong reader on LaMP-3', () => {
     for (const m of metrics.perQuery) expect(m.eu, `${m.queryId} ${m.condition}`).toBe(0);
     // u_max = 0: EU̅ follows Fair-RAG's normalize_eu.py convention (1.0, warned), never a reward for wrong answers.
     expect(metrics.warnings).toContain("query 'q1', retriever 'r1': u_max = 0, so EU̅ = 1 for every arm (Fair-RAG's convention)");
+  });
+
+  it('the per-sample export keeps the raw error beside the utility the metrics use', () => {
+    const csv = perSampleCsv(spec, indexRunItems(items)).trim().split('\r\n');
+    expect(csv[0]).toContain('output,utility,utility_raw');
+    // q1's α = 1 sample 1 is h2: answer "-3" for gold 1, stored utility 4 (the old clamp), raw error 4 → utility 0.
+    const row = csv.find((l) => l.startsWith('q1,r1/alpha=1,1,'))!;
+    expect(row).toMatch(/,-3,0,4,,$/);
   });
 
   it('counts the out-of-range answers in the warnings, the metrics and the Table 2 caption', () => {

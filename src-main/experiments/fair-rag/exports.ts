@@ -21,6 +21,7 @@ import { csvField as quoteCsv } from '../../core/format/csv';
 import { escapeLatex, fitTabular } from '../../core/format/latex';
 import { formatQrels, formatRun } from '../../io/trec';
 import type { ExportedFile } from '../registry';
+import { generationUtility } from './queryMetrics';
 import { generationKey, indexRunItems, judgmentKey, type FairRagRunData } from './items';
 import type { FairRagMetricsInput } from './metrics';
 import { correctionName } from './table2';
@@ -82,7 +83,7 @@ export function perSampleCsv(spec: FairRagSpec, data: FairRagRunData): string {
           s.ranking.join(' '),
           s.promptHash,
           g?.output ?? null,
-          g?.utility ?? null,
+          g ? generationUtility(data.queries.get(qid) ?? { lowerIsBetter: false, worst: null }, g) : null,
           g?.utilityRaw ?? null,
           ar,
           entails ? entails.map((e) => (e ? 1 : 0)).join(' ') : null,

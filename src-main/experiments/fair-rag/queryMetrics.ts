@@ -107,10 +107,7 @@ function armMetrics(spec: MetricsSpec, data: FairRagRunData, qid: string, q: Que
     gens.push(g);
   }
   const ee = expectedExposure({ items, rankings, k: spec.k, target: spec.target });
-  // Lower-is-better: max(0, worst − raw error) from the stored raw error, so a run stored while LaMP-3
-  // predictions were clamped to 1..5 (which scored "9" for gold 5 as perfect) is scored by the
-  // current rule too (issue 34 item 4).
-  const utilities = q.lowerIsBetter && q.worst !== null ? gens.map((g) => lowerIsBetterUtility(g.utilityRaw, q.worst!)) : gens.map((g) => g.utility);
+  const utilities = gens.map((g) => generationUtility(q, g));
   const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const attributed = attributionOf(spec, data, qid, samples, gens);
   const ea =
@@ -178,6 +175,16 @@ function attributionOf(spec: MetricsSpec, data: FairRagRunData, qid: string, sam
     out.push({ ranking: top, entails });
   }
   return out;
+}
+
+/**
+ * A generation's utility on the higher-is-better scale. Lower-is-better: max(0, worst − raw error)
+ * from the stored raw error, so a run stored while LaMP-3 predictions were clamped to 1..5 (which
+ * scored "9" for gold 5 as perfect) is scored, exported and shown by the current rule too (issue 34
+ * item 4); otherwise the stored utility.
+ */
+export function generationUtility(q: Pick<QueryPayload, 'lowerIsBetter' | 'worst'>, g: Pick<GenerationPayload, 'utility' | 'utilityRaw'>): number {
+  return q.lowerIsBetter && q.worst !== null ? lowerIsBetterUtility(g.utilityRaw, q.worst) : g.utility;
 }
 
 /** u_max per retriever (every arm of it + the oracle; Eq. 29) and EU̅ = EU / u_max (Eq. 30), so EU̅ ≤ 1. */
