@@ -23,6 +23,7 @@ import { CallsDeferredError, COMPUTE, type CallPolicy } from '../engine/queue/ca
 import { RunCalls } from '../engine/queue/runCalls';
 import { isDeferred } from '../experiments/concurrency';
 import type { ExperimentDeps, ExperimentKind, ExperimentRegistry, ExportedFile, ItemsQuery, MetricsInput, RunSummary, WorkContext } from '../experiments/registry';
+import { designWarningNote, storedDesignWarnings } from '../experiments/designWarningText';
 import { defaultExperimentRegistry } from '../experiments/kinds';
 import { validateSpec } from '../experiments/specFile';
 import { checkSpecContent, checkSpecReferences } from '../experiments/specReferences';
@@ -181,6 +182,18 @@ export class ExperimentService {
     return kind.designWarnings ? kind.designWarnings(spec, this.deps) : [];
   }
 
+  /**
+   * The design warnings of a run's spec on this workspace's data, stored with the run
+   * (`stats.designWarnings`; kept when the run finishes) so that its metrics' warnings and its
+   * manifest list them (issue 34 item 6). `fairground run` calls it before computing and prints them.
+   */
+  async recordDesignWarnings(runId: number): Promise<DesignWarning[]> {
+    const run = this.requireRun(runId);
+    const warnings = await this.designWarnings(run.spec);
+    this.repo.setRunStats(runId, { ...run.stats, designWarnings: warnings });
+    return warnings;
+  }
+
   // ---- runs ----------------------------------------------------------------------------------
 
   /** Start a new run of the experiment's current spec. */
@@ -269,7 +282,9 @@ export class ExperimentService {
         if (!isDeferred(err) || ctx.signal.aborted) throw err;
         stats = {};
       }
-      stats = { ...stats, callsInFlightMax: calls.maxInFlight };
+      // The design warnings recorded before the run (recordDesignWarnings) stay with it.
+      const recorded = storedDesignWarnings(this.requireRun(runId).stats);
+      stats = { ...stats, callsInFlightMax: calls.maxInFlight, ...(recorded.length > 0 ? { designWarnings: recorded } : {}) };
       if (calls.deferredCount > 0) throw new CallsDeferredError(calls.deferredCount, deferredMessage(policy, calls));
       this.repo.setRunStats(runId, stats);
       this.repo.setRunManifest(runId, await this.buildManifest(kind, run, spec, stats));
@@ -305,8 +320,8 @@ export class ExperimentService {
    * R>); the router checks every response against the union on `kind`.
    */
   metrics(runId: number): ApiOutput<'runs.metrics'> {
-    const { kind, input } = this.metricsInput(runId);
-    return kind.metrics(input) as ApiOutput<'runs.metrics'>;
+    const { kind, run, input } = this.metricsInput(runId);
+    return withDesignWarnings(kind.metrics(input) as ApiOutput<'runs.metrics'>, run.stats);
   }
 
   /**
@@ -326,10 +341,10 @@ export class ExperimentService {
    */
   summary(runId: number): RunSummary {
     // A kind with a summary reads the items from the store itself (only what it needs, parsed once).
-    const { kind, input } = this.metricsInput(runId, false);
-    if (kind.summary) return kind.summary({ ...input, repo: this.repo });
+    const { kind, run, input } = this.metricsInput(runId, false);
+    if (kind.summary) return withDesignWarnings(kind.summary({ ...input, repo: this.repo }), run.stats);
     const m = kind.metrics({ ...input, items: this.repo.items(runId) }) as RunSummary;
-    return { kind: m.kind, aggregates: m.aggregates, warnings: m.warnings, incomplete: m.incomplete };
+    return withDesignWarnings({ kind: m.kind, aggregates: m.aggregates, warnings: m.warnings, incomplete: m.incomplete }, run.stats);
   }
 
   items(runId: number, query: ItemsQuery): ApiOutput<'runs.items'> {
@@ -347,6 +362,10 @@ export class ExperimentService {
         ? { name: `${input.experimentName}-run${runId}.manifest.json`.replace(/[^A-Za-z0-9._-]+/g, '_'), mediaType: 'application/json', text: `${JSON.stringify(manifest, null, 2)}\n` }
         : await kind.exportFile({ ...input, format, condition }, this.deps);
     const { manifest: about, warnings, ...exported } = file as ExportedFile;
+    // metrics-json is everything `runs.metrics` returns, the design warnings recorded with the run included (issue 34 item 6).
+    if (format === 'metrics-json' && storedDesignWarnings(run.stats).length > 0) {
+      exported.text = `${JSON.stringify(withDesignWarnings(JSON.parse(exported.text) as { warnings?: string[] }, run.stats), null, 2)}\n`;
+    }
     const bytes = Buffer.byteLength(exported.text, 'utf8');
     manifest = {
       ...manifest,
@@ -396,12 +415,15 @@ export class ExperimentService {
   private async buildManifest(kind: ExperimentKind, run: RunRow, spec: unknown, stats: Record<string, unknown>): Promise<ReproducibilityManifest> {
     const parts = await kind.manifest(run.id, spec, this.deps, stats);
     this.environment ??= this.options.environment?.() ?? collectEnvironment();
-    return buildManifest({
+    const manifest = buildManifest({
       ...parts,
       environment: this.environment,
       run: { ...parts.run, command: `fairground experiment export ${run.id}` },
       extra: { ...parts.extra, experiment: { id: run.experimentId, name: run.experimentName, kind: run.kind, specVersion: run.specVersion }, spec: run.spec },
     });
+    // The design warnings recorded with the run (issue 34 item 6).
+    const design = storedDesignWarnings(stats).map(designWarningNote);
+    return design.length > 0 ? { ...manifest, warnings: [...manifest.warnings, ...design] } : manifest;
   }
 
   /** What a remote model's server was found to do at `remote add` (a llama.cpp server never asked: what its kind is known to lack). */
@@ -488,6 +510,13 @@ function deferredMessage(policy: CallPolicy, calls: RunCalls): string {
   const done = `${calls.computed} computed, ${calls.hits} from the cache`;
   if (policy.mode === 'shard') return `shard ${policy.index + 1}/${policy.count} done (${done}); ${n} call(s) belong to other shards or wait for them — merge the shards' caches (fairground cache merge) and run again`;
   return `${n} call(s) are not in the cache (${done}); export them with fairground plan export, or run without --cache-only to compute them`;
+}
+
+/** A run's metrics (or summary) with the design warnings recorded with it first in `warnings` (issue 34 item 6). */
+function withDesignWarnings<M extends { warnings?: string[] }>(metrics: M, stats: Record<string, unknown>): M {
+  const design = storedDesignWarnings(stats).map(designWarningNote);
+  if (design.length === 0) return metrics;
+  return { ...metrics, warnings: [...design, ...(metrics.warnings ?? []).filter((w) => !design.includes(w))] };
 }
 
 /** The manifest with a measured calibration of the run's test under evaluation.significance (issue 23: stored after the run, so added at export). */

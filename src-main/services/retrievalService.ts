@@ -22,7 +22,7 @@ import { ensureSqliteVec } from '../retrieval/dense/sqliteVec';
 import { searchFts, type FtsSearchResult } from '../retrieval/fts5/ftsSearch';
 import { bm25Run } from '../retrieval/runs/bm25Run';
 import { denseRun } from '../retrieval/runs/denseRun';
-import { fuseRuns } from '../retrieval/runs/fusionRun';
+import { fuseRunsCounted } from '../retrieval/runs/fusionRun';
 import { toResultRows, type RunRankings } from '../retrieval/runs/runTypes';
 import { ModelsRepo } from '../store/modelsRepo';
 import { RetrievalRepo, type RunRow } from '../store/retrievalRepo';
@@ -252,6 +252,7 @@ export class RetrievalService {
         collection: { fts5: 'bm25() over a per-collection index, k1 1.2, b 0.75', tokenizer: 'porter unicode61 remove_diacritics 2', weights: spec.weights },
         candidates: spec.candidates,
         scorers: { candidatesOkapi: withCandidates, collectionFts5: allQueries.length - withCandidates },
+        tieOrder: 'trec_eval',
       };
     } else if (spec.method === 'dense') {
       const engine = await this.engine(spec.model);
@@ -276,16 +277,27 @@ export class RetrievalService {
         signal: ctx.signal,
         onProgress,
       });
-      params = { k: spec.k, embeddingSetId: set.id, modelKey: set.modelKey, modelName: set.modelName, dimensions: set.dimensions, metric };
+      params = { k: spec.k, embeddingSetId: set.id, modelKey: set.modelKey, modelName: set.modelName, dimensions: set.dimensions, metric, tieOrder: 'trec_eval' };
     } else {
       const inputs = spec.runIds.map((id) => {
         const run = this.requireRun(id);
         if (run.collectionId !== spec.collectionId) throw new ApiFailure('validation', `run ${id} belongs to another collection`, 'runIds');
         return this.rankings(id);
       });
-      rankings = fuseRuns(inputs, spec.k, { k: spec.rrfK, rankBase: spec.rankBase, ...(spec.depth !== undefined ? { depth: spec.depth } : {}) });
+      const fused = fuseRunsCounted(inputs, spec.k, { k: spec.rrfK, rankBase: spec.rankBase, ties: spec.ties, ...(spec.depth !== undefined ? { depth: spec.depth } : {}) });
+      rankings = fused.rankings;
       onProgress(1, 1);
-      params = { k: spec.k, runIds: spec.runIds, rrfK: spec.rrfK, rankBase: spec.rankBase, depth: spec.depth ?? null };
+      params = {
+        k: spec.k,
+        runIds: spec.runIds,
+        rrfK: spec.rrfK,
+        rankBase: spec.rankBase,
+        depth: spec.depth ?? null,
+        tieOrder: spec.ties,
+        ...(spec.ties === 'first-seen'
+          ? { tieNote: `ties kept in first-seen order (RAG-Fusion's code): ${fused.nudged} tied score(s) lowered by the least amount so that trec_eval reads the stored order` }
+          : {}),
+      };
     }
     ctx.signal.throwIfAborted();
     const name = spec.name ?? this.repo.freeRunName(spec.collectionId, spec.method);

@@ -28,11 +28,15 @@ describe('Fair RAG aggregates keep the intervals of bounded measures inside [0, 
     });
   }
 
-  it('EU (no declared bounds) keeps the plain t-interval [0.646490, 1.220177]', () => {
+  it('EU without a scale keeps the plain t-interval [0.646490, 1.220177]; with its scale [0, 1] (issue 34 item 5) it is clipped to it', () => {
     const ci = meanWithCi([1, 1, 0.8], 'eu')!;
     expect(ci.upper).toBeCloseTo(1.220177, 5);
     expect(ci.method).toBe('t');
     expect(ci.clipped).toBe(false);
+    const bounded = meanWithCi([1, 1, 0.8], 'eu', { lower: 0, upper: 1 })!;
+    expect(bounded.lower).toBeCloseTo(0.64649, 5);
+    expect(bounded.upper).toBe(1);
+    expect(bounded.method).toBe('t, clipped to [0, 1]');
   });
 
   it('an EU̅ above 1 (stored before clamping) is clipped and counted: (1.2, 1, 0.8) → [0.503, 1], 1 of 3 outside', () => {
@@ -41,6 +45,6 @@ describe('Fair RAG aggregates keep the intervals of bounded measures inside [0, 
     expect(ci.mean).toBeCloseTo(1, 12);
     expect(ci.lower).toBeCloseTo(1 - 0.496828, 5);
     expect(ci.upper).toBe(1);
-    expect(ci.method).toBe("t, clipped to [0, 1]; 1 of 3 values outside the measure's range (see the run's warnings)");
+    expect(ci.method).toBe("t, clipped to [0, 1]; 1 of 3 values outside the measure's range");
   });
 });

@@ -116,9 +116,11 @@ describe('Fair RAG metrics on hand-built items', () => {
     expect(agg.queries).toBe(2);
     // EU .4 and .2: mean .3, s = .1414, se = .1, t(.975, 1) = 12.7062.
     expect(agg.measures.eu!.mean).toBeCloseTo(0.3, 12);
-    expect(agg.measures.eu!.lower).toBeCloseTo(0.3 - 1.270620, 5);
-    expect(agg.measures.eu!.upper).toBeCloseTo(0.3 + 1.270620, 5);
-    expect(agg.measures.eu!.method).toBe('t'); // EU is on the utility metric's own scale: no known bounds
+    // t-interval .3 ± 1.270620 = [−.97062, 1.57062], clipped to EU's range on accuracy's scale, [0, 1] (issue 34 item 5).
+    expect(agg.measures.eu!.lower).toBe(0);
+    expect(agg.measures.eu!.upper).toBe(1);
+    expect(agg.measures.eu!.method).toBe('t, clipped to [0, 1]');
+    expect(agg.measures.eu!.clipped).toBe(true);
     // Both queries .75: no variance, so no interval (issue 23 item 4; before: a zero-width [.75, .75]).
     expect(agg.measures.eeDNorm).toEqual({ mean: 0.75, lower: null, upper: null, n: 2, method: 'no variance (n = 2)', clipped: false });
     const prov = metrics.providerExposure.find((p) => p.condition === 'r1/alpha=1')!;

@@ -1,10 +1,17 @@
 /**
- * Issue 23 item 4: LaMP-3's utility (4 − |prediction − gold|, MAE) stays in its defined range: a
- * numeric prediction outside the label range 1–5 is clamped to it before scoring, so the utility is
- * in [0, 4], u_max is never negative and EU̅ = EU / u_max stays in [0, 1]. Hand-computed cases.
+ * Issue 34 item 4 (replacing issue 23's clamp of the prediction): a lower-is-better utility is
+ * clamped, never the prediction. An answer p for gold g scores max(0, worst − |p − g|) (LaMP-3:
+ * worst 4), so an answer outside the labels 1–5 is scored by its real distance and never better than
+ * the same error inside the range; the count of such answers goes into the run's warnings, the
+ * Table 2 caption and the manifest. Hand-computed cases.
  */
 import { describe, expect, it } from 'vitest';
+import { FairRagSpec } from '../../src-main/api/contract/experiments';
+import { perSampleCsv, table2Latex } from '../../src-main/experiments/fair-rag/exports';
+import { generationKey, indexRunItems, queryKey, sampleKey } from '../../src-main/experiments/fair-rag/items';
+import { fairRagMetrics, fairRagSummary } from '../../src-main/experiments/fair-rag/metrics';
 import { utilityScorer, type UtilityScorer } from '../../src-main/experiments/fair-rag/utility';
+import type { RunItem } from '../../src-main/store/experimentsRepo';
 
 function scorer(metric: string, worst?: number): UtilityScorer {
   const s = utilityScorer(worst === undefined ? {} : { utilityMetric: { name: metric as 'mae', worst } as never }, metric);
@@ -12,31 +19,105 @@ function scorer(metric: string, worst?: number): UtilityScorer {
   return s;
 }
 
-describe('LaMP-3 utility clamped to the task’s label range', () => {
+describe('LaMP-3: the utility is clamped, never the prediction', () => {
   const mae = scorer('mae');
-  it('clamps numeric predictions outside 1–5 before the error; raw keeps LaMP’s unclamped error', () => {
-    // gold 1, answer 9: raw |9 − 1| = 8 (utility −4 unclamped); clamped to 5: error 4, utility 0.
-    expect(mae.score('9', ['1'])).toEqual({ raw: 8, utility: 0, clamped: 'prediction 9 clamped to 5 (label range 1–5)' });
-    // gold 3, answer 6: raw 3 (utility 1 unclamped); clamped to 5: error 2, utility 2.
-    expect(mae.score('6', ['3'])).toMatchObject({ raw: 3, utility: 2 });
-    // gold 2, answer −1: raw 3; clamped to 1: error 1, utility 3.
-    expect(mae.score('-1', ['2'])).toMatchObject({ raw: 3, utility: 3 });
+  it('scores out-of-range answers by their real error; raw keeps the error', () => {
+    // gold 5, answer 9: |9 − 5| = 4 → 4 − 4 = 0 (issue 23's clamp to 5 gave the maximum 4).
+    expect(mae.score('9', ['5'])).toEqual({ raw: 4, utility: 0, outOfRange: true });
+    // gold 1, answer 0: |0 − 1| = 1 → 3.
+    expect(mae.score('0', ['1'])).toEqual({ raw: 1, utility: 3, outOfRange: true });
+    // gold 1, answer −2: |−2 − 1| = 3 → 1.
+    expect(mae.score('-2', ['1'])).toEqual({ raw: 3, utility: 1, outOfRange: true });
+    // gold 1, answer 9: |9 − 1| = 8 → max(0, −4) = 0.
+    expect(mae.score('9', ['1'])).toEqual({ raw: 8, utility: 0, outOfRange: true });
+  });
+  it('an out-of-range answer is never better than the same error inside the range', () => {
+    for (const gold of [1, 2, 3, 4, 5]) {
+      for (const p of [-3, -1, 0, 0.5, 5.5, 6, 7, 9, 12]) {
+        const inside = Math.max(0, 4 - Math.min(4, Math.abs(p - gold)));
+        expect(mae.score(String(p), [String(gold)]).utility).toBeLessThanOrEqual(inside);
+        expect(mae.score(String(p), [String(gold)]).utility).toBe(Math.max(0, 4 - Math.abs(p - gold)));
+      }
+    }
   });
   it('leaves answers in the range and LaMP’s non-numeric fallback alone', () => {
     expect(mae.score('4', ['2'])).toEqual({ raw: 2, utility: 2 });
     // Not a number, gold 3: LaMP scores it as the farther of 1 and 5 (a tie: 1), error 2.
     expect(mae.score('great', ['3'])).toEqual({ raw: 2, utility: 2 });
   });
-  it('every answer wrong can no longer make u_max negative (the issue: u_max = −2, EU̅ 1.3–1.6)', () => {
-    const utilities = ['9', '8', '7.5', '0'].map((p) => mae.score(p, ['1']).utility);
-    // 9, 8, 7.5 → 5 (error 4, utility 0); 0 → 1 (error 0, utility 4).
-    expect(utilities).toEqual([0, 0, 0, 4]);
-    const wrong = ['9', '8'].map((p) => mae.score(p, ['1']).utility);
-    expect(Math.max(...wrong)).toBe(0);
-  });
-  it('a user-set worst (another scale) clamps the utility to [0, worst]', () => {
+  it('a user-set worst (another scale) clamps the utility to [0, worst] and has no label range', () => {
     const s = scorer('mae', 2);
-    expect(s.score('4', ['1'])).toEqual({ raw: 3, utility: 0, clamped: 'utility -1 clamped to [0, 2]' });
+    expect(s.score('4', ['1'])).toEqual({ raw: 3, utility: 0 });
     expect(s.score('2', ['1'])).toEqual({ raw: 1, utility: 1 });
+  });
+});
+
+describe('an all-wrong reader on LaMP-3', () => {
+  const spec = FairRagSpec.parse({ kind: 'fair-rag', name: 'lamp3', collection: 'c', retrievers: [{ name: 'r1', method: 'bm25' }], generator: { model: 'g' }, k: 1, samples: 2, alphas: [1] });
+  const candidates = [
+    { docId: 'a', useful: true, provider: 'P' },
+    { docId: 'b', useful: false, provider: 'Q' },
+  ];
+  // Query q1 (gold 1) and q2 (gold 5); every answer wrong, as the issue's reader: "9", "-3", "5" for gold 1
+  // and "9", "1", "0" for gold 5 (errors 8, 4, 4 and 4, 4, 5: every utility 0). The utilities are stored as
+  // issue 23's clamp stored them (answer 9 → 5, −3 → 1, 0 → 1: "-3" for gold 1 scored a perfect 4), so the
+  // metrics must score them from the raw error, not take the stored utility.
+  const answers: Record<string, { gold: string; out: Record<string, [string, number, number]> }> = {
+    q1: { gold: '1', out: { h1: ['9', 8, 0], h2: ['-3', 4, 4], h3: ['5', 4, 0] } },
+    q2: { gold: '5', out: { h1: ['9', 4, 4], h2: ['1', 4, 0], h3: ['0', 5, 0] } },
+  };
+  const items: RunItem[] = [];
+  for (const [qid, { gold, out }] of Object.entries(answers)) {
+    items.push({
+      key: queryKey(qid),
+      queryId: qid,
+      condition: '',
+      sample: null,
+      payload: { type: 'query', text: 'q', retrievalText: 'q', answers: [gold], task: null, metric: 'mae', lowerIsBetter: true, worst: 4, candidates, scores: { r1: [2, 1] } },
+    });
+    const arms: [string, string | null, number | null, string, string[]][] = [
+      ['r1/alpha=1', 'r1', 1, 'pl', ['h1', 'h2']],
+      ['r1/deterministic', 'r1', null, 'deterministic', ['h3']],
+      ['oracle', null, null, 'oracle', ['h3', 'h1']],
+    ];
+    for (const [condition, retriever, alpha, policy, hashes] of arms) {
+      hashes.forEach((promptHash, s) =>
+        items.push({ key: sampleKey(qid, condition, s), queryId: qid, condition, sample: s, payload: { type: 'sample', retriever, alpha, policy, ranking: ['a', 'b'], promptHash } }),
+      );
+    }
+    for (const [h, [output, raw, stored]] of Object.entries(out)) {
+      items.push({
+        key: generationKey(qid, h),
+        queryId: qid,
+        condition: '',
+        sample: null,
+        payload: { type: 'generation', promptHash: h, prompt: `prompt ${h}`, output, outputHash: `o-${qid}-${h}`, promptTokens: 1, completionTokens: 1, finishReason: 'stop', utilityRaw: raw, utility: stored, fromCache: false },
+      });
+    }
+  }
+  const metrics = fairRagMetrics({ runId: 1, spec, items, finished: true, generatorName: 'gen' });
+
+  it('gets EU = 0 on every arm: no wrong answer scores above 0', () => {
+    expect(metrics.perQuery.length).toBe(6);
+    for (const m of metrics.perQuery) expect(m.eu, `${m.queryId} ${m.condition}`).toBe(0);
+    // u_max = 0: EU̅ follows Fair-RAG's normalize_eu.py convention (1.0, warned), never a reward for wrong answers.
+    expect(metrics.warnings).toContain("query 'q1', retriever 'r1': u_max = 0, so EU̅ = 1 for every arm (Fair-RAG's convention)");
+  });
+
+  it('the per-sample export keeps the raw error beside the utility the metrics use', () => {
+    const csv = perSampleCsv(spec, indexRunItems(items)).trim().split('\r\n');
+    expect(csv[0]).toContain('output,utility,utility_raw');
+    // q1's α = 1 sample 1 is h2: answer "-3" for gold 1, stored utility 4 (the old clamp), raw error 4 → utility 0.
+    const row = csv.find((l) => l.startsWith('q1,r1/alpha=1,1,'))!;
+    expect(row).toMatch(/,-3,0,4,,$/);
+  });
+
+  it('counts the out-of-range answers in the warnings, the metrics and the Table 2 caption', () => {
+    // Out of 1..5: q1 "9", "-3"; q2 "9", "0" → 4 of 6 answers.
+    expect(metrics.outOfRangeAnswers).toEqual({ count: 4, answers: 6 });
+    const warning = "4 of 6 answers are ratings outside LaMP-3's labels 1–5; each is scored by its real error, max(0, 4 − |answer − gold|), never clamped into the range";
+    expect(metrics.warnings).toContain(warning);
+    expect(fairRagSummary({ runId: 1, spec, items, finished: true, generatorName: 'gen' }).warnings).toContain(warning);
+    expect(table2Latex(metrics)).toContain('4 of 6 answers lie outside the labels 1--5 and score $\\max(0, 4 - |p - g|)$ (never clamped).');
   });
 });

@@ -45,6 +45,21 @@ function seededSet(seed: number) {
 }
 
 describe('sqlite-vec KNN against brute force', () => {
+  it('equal distances at the cut: the k kept are those of the one rank order (docno descending; issue 34 item 1)', () => {
+    // Documents inserted in a shuffled order (row ids unrelated to doc ids), every one with the same
+    // vector: all tie, so vec0's own cut (k = 3 of 120) is arbitrary.
+    const tied = addCollection(ws.db, 'tied');
+    const ids = createRng(11).shuffled(Array.from({ length: 120 }, (_, i) => `t${i}`));
+    addDocuments(ws.db, tied, ids.map((docId) => ({ docId, text: 'same' })));
+    const set = repo.createEmbeddingSet({ collectionId: tied, modelKey: 'same', modelName: 'same', dimensions: DIMS, metric: 'cosine', params: {} });
+    createVectorTable(ws.db, set.id, DIMS);
+    const v = Float32Array.from({ length: DIMS }, (_, i) => (i === 0 ? 1 : 0));
+    insertVectors(ws.db, set.id, createRng(12).shuffled(repo.documents(tied)).map((d) => ({ documentId: d.documentId, vector: v, textHash: 'h' })));
+    const got = new DenseIndex(ws.db, set.id, tied, DIMS).search(v, 3, 'cosine');
+    // Byte order, descending: t99 > t98 > t97 > … > t119 (the one rank order; trec_eval's).
+    expect(got.map((h) => h.id)).toEqual(['t99', 't98', 't97']);
+  });
+
   it('cosine top-10 equals exact double-precision cosine on seeded random vectors', () => {
     const { set, items, rng } = seededSet(7);
     const index = new DenseIndex(ws.db, set.id, collectionId, DIMS);

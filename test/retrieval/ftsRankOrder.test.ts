@@ -93,7 +93,7 @@ describe('search in rank order with deterministic ties', () => {
     }
   });
 
-  it('takeTopK reads on past k only while the score ties, then orders the ties by doc id', () => {
+  it('takeTopK reads on past k only while the score ties, then orders the ties by doc id descending (trec_eval)', () => {
     const read: string[] = [];
     function* rows() {
       for (const [docId, score] of [['d9', 5], ['d3', 4], ['d8', 4], ['d1', 4], ['d0', 3], ['d2', 1]] as const) {
@@ -101,10 +101,10 @@ describe('search in rank order with deterministic ties', () => {
         yield { docId, score };
       }
     }
-    expect(takeTopK(rows(), 2)).toEqual([{ docId: 'd9', score: 5 }, { docId: 'd1', score: 4 }]);
+    expect(takeTopK(rows(), 2)).toEqual([{ docId: 'd9', score: 5 }, { docId: 'd8', score: 4 }]);
     expect(read).toEqual(['d9', 'd3', 'd8', 'd1', 'd0']); // stopped at the first score below the k-th
     expect(takeTopK(rows(), 0)).toEqual([]);
-    expect(takeTopK(rows(), 10).map((r) => r.docId)).toEqual(['d9', 'd1', 'd3', 'd8', 'd0', 'd2']);
+    expect(takeTopK(rows(), 10).map((r) => r.docId)).toEqual(['d9', 'd8', 'd3', 'd1', 'd0', 'd2']);
   });
 
   it('writes weights as plain decimals that FTS5 accepts and that parse back exactly', () => {

@@ -164,7 +164,7 @@ describe('runs as data: get, list, export, delete', () => {
     expect(service.exportTrec(run.id, { metadata: false, tag: 'x' }).text.startsWith('q1 Q0 z3 1 ')).toBe(true);
   });
 
-  it('the export carries the real scores, tied documents in trec_eval order (docno descending) (#16.1)', async () => {
+  it('the stored run and the export carry the real scores, tied documents in trec_eval order (docno descending) (#16.1, #34.1)', async () => {
     addDocuments(ws.db, zoo, [
       { docId: 'twin-a', text: 'quokka' },
       { docId: 'twin-b', text: 'quokka' },
@@ -172,7 +172,8 @@ describe('runs as data: get, list, export, delete', () => {
     addQueries(ws.db, zoo, [{ queryId: 'q5', text: 'quokka' }]);
     const run = await service.createRun(spec({ collectionId: zoo, method: 'bm25' }), ctx());
     const q5 = service.repo.results(run.id, { queryId: 'q5' });
-    expect(q5.map((r) => r.docId)).toEqual(['twin-a', 'twin-b']);
+    // Stored in the one rank order too (issue 34: before, the stored run had twin-a first).
+    expect(q5.map((r) => r.docId)).toEqual(['twin-b', 'twin-a']);
     expect(q5[0]!.score).toBe(q5[1]!.score);
     const text = service.exportTrec(run.id, { metadata: false }).text;
     const lines = text.split('\n').filter((l) => l.startsWith('q5 '));

@@ -60,6 +60,18 @@ describe('fairground retrieve', () => {
     const q1 = rows.filter((x) => x.qid === 'q1');
     expect(q1.map((x) => x.docno)).toEqual(['z3', 'z1']);
     expect(q1[0]!.score).toBeCloseTo(2 / 61, 15);
+    // RAG-Fusion's first-seen tie order (issue 34 item 1): the stored order, the export and the stored params agree.
+    const fs = await cli(['retrieve', '-w', wsPath, '--collection', 'zoo', '--method', 'rrf', '--fuse', 'lucene', '--fuse', 'bm25', '--rrf-ties', 'first-seen', '--name', 'fused-fs', '--plain']);
+    expect(fs.code, fs.stderr).toBe(0);
+    const ws = openWorkspace(wsPath);
+    try {
+      const run = ws.db.prepare(`SELECT id, params FROM retrieval_runs WHERE name = 'fused-fs'`).get() as { id: number; params: string };
+      expect(JSON.parse(run.params)).toMatchObject({ tieOrder: 'first-seen' });
+      const stored = ws.db.prepare(`SELECT query_id AS qid, doc_id AS docno FROM retrieval_results WHERE run_id = ? ORDER BY query_id, rank`).all(run.id);
+      expect(parseRun(fs.stdout).map((x) => ({ qid: x.qid, docno: x.docno }))).toEqual(stored);
+    } finally {
+      ws.close();
+    }
   });
 
   it('reports bad options and unknown names in one line', async () => {
@@ -68,6 +80,7 @@ describe('fairground retrieve', () => {
       [['--collection', 'zoo', '--method', 'splade'], /--method: expected bm25, dense or rrf/],
       [['--collection', 'zoo', '--method', 'rrf', '--fuse', 'bm25'], /at least two/],
       [['--collection', 'zoo', '--method', 'rrf', '--fuse', 'bm25', '--fuse', 'missing'], /no run named 'missing'/],
+      [['--collection', 'zoo', '--method', 'rrf', '--fuse', 'bm25', '--fuse', 'lucene', '--rrf-ties', 'random'], /--rrf-ties: expected trec_eval or first-seen, got 'random'/],
       [['--collection', 'zoo', '--method', 'bm25', '--idf', 'bm25+'], /candidates\.idf/],
       [['--collection', 'zoo', '--method', 'bm25', '--name', 'bm25'], /already exists/],
       [['--collection', 'zoo', '--method', 'dense'], /missing required option --model/],

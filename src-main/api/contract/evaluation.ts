@@ -27,8 +27,14 @@ export type IrEvaluationRequest = z.infer<typeof IrEvaluationRequest>;
 
 export const SystemResult = z.object({
   name: z.string(),
-  /** measure → mean over the evaluated queries (trec_eval -c: qrels queries missing from the run count 0). */
+  /**
+   * measure → mean over the evaluated queries (trec_eval -c: qrels queries missing from the run count 0).
+   * Count measures (NumRet, NumRel, NumQ, num_rel_ret …) too: the per-query mean, as their CI and
+   * delta are (issue 34 item 5); trec_eval's `all` (their sum) is in `trecEvalAll`.
+   */
   means: z.record(z.string(), z.number()),
+  /** measure → trec_eval's `all` value: the mean, or the sum over queries for count measures. Absent in evaluations made before it existed. */
+  trecEvalAll: z.record(z.string(), z.number()).optional(),
   /** measure → 95% interval of the mean (bounded measures: Wilson or t clipped to [0, 1]; see ciMethod). */
   ci: z.record(z.string(), z.tuple([z.number(), z.number()])),
   /** measure → how `ci` was computed ('t', 't, clipped to [0, 1]', 'Wilson score (binary measure)', 'no variance (n = …)' with ci = [mean, mean]); absent in evaluations made before it existed. */
@@ -58,6 +64,8 @@ export const BaselineComparison = z.object({
 
 export const IrEvaluation = z.object({
   measures: z.array(z.string()),
+  /** Count measures among `measures`: their `means` are per-query means (headers say so), trec_eval's sum is `trecEvalAll`. */
+  countMeasures: z.array(z.string()).optional(),
   higherIsBetter: z.record(z.string(), z.boolean()),
   qids: z.array(z.string()),
   baseline: z.string(),

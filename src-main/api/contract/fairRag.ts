@@ -335,6 +335,8 @@ export const FairRagMetrics = z.object({
     normalizedRows: z.array(Table2Row),
   }),
   fig3: z.array(Fig3Retriever),
+  /** LaMP-3 answers that are numbers outside the labels 1–5 (scored by their real error), of all answers on that scale; absent: no such scale. */
+  outOfRangeAnswers: z.object({ count: z.number().int(), answers: z.number().int() }).optional(),
   warnings: z.array(z.string()),
   /** Items not yet computed (a run in progress or interrupted): metrics cover the finished ones. */
   incomplete: z.boolean(),

@@ -85,7 +85,7 @@ export const RunSpec = z.discriminatedUnion('method', [
     .object({
       ...RunCommon,
       method: z.literal('rrf'),
-      /** Stored runs of the same collection to fuse, in order (order breaks ties). */
+      /** Stored runs of the same collection to fuse, in order (order breaks ties with ties: 'first-seen'). */
       runIds: z.array(Id).min(2).max(16),
       /** RRF constant k (Cormack et al.: 60). */
       rrfK: z.number().min(0).max(10_000).default(60),
@@ -93,6 +93,13 @@ export const RunSpec = z.discriminatedUnion('method', [
       rankBase: z.union([z.literal(0), z.literal(1)]).default(1),
       /** Read only this many entries of each input ranking. */
       depth: z.number().int().min(1).max(10_000).optional(),
+      /**
+       * Equal fused scores: 'trec_eval' (docno descending, the one rank order) or 'first-seen'
+       * (RAG-Fusion's code); with 'first-seen' the stored scores of tied documents are lowered by
+       * the least amount (ulps) that makes trec_eval read the stored order, so the export and the
+       * evaluation keep it too (retrieval/runs/fusionRun.ts).
+       */
+      ties: z.enum(['trec_eval', 'first-seen']).default('trec_eval'),
     })
     .strict(),
 ]);

@@ -10,7 +10,7 @@ import { CORRECTIONS, type Correction } from '../../core/stats/multipleCompariso
 import { readText } from '../../io/lines';
 import { ApiFailure } from '../../api/router';
 import type { IrEvaluation } from '../../api/contract/evaluation';
-import { evaluateIrRuns } from '../../services/evaluation/irEvaluation';
+import { evaluateIrRuns, meanHeader } from '../../services/evaluation/irEvaluation';
 import { exportIrEvaluation } from '../../services/evaluation/irEvaluationExport';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
@@ -42,8 +42,12 @@ Options:
                         columns 'M', 'M +' and 'M -' (queries better and worse than the
                         baseline), 'M p-value', 'M p-value corrected' and 'M reject' (as
                         PyTerrier's Experiment); csv: one row per run and measure with mean, 95% CI,
-                        delta, p-value, corrected p-value, wins/ties/losses; latex: booktabs table,
-                        best value per measure in bold, dagger = significant against the baseline
+                        delta, p-value, corrected p-value, wins/ties/losses, aggregate and
+                        trec_eval_all; latex: booktabs table, best value per measure in bold,
+                        dagger = significant against the baseline
+  Every mean is over the qrels queries, count measures (NumRet, NumRel, NumQ ...) included: their
+  column reads 'M (mean per query)', as their CI and delta are; trec_eval's 'all' (their sum) is
+  the CSV's trec_eval_all. Intervals of bounded measures stay in their range (see ci_method).
   -p, --places N        decimals of the table's values (default 4) or of the LaTeX table (default 3)
 Every FILE may be '-' (standard input, for one of them) or FILE.gz.
 
@@ -123,7 +127,7 @@ export const evalCompareCommand: CliCommand = {
 /** PyTerrier Experiment's layout: name, then per measure the mean, +, −, p-value, corrected p-value, reject. */
 export function comparisonTable(ev: IrEvaluation, places: number): string {
   const header = ['name'];
-  for (const m of ev.measures) header.push(m, `${m} +`, `${m} -`, `${m} p-value`, `${m} p-value corrected`, `${m} reject`);
+  for (const m of ev.measures) header.push(meanHeader(m, ev.countMeasures), `${m} +`, `${m} -`, `${m} p-value`, `${m} p-value corrected`, `${m} reject`);
   const lines = [header.join('\t')];
   for (const s of ev.systems) {
     const cells = [s.name];

@@ -58,6 +58,12 @@ ${WORKSPACE_HELP}
   --fuse NAME            a stored run of the collection; repeat (order breaks ties)
   --rrf-k K              RRF constant (default 60)
   --rank-base 0|1        1: top rank adds 1/(k+1) (default, Cormack et al.); 0: 1/k (RAG-Fusion code)
+  --rrf-ties T           trec_eval (default: equal fused scores by docno descending, as every run here)
+                         | first-seen (RAG-Fusion code: runs in --fuse order, each from its top; tied
+                         scores are lowered by ulps so the export and evaluation keep that order)
+
+Every run ranks equal scores by docno descending (trec_eval's order): the stored run, its export,
+its evaluation and the candidates taken from it agree.
 
 Examples:
   fairground retrieve --collection lamp4 --method bm25 --k 5 --output bm25.trec
@@ -95,6 +101,7 @@ export const retrieveCommand: CliCommand = {
       fuse: { type: 'string', multiple: true },
       'rrf-k': { type: 'string' },
       'rank-base': { type: 'string' },
+      'rrf-ties': { type: 'string' },
     });
     const collectionName = requireOption(values.collection, 'collection');
     const method = requireOption(values.method, 'method');
@@ -141,6 +148,10 @@ export const retrieveCommand: CliCommand = {
         });
         raw.rrfK = num(values['rrf-k'], 'rrf-k');
         raw.rankBase = values['rank-base'] === undefined ? undefined : numberOption(values['rank-base'], 'rank-base', { integer: true, min: 0, max: 1 });
+        if (values['rrf-ties'] !== undefined && values['rrf-ties'] !== 'trec_eval' && values['rrf-ties'] !== 'first-seen') {
+          throw new CliError(`--rrf-ties: expected trec_eval or first-seen, got '${values['rrf-ties']}'`);
+        }
+        raw.ties = values['rrf-ties'];
       }
       const spec = parseSpec(raw);
       const ctx = cliContext(io);

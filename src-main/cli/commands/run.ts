@@ -9,6 +9,7 @@ import { resolve } from 'node:path';
 import type { Job } from '../../api/contract/jobs';
 import { defaultExperimentRegistry } from '../../experiments/kinds';
 import { readSpecFile, requireValidSpec } from '../../experiments/specFile';
+import { designWarningLines } from '../../experiments/designWarningText';
 import { DataError } from '../../core/errors';
 import { DEMO_COLLECTION_NAME } from '../../services/collectionsDemo';
 import { DEMO_MODEL_NAME, ensureDemo } from '../../services/demoSetup';
@@ -26,7 +27,9 @@ Runs an experiment spec (a .json or .yaml file; see resources/demo/experiments/f
 The experiment named in the spec is created, or gets this spec as a new version. The newest
 unfinished run of that version is resumed (finished results are kept and finished LLM calls
 come from the workspace's call cache), otherwise a new run starts. Progress goes to stderr; the
-run id and a summary table go to stdout. Ctrl-C cancels; run the same command again to resume.
+run id and a summary table go to stdout. The design warnings (what this design cannot show, as
+--dry-run and the wizard list them) go to stderr before anything is computed and are stored with
+the run (its metrics' warnings and its manifest). Ctrl-C cancels; run the same command again to resume.
 Exit status: 0 done; 1 failed; 2 bad spec or options; 130 interrupted by Ctrl-C; 75 cancelled
 otherwise (from the app or another process). After 130 or 75 the work done is kept: rerun.
 
@@ -95,6 +98,9 @@ export const runCommand: CliCommand = {
       io.stderr.write(
         `${created ? 'created' : changed ? `updated (spec version ${experiment.version})` : 'using'} experiment '${experiment.name}' (id ${experiment.id}); ${resumed ? 'resuming' : 'starting'} run ${run.id}\n`,
       );
+      // Every design warning before anything is computed, worded as --dry-run and the wizard word it,
+      // and stored with the run (its metrics' warnings and its manifest; issue 34 item 6).
+      for (const w of await s.experiments.recordDesignWarnings(run.id)) io.stderr.write(`${designWarningLines(w).join('\n')}\n`);
       if (shard || values['cache-only']) {
         const plans = new BatchPlanService(s.workspace.db, s.experiments, s.models.cache);
         const outcome = await runWithPolicy(plans, io, run.id, shard ?? { mode: 'defer' });
@@ -128,7 +134,8 @@ function printResult(s: ExperimentCliServices, io: CliIo, runId: number, experim
     io.stdout.write(`run ${runId} of experiment '${experiment.name}' (spec version ${info.specVersion}): ${info.status}\n`);
     io.stdout.write(describeStats(info.stats, metrics.kind, s.experiments.registry));
     io.stdout.write(summaryTable(metrics, s.experiments.registry));
-    for (const w of (metrics.warnings ?? []).slice(0, 5)) io.stdout.write(`note: ${w}\n`);
+    // The design warnings (printed on stderr before the run) are not repeated here.
+    for (const w of (metrics.warnings ?? []).filter((x) => !x.startsWith('design warning [')).slice(0, 5)) io.stdout.write(`note: ${w}\n`);
   }
 }
 
@@ -169,7 +176,7 @@ function describeEstimate(name: string, e: CostEstimate): string {
   if (!e.complete || (e.stages?.length ?? 0) > 1) lines.push(`note: ${e.note}`);
   // Design warnings (issue 23 item 5): what this design cannot show, before anything runs.
   if (e.warnings.length === 0) lines.push('design checks: no problems found');
-  for (const w of e.warnings) lines.push(`warning [${w.code}${w.field ? `, ${w.field}` : ''}]: ${w.message}`, `  fix: ${w.fix}`);
+  for (const w of e.warnings) lines.push(...designWarningLines(w));
   return `${lines.join('\n')}\n`;
 }
 

@@ -53,7 +53,9 @@ Options:
   -p, --places N       round every number of the output to N decimals (default: full precision)
 
 Prints one JSON object: test, paired, alternative, difference ("b - a"), n, n_a, n_b, mean_a, mean_b,
-mean_difference, ci95 {lower, upper} (t-based, also for the randomization test), ci_method,
+mean_difference, ci95 {lower, upper} (t-based, also for the randomization test; with --alternative
+greater the one-sided [lower, inf) and upper null, with less (-inf, upper] and lower null), ci95_text
+(e.g. "[0.0031, inf)"), ci_sides, ci95_two_sided (one-sided alternatives only), ci_method,
 statistic (t, or the mean difference for randomization), statistic_name, df (null for randomization),
 p_value, alpha, significant, permutations, seed, p_value_formula, two_sided_rule, wins, ties, losses (paired),
 tie_tolerance, effect_size (Cohen's d_z when paired, pooled-sd d when unpaired), effect_size_name,
@@ -154,7 +156,12 @@ export const statsCompareCommand: CliCommand = {
       mean_a: c.meanA,
       mean_b: c.meanB,
       mean_difference: c.meanDifference,
-      ci95: { lower: c.ci.lower, upper: c.ci.upper },
+      // A one-sided test gets the one-sided interval that matches it (issue 34 item 5): [lo, ∞) for
+      // greater, (−∞, hi] for less; the infinite end prints as null, ci95_text says it in words.
+      ci95: c.ciOneSided ? { lower: finite(c.ciOneSided.lower), upper: finite(c.ciOneSided.upper) } : { lower: c.ci.lower, upper: c.ci.upper },
+      ci95_text: intervalText(c.ciOneSided ?? c.ci, places),
+      ci_sides: c.ciOneSided ? `one-sided (${alternative})` : 'two-sided',
+      ...(c.ciOneSided ? { ci95_two_sided: { lower: c.ci.lower, upper: c.ci.upper } } : {}),
       ci_method: c.ciMethod,
       statistic: finite(c.statistic),
       statistic_name: c.statisticName,
@@ -265,4 +272,12 @@ function choice<T extends string>(value: string | undefined, allowed: readonly T
   if (value === undefined) return undefined;
   if (!(allowed as readonly string[]).includes(value)) throw new CliError(`--${name}: expected one of ${allowed.join(', ')}, got '${value}'`);
   return value as T;
+}
+
+/** "[lo, hi]", "[lo, ∞)" or "(−∞, hi]". */
+function intervalText(ci: { lower: number; upper: number }, places: number | undefined): string {
+  const f = (x: number) => (places === undefined ? String(x) : x.toFixed(places));
+  const lo = Number.isFinite(ci.lower) ? `[${f(ci.lower)}` : '(-inf';
+  const hi = Number.isFinite(ci.upper) ? `${f(ci.upper)}]` : 'inf)';
+  return `${lo}, ${hi}`;
 }

@@ -15,7 +15,7 @@ import { DataError } from '../errors';
 import { DocLabelTable } from './docBytes';
 import { formatMeasure, measureAggregate, parseMeasure, type MeasureSpec } from './measureSpec';
 import { queryMeasure, type Label } from './queryMeasures';
-import { compareBytewise } from './rankOrder';
+import { compareBytewise, compareRankOrder } from './rankOrder';
 
 export interface RunEntry {
   qid: string;
@@ -241,8 +241,7 @@ function rankedLabels(docs: QueryRanking | undefined, judged: ReadonlyMap<string
   // (one linear check), they are read in place instead of sorted (issue 25 item 4).
   let sorted = true;
   for (let i = 1; i < docnos.length; i++) {
-    const d = scores[i - 1]! - scores[i]!;
-    if (d < 0 || (d === 0 && compareBytewise(docnos[i - 1]!, docnos[i]!) < 0)) {
+    if (compareRankOrder(scores[i - 1]!, docnos[i - 1]!, scores[i]!, docnos[i]!) > 0) {
       sorted = false;
       break;
     }
@@ -252,7 +251,7 @@ function rankedLabels(docs: QueryRanking | undefined, judged: ReadonlyMap<string
     return out;
   }
   const order = Array.from({ length: docnos.length }, (_, i) => i);
-  order.sort((a, b) => scores[b]! - scores[a]! || compareBytewise(docnos[b]!, docnos[a]!));
+  order.sort((a, b) => compareRankOrder(scores[a]!, docnos[a]!, scores[b]!, docnos[b]!));
   for (let i = 0; i < n; i++) out[i] = labelsByDoc.get(docnos[order[i]!]!);
   return out;
 }

@@ -31,11 +31,21 @@ export function compareBytewise(a: string, b: string): number {
   return a.length - b.length;
 }
 
+/**
+ * THE rank order of Fairground (issue 34 item 1): score descending, equal scores by docno
+ * descending (byte-wise), as trec_eval reads a run. Every ranking that is stored, exported,
+ * evaluated, fused or cut to a top N goes through this one function, so a stored run, its TREC
+ * export, its evaluation and the candidates taken from it list the same documents in the same order.
+ */
+export function compareRankOrder(aScore: number, aDocno: string, bScore: number, bDocno: string): number {
+  if (aScore > bScore) return -1;
+  if (aScore < bScore) return 1;
+  return compareBytewise(bDocno, aDocno);
+}
+
 /** trec_eval's ranking order: score descending, ties by docno descending (byte-wise). */
 export function compareTrecEvalOrder(a: ScoredDoc, b: ScoredDoc): number {
-  if (a.score > b.score) return -1;
-  if (a.score < b.score) return 1;
-  return compareBytewise(b.docno, a.docno);
+  return compareRankOrder(a.score, a.docno, b.score, b.docno);
 }
 
 /** A copy of `docs` in trec_eval's ranking order. */

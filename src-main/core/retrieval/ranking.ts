@@ -1,4 +1,5 @@
 /** Ranked lists of scored ids, and the one deterministic order every retriever here uses. */
+import { compareRankOrder } from '../ir/rankOrder';
 
 export interface ScoredId {
   id: string;
@@ -6,17 +7,16 @@ export interface ScoredId {
 }
 
 /**
- * Score descending; equal scores by id ascending (code-unit order), so a ranking never depends on
- * input order. (trec_eval breaks ties the other way — docno descending — but every writer here goes
- * through `formatRun`, which keeps the intended order; see io/trec/run.ts.) NaN sorts last.
+ * Score descending; equal scores by id descending (byte-wise): trec_eval's order, the one rank
+ * order of core/ir/rankOrder.ts (issue 34 item 1), so a ranking never depends on input order and a
+ * stored run, its export and its evaluation agree. NaN sorts last.
  */
 export function compareScoredDesc(a: ScoredId, b: ScoredId): number {
   const an = Number.isNaN(a.score);
   const bn = Number.isNaN(b.score);
   if (an !== bn) return an ? 1 : -1;
-  if (a.score > b.score) return -1;
-  if (a.score < b.score) return 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  if (an) return compareRankOrder(0, a.id, 0, b.id);
+  return compareRankOrder(a.score, a.id, b.score, b.id);
 }
 
 /** The best `k` items (all when k is undefined), in `compareScoredDesc` order. */

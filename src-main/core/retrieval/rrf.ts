@@ -6,16 +6,24 @@
  * - Rank base: 1-based by default (Cormack et al.: the top document of a list adds 1/61).
  *   `rankBase: 0` gives RAG-Fusion's reference code (Raudaschl 2023), where the top adds 1/60
  *   (reference/richrag.md Pitfall 11: keep k = 60 and state the base).
- * - Ties: equal fused scores keep first-seen order — lists in the order given, each read from its
- *   top — as RAG-Fusion's dict insertion order plus Python's stable sort does.
+ * - Ties (`ties`): by default equal fused scores are ordered as every ranking here is, by docno
+ *   descending (trec_eval's order, core/ir/rankOrder.ts; issue 34 item 1), so RRF of a run with
+ *   itself is that run and the fused run's export and evaluation keep its order. `'first-seen'`
+ *   keeps first-seen order — lists in the order given, each read from its top — as RAG-Fusion's
+ *   reference code does (dict insertion order plus Python's stable sort; reference/richrag.md §1.8).
  * - `depth`, when given, reads only the first `depth` entries of every list.
  */
-import type { ScoredId } from './ranking';
+import { compareScoredDesc, type ScoredId } from './ranking';
+
+/** How equal fused scores are ordered: trec_eval's docno-descending rule, or RAG-Fusion's first-seen. */
+export type RrfTies = 'trec_eval' | 'first-seen';
 
 export interface RrfOptions {
   k?: number;
   rankBase?: 0 | 1;
   depth?: number;
+  /** Default 'trec_eval'. */
+  ties?: RrfTies;
 }
 
 export const RRF_DEFAULT_K = 60;
@@ -41,6 +49,6 @@ export function reciprocalRankFusion(lists: readonly (readonly string[])[], opti
     }
   });
   const out = [...fused].map(([id, score]) => ({ id, score }));
-  // Array.prototype.sort is stable: equal scores keep first-seen order.
-  return out.sort((a, b) => b.score - a.score);
+  // Array.prototype.sort is stable: with 'first-seen', equal scores keep first-seen order.
+  return (options.ties ?? 'trec_eval') === 'first-seen' ? out.sort((a, b) => b.score - a.score) : out.sort(compareScoredDesc);
 }

@@ -82,7 +82,8 @@ export function wilsonInterval(successes: number, n: number, level = 0.95): { lo
 }
 
 /** The interval of the mean of values of a measure bounded to `bounds` on its declared `scale` (see the file comment). */
-export function boundedMeanInterval(values: readonly number[], bounds: Bounds = UNIT, level = 0.95, what = 'value', scale: MeasureScale = 'continuous'): MeasureInterval {
+export function boundedMeanInterval(input: readonly number[], bounds: Bounds = UNIT, level = 0.95, what = 'value', scale: MeasureScale = 'continuous'): MeasureInterval {
+  let values = input;
   checkSample(values);
   requireSize(values, 2, 'sample', 'a confidence interval');
   if (!(bounds.lower < bounds.upper)) throw new RangeError(`bounds must have lower < upper, got [${bounds.lower}, ${bounds.upper}]`);
@@ -90,6 +91,9 @@ export function boundedMeanInterval(values: readonly number[], bounds: Bounds = 
   const tol = 1e-9 * (bounds.upper - bounds.lower);
   const outside = values.findIndex((v) => v < bounds.lower - tol || v > bounds.upper + tol);
   if (outside >= 0) throw new DataError(`${what} ${outside + 1} is ${values[outside]}, outside the measure's range [${bounds.lower}, ${bounds.upper}]`);
+  // Values within 1e-9 of a bound count as the bound (issue 34 item 5): 0.9999999999999977 and 1 in
+  // one column are one value, so rounding never changes the method (no variance, Wilson, t).
+  values = snapToBounds(values, bounds);
   const n = values.length;
   const width = bounds.upper - bounds.lower;
   const noVar = noVarianceInterval(values, level);
@@ -106,6 +110,12 @@ export function boundedMeanInterval(values: readonly number[], bounds: Bounds = 
   const upper = Math.min(bounds.upper, t.upper);
   const clipped = lower !== t.lower || upper !== t.upper;
   return { mean: t.mean, lower, upper, level, method: clippedMethod(bounds), clipped, ...(clipped ? { unclipped: { lower: t.lower, upper: t.upper } } : {}) };
+}
+
+/** `values` with every value within 1e-9 (of the range's width) of a bound replaced by the bound. */
+export function snapToBounds(values: readonly number[], bounds: Bounds): number[] {
+  const tol = 1e-9 * (bounds.upper - bounds.lower);
+  return values.map((v) => (Math.abs(v - bounds.lower) <= tol ? bounds.lower : Math.abs(v - bounds.upper) <= tol ? bounds.upper : v));
 }
 
 /** Equal values: the "no variance (n = …)" record, else null. */

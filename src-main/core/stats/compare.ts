@@ -10,7 +10,7 @@ import type { Alternative } from './alternative';
 import { mean } from './descriptive';
 import { cohensDPaired, cohensDUnpaired } from './effectSize';
 import { DEFAULT_PERMUTATIONS, pairedRandomizationTest, unpairedRandomizationTest, type TwoSidedRule } from './randomization';
-import { pairedTTest, studentTTest, welchTTest, type ConfidenceInterval, type TTestKind, type TTestResult } from './tTest';
+import { oneSidedTInterval, pairedTTest, studentTTest, welchTTest, type ConfidenceInterval, type TTestKind, type TTestResult } from './tTest';
 import { winTieLoss, type WinTieLoss } from './winTieLoss';
 
 export type CompareTest = 't' | 'randomization';
@@ -45,8 +45,10 @@ export interface Comparison {
   meanB: number;
   /** mean(b) − mean(a), which equals mean(b − a) when paired. */
   meanDifference: number;
-  /** t-based CI of the mean difference (from the paired, Student or Welch t-test). */
+  /** t-based CI of the mean difference (from the paired, Student or Welch t-test); two-sided. */
   ci: ConfidenceInterval;
+  /** With a one-sided alternative: the one-sided t interval that matches it ([lo, +∞) for greater, (−∞, hi] for less); null when two-sided. */
+  ciOneSided: ConfidenceInterval | null;
   ciMethod: TTestKind;
   /** t for t-tests (may be ±Infinity); the observed mean difference for randomization tests. */
   statistic: number;
@@ -85,6 +87,7 @@ export function compareScores(a: readonly number[], b: readonly number[], opts: 
     meanB: mean(b),
     meanDifference: t.estimate,
     ci: t.ci,
+    ciOneSided: alternative === 'two-sided' ? null : oneSidedTInterval(t.estimate, t.standardError, t.df, alternative, tOpts.confidence),
     ciMethod: t.test,
     alpha,
     winTieLoss: opts.paired ? winTieLoss(a, b, opts.tieTolerance ?? 0) : null,

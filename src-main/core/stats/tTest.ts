@@ -66,6 +66,17 @@ export function tInterval(estimate: number, se: number, df: number, level = 0.95
   return { lower: estimate - h, upper: estimate + h, level };
 }
 
+/**
+ * The one-sided t interval that matches a one-sided test at 1 − level (issue 34 item 5): for
+ * `greater` [estimate − t_{level, df} · se, +∞), for `less` (−∞, estimate + t_{level, df} · se]; a
+ * one-sided test at α rejects exactly when the interval at level 1 − α excludes 0.
+ */
+export function oneSidedTInterval(estimate: number, se: number, df: number, alternative: 'greater' | 'less', level = 0.95): ConfidenceInterval {
+  checkLevel(level);
+  const h = se === 0 ? 0 : studentTQuantile(level, df) * se;
+  return alternative === 'greater' ? { lower: estimate - h, upper: Infinity, level } : { lower: -Infinity, upper: estimate + h, level };
+}
+
 function checkLevel(level: number): void {
   if (!(level > 0 && level < 1)) throw new RangeError(`confidence level must be in (0, 1), got ${level}`);
 }

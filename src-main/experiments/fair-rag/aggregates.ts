@@ -1,11 +1,11 @@
 /**
  * Aggregates of the per-query metrics of each arm (mean over queries with a 95% interval,
- * core/stats: t, or for measures bounded to [0, 1] t clipped to [0, 1], each naming its method) and per-provider exposure: for each arm, Σ over queries of the retrieved exposure ε_d
+ * core/stats: t, or for bounded measures — [0, 1], EU [0, u_scale] — t clipped to the range, each naming its method) and per-provider exposure: for each arm, Σ over queries of the retrieved exposure ε_d
  * (Eq. 5) and of the attributed exposure ε^a_d (Eq. 10) of each provider's documents, with shares of
  * the arm's total. Providers come from the candidate snapshot (document attrs, spec.providerAttribute,
  * falling back to `group`); documents without one are grouped as "(none)".
  */
-import { boundedMeanInterval, clippedMethod, measureBounds, noVarianceMethod, T_METHOD } from '../../core/stats/boundedInterval';
+import { boundedMeanInterval, clippedMethod, measureBounds, noVarianceMethod, snapToBounds, T_METHOD, type Bounds } from '../../core/stats/boundedInterval';
 import { meanConfidenceInterval } from '../../core/stats/confidenceInterval';
 import type { FairRagRunData } from './items';
 import type { ArmDetail, QueryArmMetrics } from './queryMetrics';
@@ -35,18 +35,21 @@ export interface ArmAggregate {
 /**
  * Mean and 95% interval by the measure's declared scale (issue 23 item 4): every Fair RAG measure is
  * continuous, so a measure bounded to [0, 1] (measureBounds: EE-D̄, EE-R̄, EE-L̄, EU̅, EAR, EAE-D̄)
- * gets the t-interval clipped to [0, 1] (never Wilson), others the plain t-interval. Equal values:
- * no interval (lower/upper null), method "no variance (n = …)". Values outside the measure's range
- * (an EU̅ from utilities stored before LaMP-3 clamping) keep the t-interval, clipped to the range, and
- * the method says how many values left it.
+ * — or to the `bounds` given (EU: [0, the utility scale's maximum], LaMP-3 [0, 4]; issue 34 item 5)
+ * — gets the t-interval clipped to its range (never Wilson), others the plain t-interval. Values
+ * within 1e-9 of a bound count as the bound (so 1.0000000000000004 is 1, and 0.9999999999999977 and
+ * 1 in one column are one value). Equal values: no interval (lower/upper null), method "no variance
+ * (n = …)". Values truly outside the range (stored data of another scale) keep the t-interval,
+ * clipped to the range, and the method says how many values left it.
  */
-export function meanWithCi(values: readonly number[], measure?: string): MeanWithCi | null {
-  if (values.length === 0) return null;
+export function meanWithCi(input: readonly number[], measure?: string, boundsGiven?: Bounds): MeanWithCi | null {
+  if (input.length === 0) return null;
+  const bounds = boundsGiven ?? (measure ? measureBounds(measure) : undefined);
+  const values = bounds ? snapToBounds(input, bounds) : input;
   if (values.length === 1) return { mean: values[0]!, lower: null, upper: null, n: 1, method: null, clipped: false };
   if (values.every((v) => v === values[0])) return { mean: values[0]!, lower: null, upper: null, n: values.length, method: noVarianceMethod(values.length), clipped: false };
-  const bounds = measure ? measureBounds(measure) : undefined;
   if (bounds && values.every((v) => v >= bounds.lower && v <= bounds.upper)) {
-    const ci = boundedMeanInterval(values, bounds, 0.95, `${measure} value`, 'continuous');
+    const ci = boundedMeanInterval(values, bounds, 0.95, `${measure ?? 'measure'} value`, 'continuous');
     return { mean: ci.mean, lower: ci.lower, upper: ci.upper, n: values.length, method: ci.method, clipped: ci.clipped };
   }
   const ci = meanConfidenceInterval(values, 0.95);
@@ -59,7 +62,7 @@ export function meanWithCi(values: readonly number[], measure?: string): MeanWit
       lower,
       upper,
       n: values.length,
-      method: `${clippedMethod(bounds)}; ${outside} of ${values.length} values outside the measure's range (see the run's warnings)`,
+      method: `${clippedMethod(bounds)}; ${outside} of ${values.length} values outside the measure's range`,
       clipped: lower !== ci.lower || upper !== ci.upper,
     };
   }
@@ -77,13 +80,17 @@ function groupByCondition(arms: readonly ArmDetail[]): Map<string, ArmDetail[]> 
   return out;
 }
 
-export function aggregateArms(arms: readonly ArmDetail[]): ArmAggregate[] {
+/**
+ * `euBounds`: the range of EU, [0, the utility scale's maximum] (1 for accuracy, EM, F1 and ROUGE;
+ * `worst` for lower-is-better metrics, LaMP-3: 4), so its interval stays in it (issue 34 item 5).
+ */
+export function aggregateArms(arms: readonly ArmDetail[], euBounds?: Bounds): ArmAggregate[] {
   return [...groupByCondition(arms)].map(([condition, list]) => {
     const first = list[0]!.metrics;
     const measures: Record<string, MeanWithCi> = {};
     for (const m of AGGREGATED_MEASURES) {
       const values = list.map((a) => a.metrics[m]).filter((v): v is number => v !== null);
-      const s = meanWithCi(values, m);
+      const s = meanWithCi(values, m, m === 'eu' ? euBounds : undefined);
       if (s) measures[m] = s;
     }
     return { retriever: first.retriever, condition, policy: first.policy, alpha: first.alpha, queries: list.length, measures };

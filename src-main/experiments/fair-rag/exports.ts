@@ -21,6 +21,7 @@ import { csvField as quoteCsv } from '../../core/format/csv';
 import { escapeLatex, fitTabular } from '../../core/format/latex';
 import { formatQrels, formatRun } from '../../io/trec';
 import type { ExportedFile } from '../registry';
+import { generationUtility } from './queryMetrics';
 import { generationKey, indexRunItems, judgmentKey, type FairRagRunData } from './items';
 import type { FairRagMetricsInput } from './metrics';
 import { correctionName } from './table2';
@@ -82,7 +83,7 @@ export function perSampleCsv(spec: FairRagSpec, data: FairRagRunData): string {
           s.ranking.join(' '),
           s.promptHash,
           g?.output ?? null,
-          g?.utility ?? null,
+          g ? generationUtility(data.queries.get(qid) ?? { lowerIsBetter: false, worst: null }, g) : null,
           g?.utilityRaw ?? null,
           ar,
           entails ? entails.map((e) => (e ? 1 : 0)).join(' ') : null,
@@ -154,6 +155,13 @@ const fmt = (v: number, digits = 2) => {
   return /^-0\.?0*$/.test(s) ? s.slice(1) : s;
 };
 
+/** The caption's sentence on LaMP-3 answers outside 1–5 (issue 34 item 4); empty when there are none. */
+function outOfRangeCaption(metrics: FairRagMetrics): string {
+  const o = metrics.outOfRangeAnswers;
+  if (!o || o.count === 0) return '';
+  return ` ${o.count} of ${o.answers} answers lie outside the labels 1--5 and score $\\max(0, 4 - |p - g|)$ (never clamped).`;
+}
+
 /** Table 2 as a booktabs table: rows retriever+generator (baseline utility), columns the intervals. */
 export function table2Latex(metrics: FairRagMetrics, scale: 'raw' | 'normalized' = 'raw'): string {
   const t = metrics.table2;
@@ -176,7 +184,7 @@ export function table2Latex(metrics: FairRagMetrics, scale: 'raw' | 'normalized'
   lines.push(
     `\\caption{Utility of fairer RAG models minus the utility of the deterministic baseline, per retrieval disparity interval of $\\overline{\\mathrm{EE\\mbox{-}D}}$. ${scaleText} ` +
       `$^{\\dagger}$ / $^{\\ddagger}$: significant difference from the baseline at ${pName} $\\le ${t.alpha}$ / $< 0.01$ (${escapeLatex(t.test)}${correction}); --: no run in the interval.` +
-      `${t.departure ? ` ${escapeLatex(t.departure)}` : ''}${calibration}}`,
+      `${t.departure ? ` ${escapeLatex(t.departure)}` : ''}${calibration}${outOfRangeCaption(metrics)}}`,
   );
   lines.push(`\\label{tab:fair-rag-table2${scale === 'raw' ? '' : '-normalized'}}`);
   const tabular: string[] = [];

@@ -7,6 +7,7 @@ import type { FairRagSpec, RunItemRow } from '../../api/contract/experiments';
 import type { ExperimentsRepo, RunItem } from '../../store/experimentsRepo';
 import { pageOfItems } from '../itemsPage';
 import type { ItemsPage, ItemsQuery } from '../registry';
+import { generationUtility } from './queryMetrics';
 import { generationKey, judgmentKey, KEY_PREFIX, queryKey, type GenerationPayload, type JudgmentPayload, type QueryPayload, type SamplePayload } from './items';
 
 export function fairRagItems(runId: number, spec: FairRagSpec, repo: ExperimentsRepo, query: ItemsQuery): ItemsPage<RunItemRow> {
@@ -50,7 +51,7 @@ function drillDownRows(runId: number, spec: FairRagSpec, repo: ExperimentsRepo, 
       ranking: s.ranking.map((docId) => ({ docId, useful: byDoc.get(docId)?.useful ?? false, provider: byDoc.get(docId)?.provider ?? null })),
       prompt: g?.prompt ?? null,
       output: g?.output ?? null,
-      utility: g?.utility ?? null,
+      utility: g ? generationUtility(q ?? { lowerIsBetter: false, worst: null }, g) : null,
       attributionRate: attribution ? attribution.filter((a) => a.entails).length / spec.k : null,
       attribution,
     };

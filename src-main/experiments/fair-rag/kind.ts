@@ -20,7 +20,7 @@ import { executeFairRag, generationRequest, generatorTokens } from './execute';
 import { exportFairRag, utilityQrels } from './exports';
 import { indexRunItems, KEY_PREFIX } from './items';
 import { fairRagItems } from './itemsView';
-import { fairRagMetrics, fairRagSummary } from './metrics';
+import { fairRagMetrics, fairRagSummary, outOfRangeAnswers } from './metrics';
 import { promptRenderer, templateFor } from './prompt';
 import { scoreRetrievers } from './retrievers';
 import { table2ManifestSignificance } from './table2';
@@ -93,7 +93,10 @@ async function fairRagManifest(runId: number, spec: FairRagSpec, deps: Experimen
     if (r.method === 'dense') addModel(`embedding (${r.name})`, deps.resolveGenerator({ model: r.params.model }, `retrievers[${i}].params.model`));
   });
   const collection = deps.collections.byName(spec.collection);
-  const qrelsText = utilityQrels(indexRunItems(deps.experiments.items(runId, { keyPrefix: KEY_PREFIX.query })));
+  const queryItems = deps.experiments.items(runId, { keyPrefix: KEY_PREFIX.query });
+  const qrelsText = utilityQrels(indexRunItems(queryItems));
+  // LaMP-3 answers outside the labels 1–5, scored by their real error (issue 34 item 4).
+  const outOfRange = outOfRangeAnswers(spec, indexRunItems([...queryItems, ...deps.experiments.items(runId, { keyPrefix: KEY_PREFIX.generation })]));
   const settings = (gen.settings ?? {}) as Record<string, unknown>;
   return {
     run: { tag: spec.name, description: spec.description ?? `Fair RAG run ${runId}` },
@@ -132,7 +135,15 @@ async function fairRagManifest(runId: number, spec: FairRagSpec, deps: Experimen
     },
     evaluation: {
       measures: FAIR_RAG_MEASURES,
-      measureParameters: { userModel: 'step: MU(i) = 1[i ≤ k]', k: spec.k, target: spec.target, uMax: 'max over every arm of the retriever (α arms and deterministic) and the oracle' },
+      measureParameters: {
+        userModel: 'step: MU(i) = 1[i ≤ k]',
+        k: spec.k,
+        target: spec.target,
+        uMax: 'max over every arm of the retriever (α arms and deterministic) and the oracle',
+        ...(outOfRange.answers > 0
+          ? { lowerIsBetterUtility: 'max(0, worst − error); the prediction is never clamped into the label range', outOfRangeAnswers: { count: outOfRange.count, of: outOfRange.answers, labels: '1–5' } }
+          : {}),
+      },
       significance: table2ManifestSignificance(spec),
     },
     extra: { runId, models: described, runtimeVersions: versions, stats },

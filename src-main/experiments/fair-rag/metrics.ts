@@ -13,6 +13,8 @@ import { armsOf } from './plan';
 import { queryArmMetrics } from './queryMetrics';
 import { table2Options, table2Settings, TABLE2_INTERVALS, table2 } from './table2';
 import { tradeoffTable } from './tradeoff';
+import { stripCitations } from './attribution';
+import { hasLamp3LabelRange, outsideLabelRange } from './utility';
 import type { TestCalibration } from '../../api/contract/kindParts';
 
 export interface FairRagMetricsInput {
@@ -39,7 +41,9 @@ function armsAndWarnings(input: Omit<FairRagMetricsInput, 'items'>, data: FairRa
   const order = armsOf(spec).map((a) => a.condition);
   const { arms, incomplete, warnings } = queryArmMetrics(spec, data, order);
   warnings.push(...promptBudgetWarnings(data));
-  return { data, arms, warnings, incomplete: incomplete || !input.finished || data.queries.size === 0 };
+  const outOfRange = outOfRangeAnswers(spec, data);
+  if (outOfRange.count > 0) warnings.push(outOfRangeWarning(outOfRange));
+  return { data, arms, warnings, outOfRange, incomplete: incomplete || !input.finished || data.queries.size === 0 };
 }
 
 /**
@@ -52,12 +56,12 @@ function armsAndWarnings(input: Omit<FairRagMetricsInput, 'items'>, data: FairRa
 export function fairRagSummary(input: FairRagSummaryInput): Pick<FairRagMetrics, 'kind' | 'aggregates' | 'warnings' | 'incomplete'> {
   const data = 'items' in input ? indexRunItems(input.items) : indexRunItemTexts(input.repo.itemTexts(input.runId));
   const { arms, warnings, incomplete } = armsAndWarnings(input, data);
-  return { kind: 'fair-rag', aggregates: aggregateArms(arms), warnings, incomplete };
+  return { kind: 'fair-rag', aggregates: aggregateArms(arms, euBounds(data)), warnings, incomplete };
 }
 
 export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
   const { spec } = input;
-  const { data, arms, warnings, incomplete } = armsAndWarnings(input, indexRunItems(input.items));
+  const { data, arms, warnings, outOfRange, incomplete } = armsAndWarnings(input, indexRunItems(input.items));
   const perQuery = arms.map((a) => a.metrics);
   const sampleUtilities = new Map(arms.map((a) => [a.metrics, a.utilities] as const));
   const retrievers = spec.retrievers.map((r) => r.name);
@@ -69,7 +73,7 @@ export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
     target: spec.target,
     generator: input.generatorName,
     perQuery,
-    aggregates: aggregateArms(arms),
+    aggregates: aggregateArms(arms, euBounds(data)),
     providerExposure: providerExposure(arms, data),
     table1: tradeoffTable(perQuery, retrievers),
     table2: {
@@ -82,9 +86,40 @@ export function fairRagMetrics(input: FairRagMetricsInput): FairRagMetrics {
       ...(input.calibration ? { calibration: input.calibration } : {}),
     },
     fig3: fig3(perQuery, retrievers, spec.alphas),
+    ...(outOfRange.answers > 0 ? { outOfRangeAnswers: { count: outOfRange.count, answers: outOfRange.answers } } : {}),
     warnings,
     incomplete,
   };
+}
+
+/** EU's range: [0, the largest utility scale of the run's queries] (1, or `worst` for lower-is-better metrics such as LaMP-3's 4). */
+export function euBounds(data: FairRagRunData): { lower: number; upper: number } {
+  let upper = 0;
+  for (const q of data.queries.values()) upper = Math.max(upper, q.lowerIsBetter && q.worst !== null ? q.worst : 1);
+  return { lower: 0, upper: upper || 1 };
+}
+
+/**
+ * Distinct answers (stored generations) on LaMP-3's scale that are numbers outside the labels
+ * 1..5, of all answers on that scale. They are scored by their real error, max(0, 4 − |p − g|)
+ * (utility.ts), never clamped into the range; the count goes into the warnings, the Table 2 caption
+ * and the manifest (issue 34 item 4).
+ */
+export function outOfRangeAnswers(spec: Pick<FairRagSpec, 'attribution'>, data: FairRagRunData): { count: number; answers: number } {
+  let count = 0;
+  let answers = 0;
+  for (const [key, g] of data.generations) {
+    const qid = (JSON.parse(key) as [string, string, string])[1];
+    const q = data.queries.get(qid);
+    if (!q || !hasLamp3LabelRange(q.metric, q.lowerIsBetter, q.worst)) continue;
+    answers++;
+    if (outsideLabelRange(spec.attribution.judge === 'citation' ? stripCitations(g.output) : g.output)) count++;
+  }
+  return { count, answers };
+}
+
+export function outOfRangeWarning(o: { count: number; answers: number }): string {
+  return `${o.count} of ${o.answers} answers are ratings outside LaMP-3's labels 1–5; each is scored by its real error, max(0, 4 − |answer − gold|), never clamped into the range`;
 }
 
 /** What the prompt budget did to the stored prompts, said with the results (never a silent cut or estimate). */

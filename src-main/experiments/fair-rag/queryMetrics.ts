@@ -19,6 +19,7 @@ import { expectedAttribution, type AttributedSample } from '../../core/exposure/
 import { expectedExposure } from '../../core/exposure/expectedExposure';
 import { normalizedExpectedUtility } from '../../core/exposure/expectedUtility';
 import { generationKey, judgmentKey, type FairRagRunData, type GenerationPayload, type Policy, type QueryPayload, type SampleRecord } from './items';
+import { lowerIsBetterUtility } from './utility';
 
 export interface QueryArmMetrics {
   queryId: string;
@@ -106,7 +107,7 @@ function armMetrics(spec: MetricsSpec, data: FairRagRunData, qid: string, q: Que
     gens.push(g);
   }
   const ee = expectedExposure({ items, rankings, k: spec.k, target: spec.target });
-  const utilities = gens.map((g) => g.utility);
+  const utilities = gens.map((g) => generationUtility(q, g));
   const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const attributed = attributionOf(spec, data, qid, samples, gens);
   const ea =
@@ -176,6 +177,16 @@ function attributionOf(spec: MetricsSpec, data: FairRagRunData, qid: string, sam
   return out;
 }
 
+/**
+ * A generation's utility on the higher-is-better scale. Lower-is-better: max(0, worst − raw error)
+ * from the stored raw error, so a run stored while LaMP-3 predictions were clamped to 1..5 (which
+ * scored "9" for gold 5 as perfect) is scored, exported and shown by the current rule too (issue 34
+ * item 4); otherwise the stored utility.
+ */
+export function generationUtility(q: Pick<QueryPayload, 'lowerIsBetter' | 'worst'>, g: Pick<GenerationPayload, 'utility' | 'utilityRaw'>): number {
+  return q.lowerIsBetter && q.worst !== null ? lowerIsBetterUtility(g.utilityRaw, q.worst) : g.utility;
+}
+
 /** u_max per retriever (every arm of it + the oracle; Eq. 29) and EU̅ = EU / u_max (Eq. 30), so EU̅ ≤ 1. */
 function normalizeUtility(details: ArmDetail[], warnings: string[], qid: string): void {
   const oracle = details.find((d) => d.metrics.policy === 'oracle');
@@ -191,11 +202,11 @@ function normalizeUtility(details: ArmDetail[], warnings: string[], qid: string)
         if (u < 0) negative++;
       }
     }
-    // Utilities are ≥ 0 on every Fair RAG scale (accuracy, ROUGE, worst − error with the prediction clamped); a negative one
-    // was stored before clamping (LaMP-3 ratings outside 1–5): EU̅ then leaves [0, 1] and the run says so.
+    // Utilities are ≥ 0 on every Fair RAG scale (accuracy, ROUGE, max(0, worst − error)); a negative one
+    // can only come from a stored item of another scale: EU̅ then leaves [0, 1] and the run says so.
     if (negative > 0)
       warnings.push(
-        `query '${qid}', retriever '${r}': ${negative} sample utilit${negative === 1 ? 'y is' : 'ies are'} below 0 (stored before LaMP-3 predictions outside the label range 1–5 were clamped; re-run to clamp): EU and EU̅ leave their range${uMax < 0 ? `, and u_max = ${uMax} < 0 makes EU̅ > 1` : ''}`,
+        `query '${qid}', retriever '${r}': ${negative} sample utilit${negative === 1 ? 'y is' : 'ies are'} below 0: EU and EU̅ leave their range${uMax < 0 ? `, and u_max = ${uMax} < 0 makes EU̅ > 1` : ''}`,
       );
     if (uMax === 0) warnings.push(`query '${qid}', retriever '${r}': u_max = 0, so EU̅ = 1 for every arm (Fair-RAG's convention)`);
     for (const d of details) {

@@ -9,13 +9,15 @@
  *   worst defaults to 4 for mae and 16 for rmse (LaMP-3's 1..5 scale). The raw value is kept too.
  * - A rating prediction that is not a number scores as LaMP does: 1 or 5, whichever is farther
  *   from the gold value (fair-rag.md §6).
- * - A numeric rating outside the label range 1..5 (LaMP-3, i.e. mae/rmse with the default `worst`)
- *   is clamped to the range before scoring, as the task defines its labels (issue 23 item 4): the
- *   error is then at most 4 (16), the utility worst − error lies in [0, worst], u_max is never
- *   negative and EU̅ stays in [0, 1]. Unclamped, an answer of 9 for gold 1 gave utility −4, EU̅ < 0
- *   and with every answer wrong u_max < 0 and EU̅ > 1. `raw` keeps LaMP's own (unclamped) error;
- *   `clamped` says that the prediction was clamped. A user-set `worst` (another scale) clamps the
- *   utility to [0, worst] instead. Departure from Fair-RAG's code, which does not clamp.
+ * - Lower-is-better metrics clamp the utility, never the prediction (issue 34 item 4): an answer p
+ *   for gold g scores max(0, worst − error) with the raw error (|p − g| for mae), so an answer
+ *   outside LaMP-3's label range 1..5 is scored by its real distance: "9" for gold 5 → 0, "0" for
+ *   gold 1 → 3, "−2" for gold 1 → 1; it can never score better than the same error inside the
+ *   range. (Issue 23 clamped the prediction to 1..5 first, which gave "9" for gold 5 the maximum 4.)
+ *   The utility lies in [0, worst], u_max ≥ 0 and EU̅ in [0, 1]; `raw` keeps LaMP's own error and
+ *   `outOfRange` says that a numeric answer lay outside the label range (the run counts them in its
+ *   warnings, the Table 2 caption and the manifest). Departure from Fair-RAG's code, which does not
+ *   clamp (a utility below 0).
  */
 import { DataError } from '../../core/errors';
 import { parseDecimal } from '../../core/text/numericError';
@@ -26,8 +28,8 @@ export interface UtilityScorer {
   metric: TextMetricName;
   lowerIsBetter: boolean;
   worst: number | null;
-  /** { raw, utility } where utility is higher-is-better; `clamped` when the prediction or utility was clamped to its range. */
-  score(prediction: string, references: readonly string[]): { raw: number; utility: number; clamped?: string };
+  /** { raw, utility } where utility is higher-is-better; `outOfRange` when a numeric answer lies outside LaMP-3's labels. */
+  score(prediction: string, references: readonly string[]): { raw: number; utility: number; outOfRange?: true };
 }
 
 const DEFAULT_WORST: Partial<Record<TextMetricName, number>> = { mae: 4, rmse: 16 };
@@ -72,22 +74,29 @@ export function utilityScorer(spec: Pick<FairRagSpec, 'utilityMetric'>, queryMet
       const value = raw(prediction, references);
       if (!lowerIsBetter) return { raw: value, utility: value };
       const w = worst as number;
-      if (labelRange) {
-        let p: number | null = null;
-        try {
-          p = parseDecimal(prediction.trim(), 'prediction');
-        } catch {
-          p = null; // not a number: scored by LaMP's fallback above, inside the range
-        }
-        if (p !== null && Number.isFinite(p) && (p < labelRange.lower || p > labelRange.upper)) {
-          const c = Math.min(labelRange.upper, Math.max(labelRange.lower, p));
-          const error = metric.kind === 'prf' ? value : metric.score(String(c), references);
-          return { raw: value, utility: Math.min(w, Math.max(0, w - error)), clamped: `prediction ${p} clamped to ${c} (label range ${labelRange.lower}–${labelRange.upper})` };
-        }
-      }
-      const u = w - value;
-      if (u < 0 || u > w) return { raw: value, utility: Math.min(w, Math.max(0, u)), clamped: `utility ${u} clamped to [0, ${w}]` };
-      return { raw: value, utility: u };
+      const utility = lowerIsBetterUtility(value, w);
+      return labelRange && outsideLabelRange(prediction) ? { raw: value, utility, outOfRange: true } : { raw: value, utility };
     },
   };
+}
+
+/** The utility of a lower-is-better error: max(0, worst − error), the prediction never clamped (issue 34 item 4). */
+export function lowerIsBetterUtility(error: number, worst: number): number {
+  return Math.min(worst, Math.max(0, worst - error));
+}
+
+/** Whether `prediction` is a number outside LaMP-3's label range 1..5 (a non-number is scored by LaMP's fallback). */
+export function outsideLabelRange(prediction: string, range: { lower: number; upper: number } = LAMP3_LABEL_RANGE): boolean {
+  let p: number;
+  try {
+    p = parseDecimal(prediction.trim(), 'prediction');
+  } catch {
+    return false;
+  }
+  return Number.isFinite(p) && (p < range.lower || p > range.upper);
+}
+
+/** Whether the query's scale is LaMP-3's (a lower-is-better metric with its default `worst`), where answers have a label range. */
+export function hasLamp3LabelRange(metric: string, lowerIsBetter: boolean, worst: number | null): boolean {
+  return lowerIsBetter && worst !== null && DEFAULT_WORST[metric as TextMetricName] === worst;
 }

@@ -30,10 +30,15 @@ export function phiMatrix(docs: DocumentsPayload, ids: readonly string[]): numbe
   return Array.from({ length: n }, (_, i) => columns.map((c) => c[i]!));
 }
 
+/**
+ * The RAG-Fusion baseline as its reference code computes it: equal fused scores keep first-seen
+ * order (reference/richrag.md §1.8). This ranking is the baseline's own (never stored as a
+ * retrieval run nor exported as TREC), so its tie rule does not mix with the one rank order.
+ */
 export function ragFusion(pool: PoolPayload, k: number, rrf: RichRagSpec['ragFusion']): string[] {
   return reciprocalRankFusion(
     pool.lists.map((l) => l.ids),
-    { k: rrf.k, rankBase: rrf.rankBase },
+    { k: rrf.k, rankBase: rrf.rankBase, ties: 'first-seen' },
   )
     .slice(0, k)
     .map((h) => h.id);

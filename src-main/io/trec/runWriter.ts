@@ -3,7 +3,7 @@
  * run (eval ir, eval exposure) does not load the YAML library the ir_metadata header needs.
  */
 import { DataError } from '../../core/errors';
-import { compareBytewise } from '../../core/ir/rankOrder';
+import { compareRankOrder } from '../../core/ir/rankOrder';
 import { formatIrMetadataHeader, type IrMetadata } from './irMetadata';
 import { checkToken } from './fields';
 
@@ -61,7 +61,7 @@ export function formatRun(rows: readonly RunWriteRow[], opts: RunWriteOptions): 
       docnos.add(r.docno);
     }
     const scored = group.every((r) => Number.isFinite(r.score));
-    const ordered = scored ? group.slice().sort((a, b) => b.score! - a.score! || compareBytewise(b.docno, a.docno)) : group;
+    const ordered = scored ? group.slice().sort((a, b) => compareRankOrder(a.score!, a.docno, b.score!, b.docno)) : group;
     const n = ordered.length;
     ordered.forEach((r, i) => {
       const score = scored ? r.score! : n - i;

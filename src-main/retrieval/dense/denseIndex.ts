@@ -82,12 +82,17 @@ export class DenseIndex {
         WHERE d.collection_id = ?`,
     );
     const q = Float32Array.from(query);
-    // Over-fetch until k live documents are found: vectors of deleted documents take up places.
+    // Over-fetch until k live documents are found (vectors of deleted documents take up places) and,
+    // as vec0 cuts among equal distances arbitrarily, until the last row read scores below the k-th:
+    // then every document tied with the k-th is among the rows, and topK keeps the one rank order's
+    // k (docno descending among ties; issue 34 item 1).
+    let stored: number | undefined;
     for (let fetch = k; ; fetch = Math.min(VEC0_MAX_K, fetch * 2)) {
-      const rows = stmt.all(q, fetch, this.collectionId) as DenseHit[];
-      if (rows.length >= k || fetch >= VEC0_MAX_K) return topK(rows, k);
-      const stored = (this.db.prepare(`SELECT count(*) AS n FROM ${vectorTableName(this.setId)}`).get() as { n: number }).n;
-      if (stored <= fetch) return topK(rows, k);
+      const rows = topK(stmt.all(q, fetch, this.collectionId) as DenseHit[]);
+      if (fetch >= VEC0_MAX_K) return rows.slice(0, k);
+      stored ??= (this.db.prepare(`SELECT count(*) AS n FROM ${vectorTableName(this.setId)}`).get() as { n: number }).n;
+      if (stored <= fetch) return rows.slice(0, k);
+      if (rows.length > k && rows[rows.length - 1]!.score < rows[k - 1]!.score) return rows.slice(0, k);
     }
   }
 }

@@ -73,7 +73,7 @@ export function searchFts(db: Database, options: FtsSearchOptions): FtsSearchRes
   // Rank first, then build snippets for the k winners only: snippet() on every matching row of a
   // common term would cost as much as reading the whole collection. FTS5 sorts the matches by rank
   // itself; the join reads documents in that order and stops after the k-th row and its ties
-  // (rankOrder.ts), so the result is that of ORDER BY score DESC, doc_id ASC.
+  // (rankOrder.ts), in the one rank order: score desc, doc_id desc byte-wise (trec_eval's).
   const ranked = db
     .prepare(
       `SELECT d.id AS documentId, d.doc_id AS docId, d.title AS title, -bm25(documents_fts, ?, ?) AS score

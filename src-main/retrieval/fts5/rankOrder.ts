@@ -5,8 +5,9 @@
  * matching row, and sort them all. With `ORDER BY rank` FTS5 sorts the matches itself (rowid and
  * rank only) and the statement reads rows one at a time, best first, so the caller can stop after
  * k. FTS5 leaves the order of equal ranks unspecified; `takeTopK` therefore reads on past the k-th
- * row while the score stays equal to the k-th score, sorts that prefix by (score desc, doc_id asc)
- * and keeps k: exactly the rows and order of the old full sort.
+ * row while the score stays equal to the k-th score, sorts that prefix in Fairground's one rank
+ * order (score desc, doc_id desc byte-wise: trec_eval's; core/ir/rankOrder.ts, issue 34) and keeps
+ * k: exactly the rows and order of a full sort in that order.
  *
  * The rank function carries the column weights as text (`rank MATCH 'bm25(w1, w2)'`). FTS5's
  * parser takes plain decimals only (no exponent), so weights are written as the exact decimal form
@@ -14,6 +15,7 @@
  * weights from 5e-324 to 1.8e308 gave bit-identical rank and bm25() values with SQLite 3.53.2; the
  * tests pin a sample).
  */
+import { compareRankOrder } from '../../core/ir/rankOrder';
 import type { FieldWeights } from './ftsSearch';
 
 /** `x` (finite, ≥ 0) as a plain decimal without an exponent that parses back to the same double. */
@@ -34,8 +36,8 @@ export function bm25RankFunction(weights: FieldWeights): string {
 }
 
 /**
- * The k best of `rows` (read in rank order: score non-increasing), ties broken by docId in
- * code-unit order. Stops reading at the first row whose score is below the k-th; the iterator is
+ * The k best of `rows` (read in rank order: score non-increasing), ties broken by docId descending
+ * (core/ir/rankOrder.ts). Stops reading at the first row whose score is below the k-th; the iterator is
  * closed there (better-sqlite3 then resets the statement).
  */
 export function takeTopK<T extends { score: number; docId: string }>(rows: Iterable<T>, k: number): T[] {
@@ -47,6 +49,6 @@ export function takeTopK<T extends { score: number; docId: string }>(rows: Itera
     taken.push(row);
     if (taken.length === k) kth = row.score;
   }
-  taken.sort((a, b) => b.score - a.score || (a.docId < b.docId ? -1 : a.docId > b.docId ? 1 : 0));
+  taken.sort((a, b) => compareRankOrder(a.score, a.docId, b.score, b.docId));
   return taken.length > k ? taken.slice(0, k) : taken;
 }

@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import type { IrEvaluation, IrEvaluationRequest } from '../../api/contract/evaluation';
 import { ApiFailure } from '../../api/router';
 import { evaluateRun } from '../../core/ir/evaluateRun';
+import { isCountMeasure, parseMeasure } from '../../core/ir/measureSpec';
 import { compareScores } from '../../core/stats/compare';
 import { measureMeanInterval } from '../../core/stats/boundedInterval';
 import { adjustPValues } from '../../core/stats/multipleComparisons';
@@ -43,9 +44,13 @@ export function evaluateIrRuns(req: IrEvaluationRequest): IrEvaluation {
     const ciMethod: Record<string, string> = {};
     const ciClipped: Record<string, boolean> = {};
     const perQuery: Record<string, Record<string, number>> = {};
+    const trecEvalAll: Record<string, number> = {};
     for (const m of measures) {
-      means[m] = ev.all.get(m) ?? 0;
+      trecEvalAll[m] = ev.all.get(m) ?? 0;
       const values = qids.map((q) => ev.perQuery.get(m)?.get(q) ?? 0);
+      // The per-query mean for every measure, count measures included (trec_eval's `all` sums those):
+      // the column's CI and delta are of this mean (issue 34 item 5).
+      means[m] = values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0;
       perQuery[m] = Object.fromEntries(qids.map((q, i) => [q, values[i]!]));
       if (values.length >= 2) {
         // By the declared scale (core/stats/boundedInterval): binary → Wilson, continuous bounded → t clipped, equal values → no variance.
@@ -59,7 +64,7 @@ export function evaluateIrRuns(req: IrEvaluationRequest): IrEvaluation {
         ciClipped[m] = false;
       }
     }
-    return { name, means, ci, ciMethod, ciClipped, perQuery, missingFromRun: ev.missingFromRun };
+    return { name, means, trecEvalAll, ci, ciMethod, ciClipped, perQuery, missingFromRun: ev.missingFromRun };
   });
 
   const base = systems.find((s) => s.name === baseline)!;
@@ -100,6 +105,7 @@ export function evaluateIrRuns(req: IrEvaluationRequest): IrEvaluation {
 
   return {
     measures,
+    countMeasures: measures.filter(isCountMeasureName),
     higherIsBetter: Object.fromEntries(measures.map((m) => [m, !LOWER_IS_BETTER.has(m)])),
     qids,
     baseline,
@@ -118,6 +124,20 @@ export function evaluateIrRuns(req: IrEvaluationRequest): IrEvaluation {
     ],
     notes,
   };
+}
+
+/** Whether `measure` (a canonical ir_measures name) is a count trec_eval sums over queries (NumRet, NumRel, NumQ …). */
+export function isCountMeasureName(measure: string): boolean {
+  try {
+    return isCountMeasure(parseMeasure(measure));
+  } catch {
+    return false;
+  }
+}
+
+/** The column header of a measure's mean: count measures say that it is the per-query mean (trec_eval prints their sum). */
+export function meanHeader(measure: string, countMeasures: readonly string[] | undefined): string {
+  return (countMeasures ?? []).includes(measure) ? `${measure} (mean per query)` : measure;
 }
 
 function sha256(text: string): string {

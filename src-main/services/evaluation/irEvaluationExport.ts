@@ -10,6 +10,7 @@ import { formatBooktabsTable } from '../../io/latex/booktabs';
 import { collectEnvironment } from '../../io/manifest/environment';
 import { buildManifest } from '../../io/manifest/manifest';
 import { csvField } from '../../io/measureCsv';
+import { isCountMeasureName, meanHeader } from './irEvaluation';
 
 export type IrExportFormat = 'csv-summary' | 'csv-per-query' | 'latex';
 
@@ -64,7 +65,9 @@ function num(x: number): string {
 
 function summaryCsv(ev: IrEvaluation): string {
   // test and correction (added after the existing columns) name what produced `significant` on each compared row.
-  const header = ['run', 'measure', 'mean', 'ci_low', 'ci_high', 'delta_vs_baseline', 'p_value', 'p_adjusted', 'significant', 'wins', 'ties', 'losses', 'ci_method', 'test', 'correction'];
+  // `mean` is the per-query mean for every measure, count measures included (their ci and delta are of it);
+  // `aggregate` names it and `trec_eval_all` keeps trec_eval's `all` (the sum of a count measure).
+  const header = ['run', 'measure', 'mean', 'ci_low', 'ci_high', 'delta_vs_baseline', 'p_value', 'p_adjusted', 'significant', 'wins', 'ties', 'losses', 'ci_method', 'test', 'correction', 'aggregate', 'trec_eval_all'];
   const lines = [header.join(',')];
   for (const s of ev.systems) {
     for (const m of ev.measures) {
@@ -88,6 +91,8 @@ function summaryCsv(ev: IrEvaluation): string {
           csvField(ciMethodText(s, m)),
           c ? csvField(ev.settings.test) : '',
           c ? csvField(ev.settings.correction) : '',
+          'mean per query',
+          num(trecEvalAll(ev, s, m)),
         ].join(','),
       );
     }
@@ -101,11 +106,19 @@ function ciMethodText(s: IrEvaluation['systems'][number], m: string): string {
   return s.ciClipped?.[m] ? `${method} (clipped)` : method;
 }
 
+/** trec_eval's `all`: the stored value, else (evaluations made before it was stored) the mean, or the sum of a count measure. */
+function trecEvalAll(ev: IrEvaluation, s: IrEvaluation['systems'][number], m: string): number {
+  const stored = s.trecEvalAll?.[m];
+  if (stored !== undefined) return stored;
+  return isCountMeasureName(m) ? s.means[m]! * ev.qids.length : s.means[m]!;
+}
+
 function perQueryCsv(ev: IrEvaluation): string {
   const lines = ['run,measure,qid,value'];
   for (const s of ev.systems) {
     for (const q of ev.qids) for (const m of ev.measures) lines.push([csvField(s.name), csvField(m), csvField(q), num(s.perQuery[m]![q]!)].join(','));
-    for (const m of ev.measures) lines.push([csvField(s.name), csvField(m), 'all', num(s.means[m]!)].join(','));
+    // trec_eval's shape: `all` is its aggregate (the sum of a count measure).
+    for (const m of ev.measures) lines.push([csvField(s.name), csvField(m), 'all', num(trecEvalAll(ev, s, m))].join(','));
   }
   return `${lines.join('\n')}\n`;
 }
@@ -118,7 +131,7 @@ function latexTable(ev: IrEvaluation, opts: LatexOptions): string {
   const tested = ev.comparisons.length > 0;
   return formatBooktabsTable({
     systems: ev.systems.map((s) => s.name),
-    columns: ev.measures.map((m) => ({ label: m, higherIsBetter: ev.higherIsBetter[m] ?? true })),
+    columns: ev.measures.map((m) => ({ label: meanHeader(m, ev.countMeasures), higherIsBetter: ev.higherIsBetter[m] ?? true })),
     values: ev.systems.map((s) => ev.measures.map((m) => s.means[m] ?? null)),
     digits: opts.digits,
     environment: opts.environment,

@@ -1,5 +1,6 @@
 /**
  * All schema migrations, in order. A migration is never edited once released; add a new one.
+ * (0012 follows 0010: number 11 is taken by a parallel branch, call_evidence.)
  * Each has its own test in test/store/migration_NNNN.test.ts.
  */
 import type { Migration } from '../migration';
@@ -13,6 +14,7 @@ import { migration0007 } from './0007_conversations';
 import { migration0008 } from './0008_job_owner';
 import { migration0009 } from './0009_call_queue';
 import { migration0010 } from './0010_model_tuning';
+import { migration0012 } from './0012_retrieval_tie_order';
 
 export const migrations: readonly Migration[] = [
   migration0001,
@@ -25,4 +27,5 @@ export const migrations: readonly Migration[] = [
   migration0008,
   migration0009,
   migration0010,
+  migration0012,
 ];

@@ -38,11 +38,12 @@ describe('fairground eval compare (#16.5)', () => {
     const r = await cli(['--qrels', 'qrels', '--baseline', BASE, '--run', SYS1, '--run', SYS2, '-m', 'NumRet', '-m', 'P@1', '-p', '6']);
     expect(r.code, r.stderr).toBe(0);
     const [header, ...rows] = r.stdout.trim().split('\n').map((l) => l.split('\t'));
-    expect(header).toEqual(['name', 'NumRet', 'NumRet +', 'NumRet -', 'NumRet p-value', 'NumRet p-value corrected', 'NumRet reject', 'P@1', 'P@1 +', 'P@1 -', 'P@1 p-value', 'P@1 p-value corrected', 'P@1 reject']);
+    expect(header).toEqual(['name', 'NumRet (mean per query)', 'NumRet +', 'NumRet -', 'NumRet p-value', 'NumRet p-value corrected', 'NumRet reject', 'P@1', 'P@1 +', 'P@1 -', 'P@1 p-value', 'P@1 p-value corrected', 'P@1 reject']);
     expect(rows.map((x) => x[0])).toEqual(['base.run', 'sys1.run', 'sys2.run']);
-    // NumRet 'all' is a sum (trec_eval): 15, 22, 15. P@1 = 1 everywhere (no difference, p = 1).
-    expect(rows[0]!.slice(1, 7)).toEqual(['15.000000', '', '', '', '', '']);
-    expect(rows[1]!.slice(1, 4)).toEqual(['22.000000', '4', '0']);
+    // NumRet is a count: trec_eval's 'all' sums it (15, 22, 15); the column is the per-query mean, as its CI
+    // and delta are (issue 34 item 5): 15/5 = 3, 22/5 = 4.4, 3. P@1 = 1 everywhere (no difference, p = 1).
+    expect(rows[0]!.slice(1, 7)).toEqual(['3.000000', '', '', '', '', '']);
+    expect(rows[1]!.slice(1, 4)).toEqual(['4.400000', '4', '0']);
     expect(Number(rows[1]![4])).toBeCloseTo(P1, 6);
     // Holm over the 4 tests (p1 and three p = 1): 4·p1 = 0.2064.
     expect(Number(rows[1]![5])).toBeCloseTo(Math.min(1, 4 * P1), 6);
@@ -59,20 +60,27 @@ describe('fairground eval compare (#16.5)', () => {
 
   it('writes CSV and a booktabs LaTeX table, and reads a run from stdin', async () => {
     const csv = await cli(['--qrels', 'qrels', '--baseline', BASE, '--run', SYS1, '-m', 'NumRet', '--format', 'csv']);
-    expect(csv.stdout.split('\n')[0]).toBe('run,measure,mean,ci_low,ci_high,delta_vs_baseline,p_value,p_adjusted,significant,wins,ties,losses,ci_method,test,correction');
-    expect(csv.stdout.split('\n')[2]).toMatch(/,two-sided paired t-test,holm$/);
-    expect(csv.stdout.split('\n')[2]).toMatch(/^sys1\.run,NumRet,22,.*,1\.4,/);
+    expect(csv.stdout.split('\n')[0]).toBe('run,measure,mean,ci_low,ci_high,delta_vs_baseline,p_value,p_adjusted,significant,wins,ties,losses,ci_method,test,correction,aggregate,trec_eval_all');
+    expect(csv.stdout.split('\n')[2]).toMatch(/,two-sided paired t-test,holm,mean per query,22$/);
+    // mean 4.4 = 3 + delta 1.4, inside its CI (t: 4.4 ± 2.776445 · √(Σ(x − 4.4)²/4/5)).
+    const cells = csv.stdout.split('\n')[2]!.split(',');
+    expect(cells.slice(0, 3)).toEqual(['sys1.run', 'NumRet', '4.4']);
+    expect(Number(cells[5])).toBeCloseTo(1.4, 12);
+    const sd = Math.sqrt([2, 4, 3, 7, 6].reduce((a, x) => a + (x - 4.4) ** 2, 0) / 4);
+    expect(Number(cells[3])).toBeCloseTo(4.4 - (2.7764451051977987 * sd) / Math.sqrt(5), 9);
+    expect(Number(cells[4])).toBeCloseTo(4.4 + (2.7764451051977987 * sd) / Math.sqrt(5), 9);
     const tex = await cli(['--qrels', 'qrels', '--baseline', BASE, '--run', SYS1, '-m', 'NumRet', '--format', 'latex', '--correction', 'bh']);
     expect(tex.stdout).toContain('\\toprule');
     expect(tex.stdout).toContain('Benjamini--Hochberg correction');
-    expect(tex.stdout).toContain('sys1.run & \\textbf{22.000}');
+    expect(tex.stdout).toContain('sys1.run & \\textbf{4.400}');
+    expect(tex.stdout).toContain('NumRet (mean per query)');
     const { readFileSync } = await import('node:fs');
     const piped = await runCliCaptured(['eval', 'compare', '--qrels', 'qrels', '--baseline', BASE, '--run', '-', '-m', 'NumRet'], {
       cwd: dir,
       commands: [evalCompareCommand],
       stdin: readFileSync(path.join(dir, SYS1), 'utf8'),
     });
-    expect(piped.stdout.split('\n')[2]).toMatch(/^-\t22\.0000\t4\t0\t/);
+    expect(piped.stdout.split('\n')[2]).toMatch(/^-\t4\.4000\t4\t0\t/);
   });
 
   it('names bad input in one line', async () => {

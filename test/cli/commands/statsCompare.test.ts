@@ -59,6 +59,20 @@ describe('fairground stats compare', () => {
     expect(o.alternative).toBe('greater');
     expect(o.p_value as number).toBeCloseTo(0.05160595781117475 / 2, 10); // scipy ttest_rel two-sided / 2
     expect(o.significant).toBe(true);
+    // The interval that matches the one-sided test (issue 34 item 5): [1.4 − t_{.95,4} · √0.26, ∞) with
+    // t_{.95,4} = 2.131846786326649 → [0.312955, ∞), which excludes 0 as p < α says; two-sided kept beside it.
+    const lower = 1.4 - 2.131846786326649 * Math.sqrt(0.26);
+    expect((o.ci95 as { lower: number }).lower).toBeCloseTo(lower, 10);
+    expect((o.ci95 as { upper: number | null }).upper).toBeNull();
+    expect(o.ci_sides).toBe('one-sided (greater)');
+    expect(o.ci95_text).toBe(`[${(o.ci95 as { lower: number }).lower}, inf)`);
+    expect((o.ci95_two_sided as { lower: number }).lower).toBeCloseTo(1.4 - 2.7764451051977987 * Math.sqrt(0.26), 10);
+    const less = await json(['--a', A, '--b', B, '--paired', '--alternative', 'less', '-p', '4']);
+    expect(less.ci95).toEqual({ lower: null, upper: Number((1.4 + 2.131846786326649 * Math.sqrt(0.26)).toFixed(4)) });
+    expect(less.ci95_text).toBe(`(-inf, ${(1.4 + 2.131846786326649 * Math.sqrt(0.26)).toFixed(4)}]`);
+    const two = await json(['--a', A, '--b', B, '--paired']);
+    expect(two.ci_sides).toBe('two-sided');
+    expect(two.ci95_two_sided).toBeUndefined();
   });
 
   it('paired randomization: seeded, reproducible, p close to the exact 2^5 enumeration', async () => {

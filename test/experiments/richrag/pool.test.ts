@@ -125,14 +125,14 @@ describe('documents, coverage ranker and ranking metrics', () => {
 });
 
 describe('candidate-set BM25', () => {
-  it('retrieves only documents sharing a term, best first, ties by id', () => {
+  it('retrieves only documents sharing a term, best first, ties by id descending (trec_eval order)', () => {
     const docs: DocumentRow[] = [
       { docId: 'b', title: '', text: 'compost heap green', attrs: {} },
       { docId: 'a', title: '', text: 'compost heap green', attrs: {} },
       { docId: 'c', title: 'Stars', text: 'telescope night', attrs: {} },
     ];
     const s = candidateSearcher(docs, { k1: 1.2, b: 0.75 });
-    expect(s.search('compost', 10).map((h) => h.id)).toEqual(['a', 'b']);
+    expect(s.search('compost', 10).map((h) => h.id)).toEqual(['b', 'a']);
     expect(s.search('stars telescope', 1).map((h) => h.id)).toEqual(['c']);
     expect(s.search('nothing', 10)).toEqual([]);
   });

@@ -85,14 +85,14 @@ describe('exportIrEvaluation', () => {
     // Issue 23 item 4: the method follows P@2's declared (continuous) scale, not the 0/1 values that occur, and the
     // test and correction that produced `significant` are named in the columns added at the end.
     expect(b.slice(7, 12)).toEqual(['1', 'false', '2', '0', '1']);
-    expect(lines.find((l) => l.startsWith('B,P@2,'))).toMatch(/,"t, clipped to \[0, 1\] \(clipped\)",two-sided paired t-test,holm$/);
+    expect(lines.find((l) => l.startsWith('B,P@2,'))).toMatch(/,"t, clipped to \[0, 1\] \(clipped\)",two-sided paired t-test,holm,mean per query,0\.666666666667$/);
     // B's P@2 is 1, 0, 1: 2/3 ± 4.302653·√(1/3)/√3 = [−0.7676, 2.1009], clipped at both ends to [0, 1]
     // (before: Wilson for "0/1 values", [0.20766, 0.93851]).
     expect(b.slice(3, 5)).toEqual(['0', '1']);
     // A's P@2 is .5, .5, 0: 1/3 ± 4.302653·√(1/12)/√3 = [−0.3838, 1.0504], clipped at both ends to [0, 1].
     const a = lines.find((l) => l.startsWith('A,P@2,'))!.split(',');
     expect(a.slice(3, 5)).toEqual(['0', '1']);
-    expect(lines.find((l) => l.startsWith("A,P@2,"))).toMatch(/,"t, clipped to \[0, 1\] \(clipped\)",,$/); // the baseline: no test
+    expect(lines.find((l) => l.startsWith("A,P@2,"))).toMatch(/,"t, clipped to \[0, 1\] \(clipped\)",,,mean per query,0\.333333333333$/); // the baseline: no test
     expect(ev.systems[0]!.ciMethod).toEqual({ 'P@2': 't, clipped to [0, 1]', RR: 't, clipped to [0, 1]' });
     expect(ev.systems[0]!.ciClipped!['P@2']).toBe(true);
     expect(JSON.parse(exportIrEvaluation(ev, 'csv-summary').manifest.content).confidenceIntervals).toEqual({
