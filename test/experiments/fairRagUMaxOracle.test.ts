@@ -59,7 +59,7 @@ function data(): FairRagRunData {
   return { queries: new Map([['q1', query]]), samples: new Map([['q1', samples]]), generations, judgments: new Map() };
 }
 
-const SPEC: MetricsSpec = { k: 2, target: 'paper', attribution: { judge: 'none', format: 'json', maxTokens: 8 } };
+const SPEC: MetricsSpec = { k: 2, target: 'paper', uMaxZero: 'zero', attribution: { judge: 'none', format: 'json', maxTokens: 8 } };
 
 describe('u_max includes the oracle arm (Eq. 29)', () => {
   it('the oracle alone reaches the maximum: u_max = 1.0 and EU̅ = EU / 1.0 for every arm of the retriever', () => {

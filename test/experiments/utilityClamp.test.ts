@@ -100,8 +100,11 @@ describe('an all-wrong reader on LaMP-3', () => {
   it('gets EU = 0 on every arm: no wrong answer scores above 0', () => {
     expect(metrics.perQuery.length).toBe(6);
     for (const m of metrics.perQuery) expect(m.eu, `${m.queryId} ${m.condition}`).toBe(0);
-    // u_max = 0: EU̅ follows Fair-RAG's normalize_eu.py convention (1.0, warned), never a reward for wrong answers.
-    expect(metrics.warnings).toContain("query 'q1', retriever 'r1': u_max = 0, so EU̅ = 1 for every arm (Fair-RAG's convention)");
+    // u_max = 0: EU̅ = 0 by default (uMaxZero 'zero'), warned; Fair-RAG's normalize_eu.py gives 1 ('code').
+    for (const m of metrics.perQuery.filter((x) => x.policy !== 'oracle')) expect(m.euNorm, `${m.queryId} ${m.condition}`).toBe(0);
+    expect(metrics.warnings).toContain("query 'q1', retriever 'r1': u_max = 0 (no sample scored above 0), so EU̅ = 0 for every arm (uMaxZero 'zero'; Fair-RAG's code gives 1)");
+    const code = fairRagMetrics({ runId: 1, spec: { ...spec, uMaxZero: 'code' }, items, finished: true, generatorName: 'gen' });
+    for (const m of code.perQuery.filter((x) => x.policy !== 'oracle')) expect(m.euNorm).toBe(1);
   });
 
   it('the per-sample export keeps the raw error beside the utility the metrics use', () => {

@@ -96,6 +96,12 @@ export const FairRagSpec = z
     normalization: z.enum(['paper', 'code']).default('paper'),
     /** EE-R target: paper Eq. 6, or the code's 0 for non-useful items. */
     target: z.enum(['paper', 'code']).default('paper'),
+    /**
+     * EU̅ of a query whose u_max is 0 (no sample of any arm, the oracle included, scored above 0): 'zero' gives 0
+     * (nothing observed was useful: an all-wrong reader scores 0, issue 34 item 4); 'code' gives 1, as Fair-RAG's
+     * normalize_eu.py does by catching the ZeroDivisionError. Either way the run warns per query.
+     */
+    uMaxZero: z.enum(['zero', 'code']).default('zero'),
     /** Per-sample utility; default: the query's own metric (ROUGE via pltrdy, as Fair-RAG). */
     utilityMetric: AnswerMetric.optional(),
     /** Document attribute that names the provider for per-provider exposure (falls back to `group`). */

@@ -32,12 +32,13 @@ export function utilityUpperBound(runs: readonly (readonly number[])[]): number 
 }
 
 /**
- * EU̅ = EU / u_max (Eq. 30). u_max = 0 (no sample of any run scored above 0) gives 1.0, as
- * Fair-RAG's `normalize_eu.py` does by catching the ZeroDivisionError: every run is then "as good
- * as the best observed". Keep that in mind when averaging EU̅ over queries.
+ * EU̅ = EU / u_max (Eq. 30). u_max = 0 (no sample of any run scored above 0) leaves Eq. 30 undefined:
+ * `zeroMax` 'zero' (the default) gives 0, nothing observed was useful; 'code' gives 1.0, as Fair-RAG's
+ * `normalize_eu.py` does by catching the ZeroDivisionError (every run "as good as the best observed",
+ * so an all-wrong reader scored EU̅ = 1).
  */
-export function normalizedExpectedUtility(eu: number, uMax: number): number {
-  if (uMax === 0) return 1;
+export function normalizedExpectedUtility(eu: number, uMax: number, zeroMax: 'zero' | 'code' = 'zero'): number {
+  if (uMax === 0) return zeroMax === 'code' ? 1 : 0;
   return eu / uMax;
 }
 

@@ -56,7 +56,7 @@ export interface ArmDetail {
   attributedExposure: number[] | null;
 }
 
-export type MetricsSpec = Pick<FairRagSpec, 'k' | 'target' | 'attribution'>;
+export type MetricsSpec = Pick<FairRagSpec, 'k' | 'target' | 'attribution' | 'uMaxZero'>;
 
 export interface QueryMetricsResult {
   arms: ArmDetail[];
@@ -84,7 +84,7 @@ export function queryArmMetrics(spec: MetricsSpec, data: FairRagRunData, conditi
         details.push(detail);
       }
     }
-    normalizeUtility(details, warnings, qid);
+    normalizeUtility(details, warnings, qid, spec.uMaxZero);
     if (q.candidates.every((c) => !c.useful)) warnings.push(`query '${qid}' has no useful candidate (m = 0): EE-R is 0 by definition`);
     if (q.candidates.length < spec.k) warnings.push(`query '${qid}' has ${q.candidates.length} candidates, fewer than k = ${spec.k}: rankings are shorter and EE-D̄ ≤ n/k`);
     arms.push(...details);
@@ -188,7 +188,7 @@ export function generationUtility(q: Pick<QueryPayload, 'lowerIsBetter' | 'worst
 }
 
 /** u_max per retriever (every arm of it + the oracle; Eq. 29) and EU̅ = EU / u_max (Eq. 30), so EU̅ ≤ 1. */
-function normalizeUtility(details: ArmDetail[], warnings: string[], qid: string): void {
+function normalizeUtility(details: ArmDetail[], warnings: string[], qid: string, zeroMax: MetricsSpec['uMaxZero']): void {
   const oracle = details.find((d) => d.metrics.policy === 'oracle');
   const retrievers = new Set(details.map((d) => d.metrics.retriever).filter((r): r is string => r !== null));
   for (const r of retrievers) {
@@ -208,11 +208,11 @@ function normalizeUtility(details: ArmDetail[], warnings: string[], qid: string)
       warnings.push(
         `query '${qid}', retriever '${r}': ${negative} sample utilit${negative === 1 ? 'y is' : 'ies are'} below 0: EU and EU̅ leave their range${uMax < 0 ? `, and u_max = ${uMax} < 0 makes EU̅ > 1` : ''}`,
       );
-    if (uMax === 0) warnings.push(`query '${qid}', retriever '${r}': u_max = 0, so EU̅ = 1 for every arm (Fair-RAG's convention)`);
+    if (uMax === 0) warnings.push(zeroMax === 'code' ? `query '${qid}', retriever '${r}': u_max = 0, so EU̅ = 1 for every arm (Fair-RAG's convention, uMaxZero 'code')` : `query '${qid}', retriever '${r}': u_max = 0 (no sample scored above 0), so EU̅ = 0 for every arm (uMaxZero 'zero'; Fair-RAG's code gives 1)`);
     for (const d of details) {
       if (d.metrics.retriever !== r) continue;
       d.metrics.uMax = uMax;
-      d.metrics.euNorm = normalizedExpectedUtility(d.metrics.eu, uMax);
+      d.metrics.euNorm = normalizedExpectedUtility(d.metrics.eu, uMax, zeroMax);
     }
   }
 }

@@ -78,6 +78,8 @@ export interface Table2Options {
    * metrics object. Without them that test cannot run and table2 throws.
    */
   sampleUtilities?: ReadonlyMap<QueryArmMetrics, readonly number[]>;
+  /** EU̅ where u_max = 0 (FairRagSpec.uMaxZero; default 'zero'). */
+  uMaxZero?: 'zero' | 'code';
   /** Random exchanges of the within-query test (default 9,999; p = (c + 1)/(R + 1) is exact in level for any R). */
   permutations?: number;
 }
@@ -128,7 +130,7 @@ export function table2(perQuery: readonly QueryArmMetrics[], retrievers: readonl
     const raw = opts.sampleUtilities?.get(m);
     if (!raw) throw new Error(`table2: the ${test} test needs the per-sample utilities of query '${m.queryId}', arm '${m.condition}'`);
     if (scale === 'raw') return raw;
-    return m.uMax === null ? [] : raw.map((u) => normalizedExpectedUtility(u, m.uMax!));
+    return m.uMax === null ? [] : raw.map((u) => normalizedExpectedUtility(u, m.uMax!, opts.uMaxZero));
   };
   return retrievers.map((r) => {
     const baselineByQuery = new Map<string, number>();
@@ -215,9 +217,9 @@ export function table2(perQuery: readonly QueryArmMetrics[], retrievers: readonl
 }
 
 /** The table's test options from a spec (absent `significance`: the within-query exchange test, Holm, α = 0.05). */
-export function table2Options(spec: Pick<FairRagSpec, 'significance' | 'seeds'>): Required<Omit<Table2Options, 'sampleUtilities' | 'permutations'>> {
+export function table2Options(spec: Pick<FairRagSpec, 'significance' | 'seeds'> & { uMaxZero?: FairRagSpec['uMaxZero'] }): Required<Omit<Table2Options, 'sampleUtilities' | 'permutations'>> {
   const s = spec.significance;
-  return { test: s?.test ?? 'within-query-exchange', correction: s?.correction ?? 'holm', alpha: s?.alpha ?? TABLE2_ALPHA, seed: spec.seeds.sampling };
+  return { test: s?.test ?? 'within-query-exchange', correction: s?.correction ?? 'holm', alpha: s?.alpha ?? TABLE2_ALPHA, seed: spec.seeds.sampling, uMaxZero: spec.uMaxZero ?? 'zero' };
 }
 
 const CORRECTION_NAMES: Record<Correction, string> = { holm: 'Holm', bonferroni: 'Bonferroni', bh: 'Benjamini–Hochberg (FDR)', none: 'none' };

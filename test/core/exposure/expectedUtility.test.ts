@@ -13,8 +13,9 @@ describe('expected utility and its normalisation (Eq. 7, 29, 30)', () => {
     expect(normalizedExpectedUtility(0.3, 0.8)).toBeCloseTo(0.375, 12);
   });
 
-  it('u_max = 0 gives EU̅ = 1.0 (the code catches the division by zero)', () => {
-    expect(normalizedExpectedUtility(0, 0)).toBe(1);
+  it('u_max = 0 gives EU̅ = 0 by default, 1.0 with the code variant (which catches the division by zero)', () => {
+    expect(normalizedExpectedUtility(0, 0)).toBe(0);
+    expect(normalizedExpectedUtility(0, 0, 'code')).toBe(1);
   });
 
   it('MAE is flipped to 4 − MAE before normalising', () => {
