@@ -14,7 +14,12 @@
  * weights from 5e-324 to 1.8e308 gave bit-identical rank and bm25() values with SQLite 3.53.2; the
  * tests pin a sample).
  */
-import type { FieldWeights } from './ftsSearch';
+
+/** bm25() weights of the two indexed columns (ftsSearch.ts re-exports this type). */
+export interface FieldWeights {
+  title: number;
+  text: number;
+}
 
 /** `x` (finite, ≥ 0) as a plain decimal without an exponent that parses back to the same double. */
 export function plainDecimal(x: number): string {
