@@ -15,25 +15,8 @@ import { inProcessSessionHost, type ServiceHost } from '../host/serviceHost';
 import { createApiRouter } from '../handlers/index';
 import { userFoldersFile } from '../services/workspaces/userFolders';
 import { WorkspaceSession } from '../services/workspaces/workspaceSession';
-import { httpServerOptions, serviceHostOptions } from './hostedOptions';
+import { httpServerOptions, serviceHostOptions, type BrowserModeOptions, type HostedBrowserModeOptions } from './hostedOptions';
 import { startHttpServer, type RunningServer } from './httpServer';
-
-export interface BrowserModeOptions {
-  workspacePath: string;
-  port?: number;
-  token?: string;
-  staticDir?: string;
-  onInternalError?: (err: unknown) => void;
-  /** Write the app's log file here (issue 17 item 7); none when left out. */
-  logFolder?: string;
-}
-
-export interface HostedBrowserModeOptions extends BrowserModeOptions {
-  /** The services host stopped without being asked (a crash); API calls answer errors from then on. */
-  onHostExit?: (reason: string) => void;
-  /** How long close() waits for running jobs to be cancelled before ending the host (default 15 s). */
-  closeGraceMs?: number;
-}
 
 /** What `fairground serve` needs of either shape. */
 export interface ServedApp {

@@ -11,8 +11,8 @@
 import { openingHost, type OpeningHost } from '../host/openingHost';
 import { openBehindFirstScreen } from '../host/openingSteps';
 import type { ServiceHost } from '../host/serviceHost';
-import type { HostedBrowserModeOptions, ServedApp } from './browserMode';
-import { httpServerOptions, serviceHostOptions } from './hostedOptions';
+import type { ServedApp } from './browserMode';
+import { httpServerOptions, serviceHostOptions, type HostedBrowserModeOptions } from './hostedOptions';
 import { startHttpServer, type RunningServer } from './httpServer';
 
 export interface OpeningBrowserModeOptions extends HostedBrowserModeOptions {

@@ -1,12 +1,11 @@
-import { EngineError, type CallReport, type ContinuationScore } from '../types';
+import { EngineError, type CallReport } from '../types';
 import { abortable } from './abortable';
 import type { OpenAiHttpClient } from './openAiHttpClient';
 import type { RemoteScoringMode } from './remoteEngineConfig';
 import { readEchoResponse } from './responseReaders';
+import type { ScoredContinuation } from './types';
 
-export interface ScoredContinuation extends ContinuationScore {
-  promptTokens: number;
-}
+export type { ScoredContinuation } from './types';
 
 /** A tiny request that shows whether the server echoes the prompt with logprobs. */
 const probe = { prompt: 'The sky is', continuation: ' blue' };

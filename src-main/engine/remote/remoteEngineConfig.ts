@@ -1,5 +1,5 @@
 import { DataError } from '../../core/errors';
-import type { WeightsFingerprint } from './weightsFingerprint';
+import type { WeightsFingerprint } from './types';
 
 /**
  * Which family of OpenAI-compatible server sits behind `baseUrl`. It only decides how the

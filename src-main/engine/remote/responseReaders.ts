@@ -6,7 +6,7 @@
 import { EngineError, type GenerateRequest, type GenerateResult } from '../types';
 import { checkConstrainedOutput, type ConstraintContext } from './constraintCheck';
 import { continuationLogprobs } from './echoLogprobs';
-import type { ScoredContinuation } from './echoScorer';
+import type { ScoredContinuation } from './types';
 import { mapFinishReason } from './generateRequestBody';
 import { chatCompletionResponse, completionLogprobsSchema, completionResponse, embeddingsResponse, parseResponse } from './openAiResponses';
 

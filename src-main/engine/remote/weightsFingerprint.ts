@@ -18,27 +18,14 @@
 import { createHash } from 'node:crypto';
 import type { RemoteServerKind } from './remoteEngineConfig';
 import { describeOutcome, probeRequest, type ProbeTarget } from './probeHttp';
+import type { FingerprintOutput, WeightsFingerprint } from './types';
 
 export const fingerprintPrompts = ['The capital of France is', 'Once upon a time, there was a', '1, 2, 3, 4, 5,'] as const;
 export const fingerprintMaxTokens = 8;
 /** Nats. Kernel and batch-split differences move log-probabilities by ~1e-3; other weights by far more. */
 export const logprobTolerance = 0.05;
 
-export interface FingerprintOutput {
-  text: string;
-  /** Generated tokens and their log-probabilities, when the server returns them. */
-  tokens: string[] | null;
-  logprobs: number[] | null;
-}
-
-export interface WeightsFingerprint {
-  method: 'greedy-v1';
-  prompts: string[];
-  maxTokens: number;
-  outputs: FingerprintOutput[];
-  /** sha256 of the texts (16 hex digits): the part of the cache identity. */
-  digest: string;
-}
+export type { FingerprintOutput, WeightsFingerprint } from './types';
 
 export type FingerprintAttempt = { ok: true; fingerprint: WeightsFingerprint } | { ok: false; reason: string };
 

@@ -13,7 +13,7 @@
  *   N ≥ 2·¼·(z₀.₉₇₅ + z₀.₈)² / (queries·gap²) samples (a [0, 1] utility has variance ≤ ¼).
  */
 import { DEFAULT_EXCHANGE_PERMUTATIONS } from '../../core/stats/exchangeTest';
-import type { FairRagSpec } from '../../api/contract/experiments';
+import { TABLE2_DEFAULT_SIGNIFICANCE, type FairRagSpec } from '../../api/contract/experiments';
 import type { DesignWarning } from '../../api/contract/plans';
 import { plackettLuceLogits } from '../../core/sampling/plackettLuce';
 import { MAX_EXACT_ITEMS, topKInclusionProbabilities } from '../../core/sampling/plackettLuceProbabilities';
@@ -21,7 +21,7 @@ import { fewestPairsToReject, samplesToSeparate, smallestAttainableP, smallestRe
 import type { ExperimentDeps } from '../registry';
 import { loadFairRagData, type QueryData } from './data';
 import { scoreRetrievers } from './retrievers';
-import { TABLE2_ALPHA, TABLE2_INTERVALS } from './table2';
+import { TABLE2_INTERVALS } from './table2';
 
 const fmt = (x: number) => (Math.abs(x) >= 0.01 ? x.toFixed(3) : x.toPrecision(2));
 
@@ -64,7 +64,7 @@ export async function fairRagDesignWarnings(spec: FairRagSpec, deps: ExperimentD
   }
 
   // 2. Too few queries for Table 2's test and correction to ever reject (spec.significance; paired over queries by default).
-  const sig = spec.significance ?? { test: 'within-query-exchange' as const, correction: 'holm' as const, alpha: TABLE2_ALPHA };
+  const sig = spec.significance ?? TABLE2_DEFAULT_SIGNIFICANCE;
   const alpha = sig.alpha;
   // Holm/Bonferroni over the row's intervals: each α arm of a query falls in one, so up to min(5, #α) cells hold runs.
   const comparisons = sig.correction === 'none' ? 1 : Math.min(TABLE2_INTERVALS.length, new Set(spec.alphas).size);

@@ -33,7 +33,7 @@ import { withinUnitExchangeTest } from '../../core/stats/exchangeTest';
 import { exactPairedRandomizationTest, MAX_EXACT_PAIRED_N, pairedRandomizationTest } from '../../core/stats/randomization';
 import { adjustPValues, type Correction } from '../../core/stats/multipleComparisons';
 import { pairedTTest, studentTTest } from '../../core/stats/tTest';
-import type { FairRagSpec } from '../../api/contract/experiments';
+import { TABLE2_DEFAULT_SIGNIFICANCE, type FairRagSpec } from '../../api/contract/experiments';
 import type { SignificanceSettings } from '../../io/manifest/manifest';
 import type { QueryArmMetrics } from './queryMetrics';
 
@@ -45,9 +45,7 @@ export const TABLE2_INTERVALS: readonly (readonly [number, number])[] = [
   [0.8, 1.0],
 ];
 
-export const TABLE2_ALPHA = 0.05;
-
-/** The tests Table 2 can mark significance with; the first is the default. */
+/** The tests Table 2 can mark significance with (the default: TABLE2_DEFAULT_SIGNIFICANCE.test in the contract). */
 export const TABLE2_TESTS = ['within-query-exchange', 'paired-randomization', 'paired-t', 'kim-diaz-unpaired-t'] as const;
 export type Table2Test = (typeof TABLE2_TESTS)[number];
 
@@ -121,9 +119,9 @@ const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.lengt
 export type Table2Scale = 'raw' | 'normalized';
 
 export function table2(perQuery: readonly QueryArmMetrics[], retrievers: readonly string[], generator: string, scale: Table2Scale = 'raw', opts: Table2Options = {}): Table2Row[] {
-  const test = opts.test ?? 'within-query-exchange';
-  const correction = opts.correction ?? 'holm';
-  const alpha = opts.alpha ?? TABLE2_ALPHA;
+  const test = opts.test ?? TABLE2_DEFAULT_SIGNIFICANCE.test;
+  const correction = opts.correction ?? TABLE2_DEFAULT_SIGNIFICANCE.correction;
+  const alpha = opts.alpha ?? TABLE2_DEFAULT_SIGNIFICANCE.alpha;
   const utility = (m: QueryArmMetrics): number | null => (scale === 'raw' ? m.eu : m.euNorm);
   /** An arm's per-sample utilities on the table's scale (EU̅'s normalisation applied to each sample). */
   const sampleUtilities = (m: QueryArmMetrics): readonly number[] => {
@@ -219,7 +217,8 @@ export function table2(perQuery: readonly QueryArmMetrics[], retrievers: readonl
 /** The table's test options from a spec (absent `significance`: the within-query exchange test, Holm, α = 0.05). */
 export function table2Options(spec: Pick<FairRagSpec, 'significance' | 'seeds'> & { uMaxZero?: FairRagSpec['uMaxZero'] }): Required<Omit<Table2Options, 'sampleUtilities' | 'permutations'>> {
   const s = spec.significance;
-  return { test: s?.test ?? 'within-query-exchange', correction: s?.correction ?? 'holm', alpha: s?.alpha ?? TABLE2_ALPHA, seed: spec.seeds.sampling, uMaxZero: spec.uMaxZero ?? 'zero' };
+  const d = TABLE2_DEFAULT_SIGNIFICANCE;
+  return { test: s?.test ?? d.test, correction: s?.correction ?? d.correction, alpha: s?.alpha ?? d.alpha, seed: spec.seeds.sampling, uMaxZero: spec.uMaxZero ?? 'zero' };
 }
 
 const CORRECTION_NAMES: Record<Correction, string> = { holm: 'Holm', bonferroni: 'Bonferroni', bh: 'Benjamini–Hochberg (FDR)', none: 'none' };

@@ -13,16 +13,13 @@
  */
 import type { Database } from 'better-sqlite3';
 import { toMatchExpression, queryTerms } from './matchExpression';
-import { bm25RankFunction, takeTopK } from './rankOrder';
+import { bm25RankFunction, takeTopK, type FieldWeights } from './rankOrder';
 import { markedToHtml, passageOfHighlighted, SQL_MARK_CLOSE, SQL_MARK_OPEN } from './snippetHtml';
 
 /** Texts longer than this (characters) get their snippet from highlight() (see searchFts). */
 export const LONG_TEXT_CHARS = 65_536;
 
-export interface FieldWeights {
-  title: number;
-  text: number;
-}
+export type { FieldWeights } from './rankOrder';
 
 export const DEFAULT_FIELD_WEIGHTS: Readonly<FieldWeights> = Object.freeze({ title: 1, text: 1 });
 

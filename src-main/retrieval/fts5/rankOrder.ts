@@ -16,7 +16,12 @@
  * tests pin a sample).
  */
 import { compareRankOrder } from '../../core/ir/rankOrder';
-import type { FieldWeights } from './ftsSearch';
+
+/** bm25() weights of the two indexed columns (ftsSearch.ts re-exports this type). */
+export interface FieldWeights {
+  title: number;
+  text: number;
+}
 
 /** `x` (finite, ≥ 0) as a plain decimal without an exponent that parses back to the same double. */
 export function plainDecimal(x: number): string {

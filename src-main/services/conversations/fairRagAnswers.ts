@@ -9,7 +9,7 @@
 import { ApiFailure } from '../../api/router';
 import { generationKey, indexRunItems, judgmentKey } from '../../experiments/fair-rag/items';
 import type { ExperimentsRepo } from '../../store/experimentsRepo';
-import type { RagAnswer } from './ragBridge';
+import type { RagAnswer } from './ragAnswer';
 
 export interface FairRagAnswers {
   /** `<experiment>#<run id>/<condition>` (with `/s<sample>` for a sample other than 0). */

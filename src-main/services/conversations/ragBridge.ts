@@ -18,16 +18,7 @@ import type { AttributeSetDef } from '../../store/conversationsRepo';
 import { ExperimentsRepo } from '../../store/experimentsRepo';
 import type { ConversationsService, ImportReport } from './conversationsService';
 import { answersFromFairRagRun } from './fairRagAnswers';
-
-export interface RagAnswer {
-  /** Becomes the conversation's topic. */
-  queryId: string;
-  query: string;
-  answer: string;
-  /** Overrides the request's run for this answer. */
-  run?: string | undefined;
-  documents: { docId: string; attrs?: Record<string, unknown> | undefined; attributed?: boolean | undefined }[];
-}
+import type { RagAnswer } from './ragAnswer';
 
 export interface RagConversationsRequest {
   setName: string;

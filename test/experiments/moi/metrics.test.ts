@@ -232,6 +232,21 @@ describe('MoI Table 1', () => {
   });
 });
 
+describe('MoI Table 1 star from the adjusted p (issue 37)', () => {
+  it('α = 0.2: MoI\'s raw p 0.1835 ≤ α but its Holm-adjusted p 0.5505 > α, so no star in the table or the LaTeX', () => {
+    const loose = MoiSpec.parse({ kind: 'moi', name: 'hand', collection: 'c', generator: { model: 'm' }, n: 3, extraMetrics: ['f1'], significance: { alpha: 0.2 } });
+    const m = moiMetrics({ runId: 7, spec: loose, items: runItems, finished: true, generatorName: 'gen', experimentName: 'hand' });
+    const moiEm = cell(m.table1, 'moi', 'em');
+    expect(moiEm.pValue).toBeCloseTo(pDf2(2), 10); // 1 − 2/√6 = 0.1835
+    expect(moiEm.pValue!).toBeLessThanOrEqual(0.2);
+    expect(moiEm.pAdjusted).toBeCloseTo(3 * pDf2(2), 10); // 0.5505
+    expect(moiEm.significant).toBe(false);
+    const tex = exportMoi({ runId: 7, spec: loose, items: runItems, experimentName: 'hand', format: 'table1-latex' }, () => m).text;
+    expect(tex).toMatch(/\nMoI & /);
+    expect(tex).not.toMatch(/\}\$\^\{\\(dagger|ddagger)\}\$/);
+  });
+});
+
 describe('MoI Tables 7 and 8', () => {
   it('Table 7: gold MRR per order and the gold-at-j rows, over queries with a gold passage', () => {
     expect(metrics.table7.rows.map((r) => r.method)).toEqual(['retriever', 'moi', 'gold@1', 'gold@2', 'gold@3']);

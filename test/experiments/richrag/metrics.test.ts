@@ -45,7 +45,7 @@ function spec(over: Record<string, unknown> = {}): RichRagSpec {
   });
 }
 
-function items(rewards: number[] = [0.5, 0.55, 0.75, 0.3, 0.75, 0.45]): RunItem[] {
+function items(rewards: number[] = [0.5, 0.55, 0.75, 0.3, 0.75, 0.45], f1: Record<string, number[]> = F1): RunItem[] {
   const out: RunItem[] = [];
   for (const [qi, qid] of QUERIES.entries()) {
     const query: QueryPayload = {
@@ -84,7 +84,7 @@ function items(rewards: number[] = [0.5, 0.55, 0.75, 0.3, 0.75, 0.45]): RunItem[
       docs: { a: doc('A', [0.6, 0]), b: doc('B', [0.2, 0]), c: doc('C', [0, 0.9]) },
     };
     out.push({ key: queryKey(qid), queryId: qid, condition: '', sample: null, payload: query }, { key: documentsKey(qid), queryId: qid, condition: '', sample: null, payload: docs });
-    for (const [condition, values] of Object.entries(F1)) {
+    for (const [condition, values] of Object.entries(f1)) {
       const framework = condition.split('/')[1] as GenerationPayload['framework'];
       const ranking = framework === 'coverage' ? ['c', 'a'] : framework === 'no-ranker' ? ['a', 'c'] : ['a', 'b'];
       const g: GenerationPayload = {
@@ -148,6 +148,24 @@ describe('RichRAG metrics', () => {
     const fusion = m.table3.rows.find((r) => r.condition === 'golden/rag-fusion')!.cells;
     expect(fusion.MAP!.mean).toBeCloseTo(0.5, 12); // [a, b]: a relevant at 1 of R = 2
     expect(m.table3.measures).toEqual(['MAP', 'nDCG@1', 'nDCG@2', 'NCOM']);
+  });
+
+  it('Table 1 stars come from the Holm-adjusted p: raw p 0.0405 ≤ α but adjusted 0.081 > α is not significant (issue 37)', async () => {
+    // Differences from the baseline (0.1, 0.3, 0.1, 0.3) and (0.3, 0.1, 0.3, 0.1): mean 0.2, sd 0.1155, t = 3.464 on 3
+    // degrees of freedom, two-sided p = 0.0405 each; Holm over the two: 2 · 0.0405 = 0.081 for both.
+    const f1 = { 'golden/rag-fusion': [0.1, 0.2, 0.3, 0.4], 'golden/coverage': [0.2, 0.5, 0.4, 0.7], 'golden/no-ranker': [0.4, 0.3, 0.6, 0.5] };
+    const near = richRagMetrics({ runId: 1, spec: spec(), items: items(undefined, f1), finished: true, generatorName: 'gen' });
+    for (const c of ['golden/coverage', 'golden/no-ranker']) {
+      const cell = near.table1.rows.find((r) => r.condition === c)!.cells.F1!;
+      expect(cell.pValue).toBeCloseTo(0.0405, 4);
+      expect(cell.pValue!).toBeLessThanOrEqual(0.05);
+      expect(cell.pAdjusted).toBeCloseTo(0.081, 3);
+      expect(cell.significant).toBe(false);
+    }
+    const tex = (await richRagKind.exportFile({ runId: 1, spec: spec(), items: items(undefined, f1), finished: true, experimentName: 'hand', generatorName: 'gen', skipped: [], format: 'latex-table1' })).text;
+    // No marker on either row: the F1 cell is padded with the phantom of ‡ (a marked cell reads `}$^{\dagger}$`).
+    expect(tex).toContain('golden/coverage & \\textbf{0.4500}\\hphantom{$^{\\ddagger}$} &');
+    expect(tex).toContain('golden/no-ranker & \\textbf{0.4500}\\hphantom{$^{\\ddagger}$} &');
   });
 
   it('judge: wins, ties, losses per condition', () => {

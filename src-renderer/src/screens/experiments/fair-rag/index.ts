@@ -1,5 +1,5 @@
 /** Fair RAG in the renderer: its wizard in the five-step experiment flow (which also edits a spec) and the analysis views of a run. */
-import type { KindUi } from '../kinds';
+import type { KindUi } from '../kindUi';
 import FairRagRunView from './FairRagRunView.svelte';
 import FairRagWizard from './wizard/FairRagWizard.svelte';
 
