@@ -59,7 +59,13 @@ export function parseSpecText(text: string, file: string): unknown {
     const line = err.linePos?.[0]?.line ?? body.slice(0, err.pos[0]).split('\n').length;
     throw new DataError(`invalid YAML: ${err.message.split('\n')[0]}`, { file, line });
   }
-  return doc.toJS() as unknown;
+  try {
+    // toJS expands aliases: a document of nested aliases (a "billion laughs") is refused past the yaml package's
+    // maxAliasCount (100) with a ReferenceError, which is bad input like any other (issue 36 item 6).
+    return doc.toJS() as unknown;
+  } catch (err) {
+    throw new DataError(`invalid YAML: ${(err as Error).message.split('\n')[0]}`, { file });
+  }
 }
 
 export function readSpecFile(path: string, displayName = path): unknown {

@@ -6,7 +6,26 @@
  */
 import Database from 'better-sqlite3';
 import { sqliteVecPath } from './sqliteVecPath';
-import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import {
+  accessSync,
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -112,8 +131,27 @@ export function openWorkspace(path: string, options: OpenOptions = {}): Workspac
   const fullPath = memory ? path : resolve(path);
 
   if (!memory) {
-    if (existsSync(fullPath)) {
-      const st = statSync(fullPath);
+    sweepCreationLeftovers(fullPath);
+    if (!existsSync(fullPath)) {
+      try {
+        mkdirSync(dirname(fullPath), { recursive: true });
+      } catch (err) {
+        throw new WorkspaceError('cannot-open', `cannot create folder ${dirname(fullPath)}: ${(err as Error).message}`);
+      }
+      assertWritable(fullPath);
+      // Built aside and linked into place whole (issue 36 item 1): a kill leaves no file or a complete workspace.
+      createWorkspaceFile(fullPath, migrations, nativeBinding, 'link');
+    } else if (options.createFromEmpty === true && isEmptyRegularFile(fullPath)) {
+      assertWritable(fullPath);
+      createWorkspaceFile(fullPath, migrations, nativeBinding, 'replace-empty');
+    }
+    {
+      let st;
+      try {
+        st = statSync(fullPath);
+      } catch (err) {
+        throw new WorkspaceError('cannot-open', `cannot open ${fullPath}: ${(err as Error).message}`);
+      }
       if (st.isDirectory()) throw new WorkspaceError('cannot-open', `${fullPath} is a folder, not a workspace file`);
       if (st.isFile() && st.size === 0 && options.createFromEmpty !== true) throw emptyFileError(fullPath);
       const state = readHeaderState(fullPath, nativeBinding, options.checkIntegrity !== false);
@@ -125,13 +163,6 @@ export function openWorkspace(path: string, options: OpenOptions = {}): Workspac
       }
       if (state.userVersion < latest && options.migrate === false) {
         throw new WorkspaceError('newer-schema', `${fullPath} needs migration from schema ${state.userVersion} to ${latest}; run 'fairground workspace migrate'`);
-      }
-      assertWritable(fullPath);
-    } else {
-      try {
-        mkdirSync(dirname(fullPath), { recursive: true });
-      } catch (err) {
-        throw new WorkspaceError('cannot-open', `cannot create folder ${dirname(fullPath)}: ${(err as Error).message}`);
       }
       assertWritable(fullPath);
     }
@@ -185,8 +216,8 @@ export function openWorkspace(path: string, options: OpenOptions = {}): Workspac
   };
 }
 
-/** Applies every migration newer than the file's `user_version`, each in its own transaction. */
-export function applyMigrations(db: Database.Database, migrations: readonly Migration[]): number[] {
+/** Applies every migration newer than the file's `user_version`, each in its own transaction (`onApplied` after each commit). */
+export function applyMigrations(db: Database.Database, migrations: readonly Migration[], onApplied?: (version: number) => void): number[] {
   const current = db.pragma('user_version', { simple: true }) as number;
   const appId = db.pragma('application_id', { simple: true }) as number;
   if (appId !== APPLICATION_ID) {
@@ -214,8 +245,142 @@ export function applyMigrations(db: Database.Database, migrations: readonly Migr
       throw new WorkspaceError('corrupt', `migration ${String(m.version).padStart(4, '0')}_${m.name} failed: ${(err as Error).message}`);
     }
     if (ran) applied.push(m.version);
+    if (ran) onApplied?.(m.version);
   }
   return applied;
+}
+
+/**
+ * The name a workspace is built under before it is linked into place: a dot-file in the same folder
+ * (so a link or rename never crosses file systems), naming the host and process that builds it so that
+ * a later start can remove what a killed one left.
+ */
+export function creationTempPath(fullPath: string, pid: number = process.pid, host: string = hostname()): string {
+  return join(dirname(fullPath), `.${basename(fullPath)}.creating-${host.replace(/[^A-Za-z0-9.]/g, '_')}-${pid}-${randomBytes(4).toString('hex')}`);
+}
+
+/** SQLite's files beside a database file (a killed build may leave a journal). */
+const SQLITE_SIDECARS = ['', '-journal', '-wal', '-shm'];
+
+/**
+ * Removes the half-built workspaces (and their journals) that processes of this host killed while
+ * creating `fullPath` left in its folder; a live process's build is left alone.
+ */
+function sweepCreationLeftovers(fullPath: string): void {
+  const dir = dirname(fullPath);
+  const prefix = `.${basename(fullPath)}.creating-`;
+  const ours = `${hostname().replace(/[^A-Za-z0-9.]/g, '_')}-`;
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => n.startsWith(prefix));
+  } catch {
+    return; // no folder yet (or unreadable: the open says so)
+  }
+  for (const name of names) {
+    const m = /^(.+)-(\d+)-([0-9a-f]{8})$/.exec(name.slice(prefix.length));
+    if (!m || `${m[1]}-` !== ours || !processGone(Number(m[2]))) continue;
+    const base = join(dir, `${prefix}${m[1]}-${m[2]}-${m[3]}`);
+    for (const suffix of SQLITE_SIDECARS) rmSync(`${base}${suffix}`, { force: true });
+  }
+}
+
+function isEmptyRegularFile(path: string): boolean {
+  try {
+    const st = lstatSync(path);
+    return st.isFile() && st.size === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Test hook of the kill tests (test/store/atomicCreate.test.ts): with FAIRGROUND_TEST_PAUSE_AT=PHASE
+ * the process says so on stderr and stops itself (SIGSTOP) at that phase of creating a workspace, for
+ * the test to SIGKILL it there, or SIGCONT it.
+ */
+function pauseAt(phase: string): void {
+  if (process.env.FAIRGROUND_TEST_PAUSE_AT !== phase) return;
+  writeSync(2, `FAIRGROUND_PAUSED_AT ${phase}\n`);
+  process.kill(process.pid, 'SIGSTOP');
+}
+
+/**
+ * Creates the workspace `fullPath` whole (issue 36 item 1): SQLite builds it under a temporary
+ * dot-name in the same folder (header, every migration, closed and synced), and only then is it
+ * put in place — as a hard link, which fails if `fullPath` appeared meanwhile (another process
+ * created it first: its workspace is kept and this one dropped), or, for `workspace init` on an
+ * empty file the user made, renamed over that file. A kill at any instant leaves no workspace
+ * file or a complete one, plus at most a dot-file that the next open removes.
+ */
+function createWorkspaceFile(fullPath: string, migrations: readonly Migration[], nativeBinding: string | undefined, mode: 'link' | 'replace-empty'): void {
+  const temp = creationTempPath(fullPath);
+  const dropTemp = () => {
+    for (const suffix of SQLITE_SIDECARS) rmSync(`${temp}${suffix}`, { force: true });
+  };
+  let db: Database.Database;
+  try {
+    db = new Database(temp, nativeBinding ? { nativeBinding } : {});
+  } catch (err) {
+    dropTemp();
+    throw new WorkspaceError('cannot-open', `cannot create ${fullPath}: ${(err as Error).message}`);
+  }
+  try {
+    pauseAt('temp-opened');
+    // A rollback journal while it is private (nothing to share yet); the open that follows switches it to WAL.
+    db.pragma('journal_mode = DELETE');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    loadVectorExtension(db);
+    makeTransactionsImmediate(db);
+    applyMigrations(db, migrations, (version) => pauseAt(`migrated-${version}`));
+    db.close();
+  } catch (err) {
+    if (db.open) db.close();
+    dropTemp();
+    if (err instanceof WorkspaceError) throw err;
+    throw new WorkspaceError('corrupt', `cannot create ${fullPath}: ${(err as Error).message}`);
+  }
+  pauseAt('built');
+  try {
+    if (mode === 'replace-empty') {
+      // Only while it is still the empty file: whatever was written into it meanwhile is kept.
+      if (isEmptyRegularFile(fullPath)) {
+        chmodSync(temp, statSync(fullPath).mode & 0o7777); // the user's file keeps its permissions
+        renameSync(temp, fullPath);
+      }
+    } else {
+      try {
+        linkSync(temp, fullPath);
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        // EEXIST: another process created it first; its workspace stands and this build is dropped.
+        if (code !== 'EEXIST') {
+          // A file system without hard links: a rename, after a last look (the window is this call).
+          if ((code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'ENOSYS') && !existsSync(fullPath)) renameSync(temp, fullPath);
+          else throw err;
+        }
+      }
+      pauseAt('linked');
+    }
+    syncFolder(dirname(fullPath));
+  } catch (err) {
+    throw new WorkspaceError('cannot-open', `cannot create ${fullPath}: ${(err as Error).message}`);
+  } finally {
+    dropTemp();
+  }
+}
+
+/** Makes a new name in `dir` durable (where the platform can sync a folder). */
+function syncFolder(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Windows cannot open a folder; its file system orders the rename itself.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /**

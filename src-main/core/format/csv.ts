@@ -2,11 +2,28 @@
  * CSV per RFC 4180: a field containing a comma, a double quote, CR or LF is enclosed in double
  * quotes with inner quotes doubled (§2.6–2.7). Pure: the CLI, the services' exports and the
  * renderer's downloads write CSV with these.
+ *
+ * A spreadsheet never runs a cell as a formula (issue 36 item 3, OWASP "CSV Injection"): a field
+ * beginning with `=`, `+`, `-`, `@`, a tab or a CR that is not a number (an id such as
+ * `=HYPERLINK("http://evil.example/x","tag-u1")`) gets a single quote in front and is quoted, so
+ * Excel, LibreOffice and Google Sheets show it as text. Numbers (`-0.25`, `+1e-3`, `-Infinity`) are
+ * left as they are.
  */
+
+/** What spreadsheets read as the start of a formula (or, after a tab or CR, may). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+/** A number as JS or a spreadsheet writes one: left as it is. */
+const NUMBER = /^[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|Infinity)$/;
+
+/** `text` as a spreadsheet shows it and never evaluates: `'` in front of a formula-like non-number. */
+export function neutraliseFormula(text: string): string {
+  return FORMULA_START.test(text) && !NUMBER.test(text) ? `'${text}` : text;
+}
 
 /** One field. */
 export function csvField(text: string): string {
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  const safe = neutraliseFormula(text);
+  return safe !== text || /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 
 export type CsvValue = string | number | boolean | null | undefined;

@@ -17,6 +17,7 @@
  */
 import type { MoiMetrics, MoiSpec, MoiTable } from '../../api/contract/moi';
 import { DataError } from '../../core/errors';
+import { csvField as coreCsvField } from '../../core/format/csv';
 import { formatBooktabsTable } from '../../io/latex/booktabs';
 import type { RunItem } from '../../store/experimentsRepo';
 import type { ExportedFile } from '../registry';
@@ -27,7 +28,7 @@ import { correctionText, methodValue } from './tables';
 export function csvField(value: string | number | boolean | null): string {
   if (value === null) return '';
   const text = typeof value === 'number' ? (Number.isFinite(value) ? String(value) : '') : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+  return coreCsvField(text); // RFC 4180 quoting and formula neutralising (core/format/csv)
 }
 
 const csvLine = (fields: (string | number | boolean | null)[]) => fields.map(csvField).join(',') + '\r\n';

@@ -5,6 +5,7 @@
  * records pass through `checkedSink`, which refuses such an id naming the file and line it came from.
  */
 import { DataError, quoteIdText } from '../../core/errors';
+import { UNSAFE_ID_CHAR, unsafeCharName } from '../trec/fields';
 import type { DocumentRecord, ImportSink, JudgmentRecord, QueryRecord } from './records';
 
 /** The longest id accepted (characters). */
@@ -14,6 +15,10 @@ export const MAX_ID_CHARS = 512;
 export function idProblem(id: string): string | null {
   if (id.length === 0) return 'empty';
   if (id.length > MAX_ID_CHARS) return `${id.length} characters long; an id may have at most ${MAX_ID_CHARS}`;
+  const bidi = UNSAFE_ID_CHAR.exec(id);
+  if (bidi && bidi[0] !== '\u0000') {
+    return `contains ${unsafeCharName(bidi[0])} at character ${bidi.index + 1}; ids may not contain bidirectional controls (they would show in another order than they are stored)`;
+  }
   const bad = /[\u0000-\u001f\u007f-\u009f\s\u2028\u2029\ufeff]/u.exec(id);
   if (bad) {
     const c = bad[0];

@@ -4,6 +4,46 @@
 import { DataError } from '../../core/errors';
 
 /**
+ * What no id may contain (issue 36 item 3): NUL, and the bidirectional controls — U+061C, U+200E/F,
+ * U+202A–202E, U+2066–2069 — that make an id show in another order than it is stored (a qid
+ * `tag\u202Eu1` reads as `tag1u`), in a terminal, a table or a spreadsheet.
+ */
+export const UNSAFE_ID_CHAR = /[\u0000\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/** How an error names the character `c` of UNSAFE_ID_CHAR. */
+export function unsafeCharName(c: string): string {
+  return c === '\u0000' ? 'NUL' : `the bidirectional control U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/**
+ * Refuses a data line of a run or qrels file holding NUL or a bidirectional control, naming the file,
+ * the line and the column it is in (`columns` from the first; separators as `fieldsOf` splits).
+ */
+export function checkLineChars(text: string, where: Where, columns: readonly string[], fieldsOf: (text: string) => string[]): void {
+  const m = UNSAFE_ID_CHAR.exec(text);
+  if (!m) return;
+  const f = fieldsOf(text).findIndex((v) => UNSAFE_ID_CHAR.test(v));
+  const field = columns[f] ?? (f >= 0 ? `column ${f + 1}` : 'line');
+  throw new DataError(`contains ${unsafeCharName(m[0])}; ids may not contain NUL or bidirectional controls (they would show in another order than they are stored)`, { ...where, field });
+}
+
+/**
+ * Whether `buf` (UTF-8) may hold a character of UNSAFE_ID_CHAR: the byte readers leave such a file
+ * to the general readers, which refuse it naming the line.
+ */
+export function mayHoldUnsafeIdChar(buf: Uint8Array): boolean {
+  if (buf.indexOf(0) >= 0) return true;
+  for (let i = buf.indexOf(0xd8); i >= 0; i = buf.indexOf(0xd8, i + 1)) if (buf[i + 1] === 0x9c) return true;
+  for (let i = buf.indexOf(0xe2); i >= 0; i = buf.indexOf(0xe2, i + 1)) {
+    const b1 = buf[i + 1];
+    const b2 = buf[i + 2]!;
+    if (b1 === 0x80 && (b2 === 0x8e || b2 === 0x8f || (b2 >= 0xaa && b2 <= 0xae))) return true;
+    if (b1 === 0x81 && b2 >= 0xa6 && b2 <= 0xa9) return true;
+  }
+  return false;
+}
+
+/**
  * trec_eval splits on C `isspace` (space, \t, \v, \f, \r); JS `\s` would also split on Unicode
  * spaces such as U+00A0 that trec_eval keeps inside a docno.
  */

@@ -12,7 +12,7 @@
  */
 import { DataError } from '../../core/errors';
 import { inputName, readLines, readLinesSync, splitLines, type LineReadOptions, type NumberedLine } from '../lines';
-import { TREC_MAX_LINE_BYTES, checkToken, parseInteger, type Where } from './fields';
+import { TREC_MAX_LINE_BYTES, checkLineChars, checkToken, parseInteger, type Where } from './fields';
 
 export interface QrelRow {
   qid: string;
@@ -74,6 +74,8 @@ function parseQrelsLines(lines: readonly NumberedLine[], file: string | undefine
         continue;
       }
     }
+    if (format === 'relevance-mapping') checkLineChars(text, where, MAPPING_HEADER, (t) => t.split('\t'));
+    else checkLineChars(text, where, ['qid', 'iter', 'docno', 'rel'], fields);
     const row = format === 'relevance-mapping' ? parseMappingRow(text, where) : parseTrecRow(text, where);
     if (row.qid !== seenQid) {
       seenQid = row.qid;

@@ -14,7 +14,7 @@
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { DocLabelTable } from '../../core/ir/docBytes';
-import { TREC_MAX_LINE_BYTES } from './fields';
+import { TREC_MAX_LINE_BYTES, mayHoldUnsafeIdChar } from './fields';
 import { byteAt, plainInteger } from './plainNumber';
 import type { QrelsFormat } from './qrels';
 
@@ -45,7 +45,8 @@ export function readQrelsBytes(path: string, opts: { format?: QrelsFormat; maxLi
   } catch {
     return undefined;
   }
-  if (!isUtf8(bytes)) return undefined;
+  // Invalid UTF-8, NUL or a bidirectional control (issue 36 item 3): the general reader says where.
+  if (!isUtf8(bytes) || mayHoldUnsafeIdChar(bytes)) return undefined;
   // Every line ends with a newline (the last one is given one), so no scan runs past the end.
   if (bytes.length > 0 && bytes[bytes.length - 1] !== 10) bytes = Buffer.concat([bytes, Buffer.from([10])]);
   try {

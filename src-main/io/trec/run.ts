@@ -15,7 +15,7 @@
  */
 import { DataError } from '../../core/errors';
 import { inputName, readTextBlocks, readTextBlocksSync, type LineReadOptions, type TextBlock } from '../lines';
-import { TREC_MAX_LINE_BYTES, parseScore, type Where } from './fields';
+import { TREC_MAX_LINE_BYTES, UNSAFE_ID_CHAR, checkLineChars, parseScore, splitWhitespace, type Where } from './fields';
 import { charAt, plainDecimal, plainInteger } from './plainNumber';
 
 export interface RunRow {
@@ -236,6 +236,8 @@ class RunParser {
   push(block: TextBlock): void {
     const { text } = block;
     let line = block.firstLine;
+    // NUL or a bidirectional control anywhere in the block: each data line is checked (issue 36 item 3).
+    const unsafe = UNSAFE_ID_CHAR.test(text);
     for (let start = 0, nl = text.indexOf('\n'); nl !== -1; start = nl + 1, nl = text.indexOf('\n', start), line++) {
       let end = nl;
       if (end > start && text.charCodeAt(end - 1) === 13) end--;
@@ -251,6 +253,10 @@ class RunParser {
           checkTsvHeader(raw, { file: this.file, line });
           continue;
         }
+      }
+      if (unsafe) {
+        const tsv = this.format === 'tsv';
+        checkLineChars(text.slice(start, end), { file: this.file, line }, tsv ? TSV_COLUMNS : ['qid', 'iter', 'docno', 'rank', 'score', 'tag'], tsv ? (t) => t.split('\t') : splitWhitespace);
       }
       if (this.format === 'tsv') this.tsvRow(text.slice(start, end), line);
       else this.trecRow(text, s, end, line);

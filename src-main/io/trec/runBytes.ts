@@ -15,7 +15,7 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { isUtf8 } from 'node:buffer';
 import { compareByteRanges, type RankingBytes } from '../../core/ir/docBytes';
-import { TREC_MAX_LINE_BYTES } from './fields';
+import { TREC_MAX_LINE_BYTES, mayHoldUnsafeIdChar } from './fields';
 import { byteAt, plainDecimal, plainInteger } from './plainNumber';
 import type { RunFormat } from './run';
 
@@ -112,6 +112,8 @@ class ByteRunReader {
       }
       // The newly read complete lines must be UTF-8 (a newline never falls inside a character).
       if (!isUtf8(this.buf.subarray(pos, last + 1))) throw new GiveUp();
+      // NUL or a bidirectional control: the general reader refuses the line (issue 36 item 3).
+      if (mayHoldUnsafeIdChar(this.buf.subarray(pos, last + 1))) throw new GiveUp();
       pos = this.lines(pos, last + 1);
     }
     this.endQuery();
