@@ -10,7 +10,7 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { extname, join, resolve, sep } from 'node:path';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { ApiErrorBody, ApiErrorCode, Envelope } from '../api/contract/index';
@@ -45,8 +45,19 @@ export interface ConnectionLimits {
   requestTimeoutMs: number;
   /** An idle keep-alive connection is closed after this. */
   keepAliveTimeoutMs: number;
-  /** Connections held at once (HTTP and WebSocket); more are closed on arrival. */
+  /**
+   * Connections held at once that have shown the token (HTTP and WebSocket). A connection counts as untrusted until a
+   * request on it carries the valid token (header or `?token=`); from then on it counts here.
+   */
   maxConnections: number;
+  /**
+   * Connections held at once that have not (yet) shown the token: a budget of their own, so that any local process
+   * holding connections cannot lock the user out (issue 36 item 4). When a new connection arrives with this budget
+   * full, the oldest untrusted connection is closed, so the newest (the user's, about to send its token) gets a slot.
+   */
+  maxUntrustedConnections: number;
+  /** An untrusted connection with no request in flight is closed after this (from its arrival or last response). */
+  untrustedIdleMs: number;
   /** How often the timeouts above are checked (their precision). */
   checkIntervalMs: number;
 }
@@ -56,6 +67,8 @@ export const DEFAULT_CONNECTION_LIMITS: ConnectionLimits = {
   requestTimeoutMs: 60_000,
   keepAliveTimeoutMs: 5_000,
   maxConnections: 256,
+  maxUntrustedConnections: 64,
+  untrustedIdleMs: 3_000,
   checkIntervalMs: 1_000,
 };
 
@@ -141,6 +154,62 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     });
   });
 
+  /** Per connection: whether it has shown the token, when it arrived, its requests in flight, when it last answered. */
+  interface ConnectionState {
+    trusted: boolean;
+    inFlight: number;
+    lastActive: number;
+  }
+  const connections = new Map<Socket, ConnectionState>();
+  /** Untrusted connections in arrival order (a Map keeps insertion order): the first is the oldest. */
+  const untrusted = new Map<Socket, ConnectionState>();
+  server.on('connection', (socket: Socket) => {
+    while (untrusted.size >= limits.maxUntrustedConnections) {
+      const [oldest] = untrusted.keys();
+      if (!oldest) break;
+      untrusted.delete(oldest);
+      oldest.destroy();
+    }
+    const state: ConnectionState = { trusted: false, inFlight: 0, lastActive: Date.now() };
+    connections.set(socket, state);
+    untrusted.set(socket, state);
+    socket.once('close', () => {
+      connections.delete(socket);
+      untrusted.delete(socket);
+    });
+  });
+  /** A request on this connection carried the valid token: from now on it counts against the trusted budget. */
+  const trust = (socket: Socket): void => {
+    const state = connections.get(socket);
+    if (!state || state.trusted) return;
+    state.trusted = true;
+    untrusted.delete(socket);
+  };
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    const state = connections.get(req.socket);
+    if (!state) return;
+    state.inFlight++;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      state.inFlight--;
+      state.lastActive = Date.now();
+    };
+    res.once('finish', finish);
+    res.once('close', finish);
+  });
+  const sweep = setInterval(() => {
+    const cutoff = Date.now() - limits.untrustedIdleMs;
+    for (const [socket, state] of untrusted) {
+      if (state.inFlight === 0 && state.lastActive <= cutoff) {
+        untrusted.delete(socket);
+        socket.destroy();
+      }
+    }
+  }, limits.checkIntervalMs);
+  sweep.unref();
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const refusal = refuse(req);
     if (refusal) return sendJson(res, refusal.status, { ok: false, error: { code: refusal.code, message: refusal.message } });
@@ -150,6 +219,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     } catch {
       return sendJson(res, 400, { ok: false, error: { code: 'validation', message: 'malformed request URL' } });
     }
+    if (tokenMatches(requestToken(req, url))) trust(req.socket);
 
     if (url.pathname === '/api' || url.pathname.startsWith('/api/')) {
       if (!tokenMatches(requestToken(req, url))) {
@@ -238,6 +308,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     }
     if (url.pathname !== '/api/events') return deny(404, 'Not Found');
     if (!tokenMatches(url.searchParams.get('token'))) return deny(401, 'Unauthorized');
+    trust(socket as Socket);
     wss.handleUpgrade(req, socket, head, (ws) => {
       sockets.add(ws);
       const unsubscribe = options.events.subscribe((event) => {
@@ -252,7 +323,8 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     });
   });
 
-  server.maxConnections = limits.maxConnections;
+  // A hard ceiling on arrival; the untrusted budget is kept below it by closing the oldest untrusted connection.
+  server.maxConnections = limits.maxConnections + limits.maxUntrustedConnections;
 
   await new Promise<void>((resolvePromise, reject) => {
     server.once('error', reject);
@@ -270,6 +342,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<Runni
     token,
     launchUrl: `${base}/?token=${token}`,
     async close() {
+      clearInterval(sweep);
       for (const ws of sockets) ws.terminate();
       wss.close();
       // Stop accepting, then end every connection at once (a browser's keep-alive or an

@@ -90,6 +90,9 @@ export function createAppServices(workspacePath: string, options: AppServicesOpt
     options.pathAccess ?? (options.transport === 'electron' ? 'grants' : 'folders'),
     workspace.path === ':memory:' ? null : dirname(workspace.path),
     options.userFoldersFile !== undefined ? userFoldersStore(options.userFoldersFile, adoptableFolders(options.userFoldersFile, workspace)) : allowedFoldersStore(workspace.db),
+    undefined,
+    undefined,
+    { workspaceFile: workspace.path === ':memory:' ? null : workspace.path },
   );
   const workspaceService = new WorkspaceService(workspace);
   jobs.registerKind<{ full: boolean }>('workspace.check', {

@@ -58,6 +58,17 @@ export class PathAccessError extends ApiFailure {
   }
 }
 
+/** What a PathAccess knows of where it runs (tests inject a fake home). */
+export interface PathAccessPlaces {
+  /** The user's home folder: never allowed as a whole (nor a folder above it). Default: HOME, else os.homedir(). */
+  home?: string | null;
+  /**
+   * The open workspace's file. When its folder is the home folder (or above it), that folder is not allowed; the
+   * workspace's own file and its sidecars (`-wal`, `-shm`, `-journal`) are (issue 36 item 2).
+   */
+  workspaceFile?: string | null;
+}
+
 export interface PathAccessStore {
   /** The user's allowed folders as stored (absolute paths). */
   load(): string[];
@@ -78,7 +89,35 @@ export class PathAccess {
     private readonly privateRoots: readonly string[] = privateFolders(),
     /** Browser mode's codes printed in the server's terminal (one per process). */
     private readonly confirmations: FolderConfirmations = folderConfirmations(),
-  ) {}
+    places: PathAccessPlaces = {},
+  ) {
+    this.home = places.home === undefined ? homeFolder() : places.home;
+    const ws = places.workspaceFile ?? null;
+    this.workspaceFiles = ws === null ? [] : ['', '-wal', '-shm', '-journal'].map((suffix) => `${ws}${suffix}`);
+  }
+
+  private readonly home: string | null;
+  private readonly workspaceFiles: readonly string[];
+
+  /**
+   * Whether a folder is the home folder or above it (`/home`, `/`): such a folder is never allowed as a whole, so a
+   * workspace kept directly in `~` does not open the home folder (issue 36 item 2).
+   */
+  private coversHome(folder: string): boolean {
+    if (this.home === null) return false;
+    const home = resolveLoose(this.home);
+    const real = resolveLoose(folder);
+    return within(home, real) || within(this.home, folder);
+  }
+
+  /**
+   * The private folder or file (as listed) that `real` is in, if any. Each is resolved now, through symlinks (the
+   * nearest existing ancestor for one not made yet), so a config folder that became a symlink after start is still
+   * recognised; the listed path itself is compared too.
+   */
+  private privateRootOf(real: string): string | undefined {
+    return this.privateRoots.find((p) => within(real, p) || within(real, resolveLoose(p)));
+  }
 
   /** Grant one file (Electron: picked in a dialog, dropped). Returns its real path. */
   grant(path: string): string {
@@ -96,8 +135,10 @@ export class PathAccess {
   }
 
   allowedFolders(): AllowedFolders {
-    const user = this.store.load().filter((f) => isAbsolute(f));
-    const folders = [...(this.workspaceFolder ? [this.workspaceFolder] : []), ...user.filter((f) => f !== this.workspaceFolder)];
+    // The home folder (or a folder above it) is never allowed as a whole, whoever stored it (issue 36 item 2).
+    const user = this.store.load().filter((f) => isAbsolute(f) && !this.coversHome(f));
+    const workspaceFolder = this.workspaceFolder !== null && !this.coversHome(this.workspaceFolder) ? this.workspaceFolder : null;
+    const folders = [...(workspaceFolder ? [workspaceFolder] : []), ...user.filter((f) => f !== workspaceFolder)];
     return { mode: this.mode, folders, userFolders: user };
   }
 
@@ -203,8 +244,11 @@ export class PathAccess {
     if (!statSync(real).isDirectory()) throw new PathAccessError(`${field}: not a folder: ${f}`, field, 'validation');
     if (real === parse(real).root) throw new PathAccessError(`${field}: the filesystem root cannot be allowed; pick the folder that holds your data`, field, 'forbidden');
     if (isSystemPath(real)) throw new PathAccessError(`${field}: system folders (${SYSTEM_ROOTS.join(', ')}) cannot be allowed`, field, 'forbidden');
-    const inside = this.privateRoots.find((p) => within(real, p));
+    const inside = this.privateRootOf(real);
     if (inside !== undefined) throw new PathAccessError(`${field}: ${f} is inside ${inside}, which holds the app's settings or keys and cannot be allowed`, field, 'forbidden');
+    if (this.coversHome(real)) {
+      throw new PathAccessError(`${field}: ${f} is your home folder${real === this.home ? '' : ' or above it'}, which holds your keys and credentials; it cannot be allowed as a whole: add the folder that holds your data`, field, 'forbidden');
+    }
     return real;
   }
 
@@ -239,6 +283,8 @@ export class PathAccess {
     const target = join(folder, basename(path));
     if (existsSync(target)) throw new PathAccessError(`${field}: ${target} already exists; open it instead`, field, 'validation');
     if (isSystemPath(folder)) throw new PathAccessError(`${field}: system folders (${SYSTEM_ROOTS.join(', ')}) cannot hold a workspace`, field, 'forbidden');
+    const inside = this.privateRootOf(target);
+    if (inside !== undefined) throw new PathAccessError(`${field}: ${path} is under ${inside}, which holds the app's settings or your keys and credentials; a workspace cannot be created there`, field, 'forbidden');
     if (this.mode === 'any' || this.grantedNew.has(target) || this.insideAllowed(target)) return target;
     throw new PathAccessError(
       this.mode === 'grants'
@@ -266,6 +312,8 @@ export class PathAccess {
     const real = safeRealpath(target);
     if (!real) throw new PathAccessError(`path: no such folder: ${target}`, 'path', 'not-found');
     if (!roots.some((r) => within(real, r))) throw new PathAccessError(`path: ${target} is outside the allowed folders (${roots.join(', ')})`, 'path', 'forbidden');
+    const inside = this.privateRootOf(real);
+    if (inside !== undefined) throw new PathAccessError(`path: ${target} is under ${inside}, which holds the app's settings or your keys and credentials`, 'path', 'forbidden');
     if (!statSync(real).isDirectory()) throw new PathAccessError(`path: not a folder: ${target}`, 'path', 'validation');
     const entries: BrowseEntry[] = [];
     const LIMIT = 5000;
@@ -282,6 +330,7 @@ export class PathAccess {
       const rp = safeRealpath(p);
       // A link out of the allowed folders is not shown (and would be refused if named).
       if (!rp || !roots.some((r) => within(rp, r))) continue;
+      if (this.privateRootOf(rp) !== undefined) continue;
       if (!st.isDirectory() && !st.isFile()) continue;
       if (entries.length >= LIMIT) {
         truncated = true;
@@ -295,6 +344,7 @@ export class PathAccess {
   }
 
   private insideAllowed(real: string): boolean {
+    if (this.workspaceFiles.some((f) => f === real || resolveLoose(f) === real)) return true;
     return this.allowedFolders().folders.some((f) => {
       const root = safeRealpath(f);
       return root !== null && within(real, root);
@@ -311,8 +361,8 @@ export class PathAccess {
       throw new PathAccessError(`${field}: ${code === 'ENOENT' ? 'no such file' : `cannot read (${code ?? (err as Error).message})`}: ${path}`, field, code === 'ENOENT' ? 'not-found' : 'forbidden');
     }
     if (isSystemPath(real)) throw new PathAccessError(`${field}: ${path} is a system file (under ${SYSTEM_ROOTS.join(', ')}), not a data file`, field, 'forbidden');
-    const inside = this.privateRoots.find((p) => within(real, p));
-    if (inside !== undefined) throw new PathAccessError(`${field}: ${path} is under ${inside} (the app's settings and keys, or your SSH or GnuPG keys), not a data file`, field, 'forbidden');
+    const inside = this.privateRootOf(real);
+    if (inside !== undefined) throw new PathAccessError(`${field}: ${path} is under ${inside} (the app's settings and keys, or your keys and credentials), not a data file`, field, 'forbidden');
     const st = statSync(real);
     if (st.isDirectory()) throw new PathAccessError(`${field}: ${path} is a folder, not a file`, field, 'validation');
     if (!st.isFile()) throw new PathAccessError(`${field}: ${path} is not a regular file (a device, pipe or socket)`, field, 'forbidden');
@@ -326,14 +376,35 @@ export class PathAccess {
 }
 
 /**
- * Folders no request may read from even inside an allowed folder (issue 26): the app's own settings
- * (allowed folders, recent workspaces), the folder of the key that seals stored API keys, and the
- * user's SSH and GnuPG keys. Real paths where they exist.
+ * Credential places under the home folder (issue 36 item 2): keys, cloud, container and cluster credentials, git and
+ * package-registry tokens, password stores and browser profiles. Files or folders; most need not exist.
  */
-export function privateFolders(env: Record<string, string | undefined> = process.env): string[] {
-  const home = homedir();
-  const folders = [appConfigDir(env), dirname(new SecretStore(null, env).keyFile()), join(home, '.ssh'), join(home, '.gnupg')];
-  return [...new Set(folders.map((f) => safeRealpath(f) ?? f))];
+export const HOME_CREDENTIAL_PLACES: readonly string[] = [
+  '.ssh', '.gnupg', '.aws', '.docker', '.kube', '.netrc', '.git-credentials', '.config/git/credentials', '.config/gcloud',
+  '.azure', '.config/gh', '.config/hub', '.npmrc', '.yarnrc', '.yarnrc.yml', '.pypirc', '.config/pip', '.cargo/credentials',
+  '.cargo/credentials.toml', '.gem/credentials', '.m2/settings.xml', '.m2/settings-security.xml', '.gradle/gradle.properties',
+  '.pgpass', '.my.cnf', '.vault-token', '.terraform.d', '.config/doctl', '.oci', '.password-store', '.local/share/keyrings',
+  '.huggingface', '.cache/huggingface/token', '.config/rclone', '.s3cfg', '.boto', '.mozilla', '.thunderbird',
+  '.config/google-chrome', '.config/chromium', '.config/BraveSoftware', '.config/microsoft-edge', '.config/vivaldi',
+  '.bash_history', '.zsh_history', '.python_history', '.psql_history', '.mysql_history',
+  'Library/Keychains', 'Library/Application Support/Google/Chrome', 'Library/Application Support/Firefox',
+  'Library/Application Support/BraveSoftware', 'Library/Cookies',
+];
+
+/** The home folder: HOME when set, else the operating system's answer. */
+export function homeFolder(env: Record<string, string | undefined> = process.env): string {
+  return env.HOME && isAbsolute(env.HOME) ? env.HOME : homedir();
+}
+
+/**
+ * Folders and files no request may read, browse, allow or create a workspace in, even inside an allowed folder
+ * (issues 26 and 36): the app's own settings (allowed folders, recent workspaces), the folder of the key that seals
+ * stored API keys, and the credential places in the home folder (HOME_CREDENTIAL_PLACES). Listed as paths; PathAccess
+ * resolves them through symlinks at every check.
+ */
+export function privateFolders(env: Record<string, string | undefined> = process.env, home: string = homeFolder(env)): string[] {
+  const folders = [appConfigDir(env, process.platform, home), dirname(new SecretStore(null, env).keyFile()), ...HOME_CREDENTIAL_PLACES.map((p) => join(home, p))];
+  return [...new Set(folders)];
 }
 
 export function isSystemPath(real: string): boolean {
@@ -350,6 +421,23 @@ export function isWithinFolder(path: string, root: string): boolean {
   return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
 }
 const within = isWithinFolder;
+
+/**
+ * The real path of `p`, through symlinks: its own when it exists, else its nearest existing ancestor's joined with
+ * the rest (a path not made yet), so a link anywhere above it is followed.
+ */
+export function resolveLoose(p: string): string {
+  const rest: string[] = [];
+  let at = p;
+  for (;;) {
+    const real = safeRealpath(at);
+    if (real !== null) return rest.length === 0 ? real : join(real, ...rest.reverse());
+    const up = dirname(at);
+    if (up === at) return p;
+    rest.push(basename(at));
+    at = up;
+  }
+}
 
 function safeRealpath(p: string): string | null {
   try {

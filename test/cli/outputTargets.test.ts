@@ -1,7 +1,7 @@
 /**
  * Issue 26 item 5: the remaining CLI output files go through io/outputTarget.ts — `retrieve
  * --output` and `label export -o` refuse a FIFO or a folder (naming it, leaving it as it was) and
- * write through a symlink to a regular file, atomically.
+ * write through a symlink to a regular file only with --follow-symlinks (issue 36 item 5), atomically.
  */
 import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -38,7 +38,9 @@ describe('output targets', () => {
     expect(folder.stderr).toContain('folder is a folder, not a regular file');
     writeFileSync(join(dir, 'real.run'), 'old\n');
     symlinkSync(join(dir, 'real.run'), join(dir, 'link.run'));
-    const ok = await cli(['retrieve', '--collection', 'c', '--method', 'bm25', '--name', 'b3', '--output', 'link.run', '--plain', ...W]);
+    const refused = await cli(['retrieve', '--collection', 'c', '--method', 'bm25', '--name', 'b3', '--output', 'link.run', '--plain', ...W]);
+    expect(refused.stderr).toContain('link.run is a symbolic link; refusing to write through it');
+    const ok = await cli(['retrieve', '--collection', 'c', '--method', 'bm25', '--name', 'b3', '--output', 'link.run', '--plain', '--follow-symlinks', ...W]);
     expect(ok.code).toBe(0);
     expect(lstatSync(join(dir, 'link.run')).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(dir, 'real.run'), 'utf8')).toMatch(/^q1 Q0 d1 1 \S+ b3\n$/);

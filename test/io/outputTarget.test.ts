@@ -47,7 +47,9 @@ describe('outputTargetPath', () => {
   it('returns the path itself for nothing there and for a regular file; the linked file for a link to one', () => {
     expect(outputTargetPath(join(dir, 'new.txt'))).toBe(join(dir, 'new.txt'));
     expect(outputTargetPath(join(dir, 'real.trec'))).toBe(join(dir, 'real.trec'));
-    expect(outputTargetPath(join(dir, 'link.trec'))).toBe(join(dir, 'real.trec'));
+    expect(outputTargetPath(join(dir, 'link.trec'), 'link.trec', { followSymlinks: true })).toBe(join(dir, 'real.trec'));
+    // Without the explicit flag a link is refused (issue 36 item 5).
+    expect(() => outputTargetPath(join(dir, 'link.trec'), 'link.trec')).toThrow(/^link\.trec is a symbolic link; refusing to write through it/);
   });
 
   it('refuses a FIFO, a device, a socket, a folder and links to them or to nothing, naming the path as given', () => {
@@ -55,8 +57,9 @@ describe('outputTargetPath', () => {
     expect(() => outputTargetPath('/dev/null')).toThrow(/^\/dev\/null is a character device, not a regular file/);
     expect(() => outputTargetPath(sock, 's.sock')).toThrow(/^s\.sock is a socket/);
     expect(() => outputTargetPath(join(dir, 'folder'), 'folder')).toThrow(/^folder is a folder/);
-    expect(() => outputTargetPath(join(dir, 'link-to-pipe'), 'link-to-pipe')).toThrow(/^link-to-pipe is a symbolic link to a FIFO/);
-    expect(() => outputTargetPath(join(dir, 'dangling'), 'dangling')).toThrow(/^dangling is a symbolic link to a missing file/);
+    expect(() => outputTargetPath(join(dir, 'link-to-pipe'), 'link-to-pipe', { followSymlinks: true })).toThrow(/^link-to-pipe is a symbolic link to a FIFO/);
+    expect(() => outputTargetPath(join(dir, 'dangling'), 'dangling', { followSymlinks: true })).toThrow(/^dangling is a symbolic link to a missing file/);
+    expect(() => outputTargetPath(join(dir, 'dangling'), 'dangling')).toThrow(/^dangling is a symbolic link; refusing/);
     expect(lstatSync('/dev/null').isCharacterDevice()).toBe(true);
   });
 });
@@ -67,7 +70,8 @@ describe('writers that rename into place', () => {
     await expect(writeFileAtomic(sock, 'x')).rejects.toThrow(/is a socket/);
     expect(lstatSync(fifo).isFIFO()).toBe(true);
     expect(lstatSync(sock).isSocket()).toBe(true);
-    await writeFileAtomic(join(dir, 'link.trec'), 'new\n');
+    await expect(writeFileAtomic(join(dir, 'link.trec'), 'new\n')).rejects.toThrow(/is a symbolic link; refusing/);
+    await writeFileAtomic(join(dir, 'link.trec'), 'new\n', { followSymlinks: true });
     expect(lstatSync(join(dir, 'link.trec')).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(dir, 'real.trec'), 'utf8')).toBe('new\n');
     expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
@@ -75,18 +79,18 @@ describe('writers that rename into place', () => {
 
   it('sample --output refuses a FIFO and a socket (exit 2, path named), writes through a link, leaves no partial file', async () => {
     writeFileSync(join(dir, 'run.trec'), RUN_LINES);
-    for (const [target, kind] of [['pipe', 'a FIFO'], ['s.sock', 'a socket'], ['link-to-pipe', 'a symbolic link to a FIFO']] as const) {
+    for (const [target, kind] of [['pipe', 'a FIFO'], ['s.sock', 'a socket'], ['link-to-pipe', 'a symbolic link; refusing']] as const) {
       const r = await cli(...sampleArgs(target));
       expect(r.code).toBe(2);
       expect(r.stderr).toContain(`${target} is ${kind}`);
     }
     expect(lstatSync(fifo).isFIFO()).toBe(true);
     expect(lstatSync(sock).isSocket()).toBe(true);
-    const ok = await cli(...sampleArgs('link.trec'));
+    const ok = await cli(...sampleArgs('link.trec'), '--follow-symlinks');
     expect(ok.code, ok.stderr).toBe(0);
     expect(lstatSync(join(dir, 'link.trec')).isSymbolicLink()).toBe(true);
     expect(readFileSync(join(dir, 'real.trec'), 'utf8')).toMatch(/^q1 Q0 d\d /);
-    expect(readdirSync(dir).filter((f) => f.includes('.partial-'))).toEqual([]);
+    expect(readdirSync(dir).filter((f) => f.includes('.partial'))).toEqual([]);
   });
 
   it('plan export -o refuses a FIFO, a socket and a folder before opening any workspace, and leaves them', async () => {

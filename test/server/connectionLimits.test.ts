@@ -8,7 +8,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createRouter, type Handlers } from '../../src-main/api/router';
+import { createRouter, type Handlers, type Router } from '../../src-main/api/router';
 import { DEFAULT_CONNECTION_LIMITS, startHttpServer, type RunningServer } from '../../src-main/server/httpServer';
 import { EventBus } from '../../src-main/services/eventBus';
 
@@ -61,7 +61,15 @@ async function get(path: string, port = server.port): Promise<number> {
 
 describe('connection limits', () => {
   it('the defaults bound header time, request time, idle keep-alive and connections', () => {
-    expect(DEFAULT_CONNECTION_LIMITS).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, keepAliveTimeoutMs: 5_000, maxConnections: 256, checkIntervalMs: 1_000 });
+    expect(DEFAULT_CONNECTION_LIMITS).toEqual({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 60_000,
+      keepAliveTimeoutMs: 5_000,
+      maxConnections: 256,
+      maxUntrustedConnections: 64,
+      untrustedIdleMs: 3_000,
+      checkIntervalMs: 1_000,
+    });
   });
 
   it('half-sent requests and silent connections are closed after the header timeout', async () => {
@@ -97,21 +105,74 @@ describe('connection limits', () => {
     expect((closedAt as number) - answered).toBeGreaterThanOrEqual(LIMITS.keepAliveTimeoutMs - 50);
   });
 
-  it(`at most ${LIMITS.maxConnections} connections are held; the rest are closed on arrival, and the server serves again after`, async () => {
+  it('at most maxUntrustedConnections connections without the token are held: the oldest are closed, the newest kept, and the server serves again after', async () => {
     // A server of its own with long timeouts, so that no held connection is closed by a timeout during the count.
-    const capped = await startHttpServer({ router: createRouter({} as Handlers), events: new EventBus(), staticDir: dir, limits: { maxConnections: LIMITS.maxConnections } });
+    const capped = await startHttpServer({
+      router: createRouter({} as Handlers),
+      events: new EventBus(),
+      staticDir: dir,
+      limits: { maxUntrustedConnections: LIMITS.maxConnections },
+    });
     try {
-      const held = await Promise.all(Array.from({ length: 60 }, () => open(undefined, capped.port)));
-      const early = await Promise.all(held.map((h) => within(h.closedAt, 1_000)));
-      const stillOpen = early.filter((c) => c === 'timeout').length;
-      expect(stillOpen).toBeLessThanOrEqual(LIMITS.maxConnections);
-      expect(stillOpen).toBeGreaterThanOrEqual(LIMITS.maxConnections - 2);
+      const held: Held[] = [];
+      for (let i = 0; i < 60; i++) held.push(await open(undefined, capped.port));
+      // The 40 oldest are closed when the later ones arrive; wait for exactly those closes (no wall-clock guess).
+      await Promise.all(held.slice(0, 60 - LIMITS.maxConnections).map((h) => h.closedAt));
+      const stillOpen = held.filter((h) => !h.socket.destroyed && h.socket.readyState === 'open');
+      expect(stillOpen).toEqual(held.slice(60 - LIMITS.maxConnections));
       for (const h of held) h.socket.destroy();
       await Promise.all(held.map((h) => h.closedAt));
-      await new Promise((r) => setTimeout(r, 50));
       expect(await get('/', capped.port)).toBe(200);
     } finally {
       await capped.close();
+    }
+  });
+
+  it('untrusted connections that hold nothing in flight are closed after untrustedIdleMs, trusted ones are not', async () => {
+    const token = 't'.repeat(43);
+    const router: Router = { call: (method) => Promise.resolve({ ok: true, data: { method } }) };
+    const s = await startHttpServer({ router, events: new EventBus(), staticDir: dir, token, limits: { untrustedIdleMs: 300, checkIntervalMs: 50 } });
+    try {
+      const start = Date.now();
+      const idle = await open(undefined, s.port);
+      const trusted = await open(`POST /api/x HTTP/1.1\r\nHost: 127.0.0.1:${s.port}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`, s.port);
+      while (!/"method":"x"/.test(trusted.data())) await new Promise((r) => setTimeout(r, 10));
+      const closedAt = await within(idle.closedAt, 5_000); // the 10 s header timeout would come far later
+      expect(closedAt).not.toBe('timeout');
+      expect((closedAt as number) - start).toBeGreaterThanOrEqual(300 - 50);
+      // The tokened connection is still open well past the untrusted clock (its keep-alive is 5 s).
+      expect(await within(trusted.closedAt, 1_000)).toBe('timeout');
+      trusted.socket.destroy();
+    } finally {
+      await s.close();
+    }
+  });
+
+  it('with 256 idle connections held by a process without the token, a request with the token is answered at once (issue 36 item 4)', async () => {
+    const token = 'k'.repeat(43);
+    const router: Router = { call: (method) => Promise.resolve({ ok: true, data: { method } }) };
+    // The default limits: 256 tokened connections, 64 untrusted ones.
+    const s = await startHttpServer({ router, events: new EventBus(), staticDir: dir, token });
+    const held: Held[] = [];
+    try {
+      for (let i = 0; i < 256; i++) held.push(await open(undefined, s.port));
+      const t0 = Date.now();
+      const res = await within(
+        fetch(`http://127.0.0.1:${s.port}/api/app.info`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' }),
+        2_000,
+      );
+      expect(res).not.toBe('timeout');
+      const r = res as Response;
+      expect(r.status).toBe(200);
+      expect(await r.json()).toEqual({ ok: true, data: { method: 'app.info' } });
+      expect(Date.now() - t0).toBeLessThan(2_000);
+      // And without the token the holder gets no more than its own budget: the 192 oldest were closed.
+      await Promise.all(held.slice(0, 256 - 64).map((h) => h.closedAt));
+      // The user's connection evicted one more of the holder's.
+      expect(held.filter((h) => h.socket.readyState === 'open').length).toBeLessThanOrEqual(64);
+    } finally {
+      for (const h of held) h.socket.destroy();
+      await s.close();
     }
   });
 });

@@ -1,6 +1,6 @@
 /** `fairground conversation import|evaluate|export`: conversation sets for GFRC / GFRC2 from the command line. */
 import { mkdirSync, readFileSync } from 'node:fs';
-import { writeOutput } from '../writeOutput';
+import { OUTPUT_HELP, checkOutputs, outputOptionSpec, writeChecked } from '../writeOutput';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { AttributeSetInput } from '../../api/contract/conversations';
@@ -165,11 +165,12 @@ export const conversationExport: CliCommand = {
   --format jsonl     (default) the set as conversations JSONL (first line: the set's description),
                      which 'conversation import' reads back; to --out FILE or stdout
   --format gfrc2     one 'fairground eval gfrc2 --input' file per conversation, into --out FOLDER
+${OUTPUT_HELP}
 ${WORKSPACE_HELP}
 
 Example: fairground conversation export --set fairweb-cs --format gfrc2 --out gfrc2-inputs/`,
   async run(argv, io) {
-    const { values } = parseCliArgs(argv, { ...workspaceOptionSpec, set: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' } });
+    const { values } = parseCliArgs(argv, { ...workspaceOptionSpec, ...outputOptionSpec, set: { type: 'string' }, format: { type: 'string' }, out: { type: 'string' } });
     const setName = requireOption(values.set, 'set');
     const format = values.format ?? 'jsonl';
     if (format !== 'jsonl' && format !== 'gfrc2') throw new CliError(`--format: expected jsonl or gfrc2, got '${format}'`);
@@ -178,7 +179,7 @@ Example: fairground conversation export --set fairweb-cs --format gfrc2 --out gf
       const set = setByName(svc, setName);
       if (format === 'jsonl') {
         const file = svc.exportJsonl(set.id);
-        if (values.out) writeOutput(resolve(io.cwd, values.out), file.content, values.out);
+        if (values.out) writeChecked(checkOutputs(io, [values.out], values['follow-symlinks'])[0]!, file.content);
         else io.stdout.write(file.content);
         return 0;
       }
@@ -186,7 +187,9 @@ Example: fairground conversation export --set fairweb-cs --format gfrc2 --out gf
       const dir = resolve(io.cwd, out);
       mkdirSync(dir, { recursive: true });
       const files = svc.exportGfrcInputs({ setId: set.id });
-      for (const f of files) writeOutput(join(dir, f.fileName), f.content, join(values.out ?? dir, f.fileName));
+      // Every file is checked before the first is written.
+      const targets = checkOutputs(io, files.map((f) => join(out, f.fileName)), values['follow-symlinks']);
+      files.forEach((f, i) => writeChecked(targets[i]!, f.content));
       io.stdout.write(`wrote ${files.length} file(s) to ${dir}\n`);
       return 0;
     });

@@ -1,8 +1,8 @@
 /** `fairground experiment list|show|export`: experiments and their runs from the command line. */
 import { resolve } from 'node:path';
-import { writeOutput } from '../writeOutput';
+import { OUTPUT_HELP, checkOutputs, outputOptionSpec, writeChecked } from '../writeOutput';
 import { ExportFormat } from '../../api/contract/experiments';
-import { writeManifestBeside } from '../../io/manifest/writeManifest';
+import { manifestPathFor, writeManifestBeside } from '../../io/manifest/writeManifest';
 import type { ReproducibilityManifest } from '../../io/manifest/manifest';
 import { parseCliArgs } from '../args';
 import { CliError, type CliCommand } from '../command';
@@ -92,6 +92,7 @@ RichRAG runs: tables-csv, per-query-csv, latex-table1, latex-table3, preferences
   --condition C    the arm, e.g. bm25/alpha=2, bm25/deterministic, oracle
   --output FILE    write the file there and its manifest beside it (FILE.manifest.json);
                    default: the file to stdout
+${OUTPUT_HELP}
 ${WORKSPACE_HELP}
 
 Example (check the exposure numbers independently):
@@ -101,13 +102,16 @@ Example (check the exposure numbers independently):
   async run(argv, io) {
     const { values, positionals } = parseCliArgs(
       argv,
-      { ...workspaceOptionSpec, format: { type: 'string' }, condition: { type: 'string' }, output: { type: 'string', short: 'o' } },
+      { ...workspaceOptionSpec, ...outputOptionSpec, format: { type: 'string' }, condition: { type: 'string' }, output: { type: 'string', short: 'o' } },
       true,
     );
     if (positionals.length !== 1) throw new CliError('expected one run id');
     const runId = runIdArg(positionals[0]);
     const format = values.format;
     if (format === undefined || format === '') throw new CliError(`missing required option --format (fair-rag: ${ExportFormat.options.join(', ')})`);
+    // The file and its manifest are both checked before anything is exported or written.
+    const targets =
+      values.output === undefined ? [] : checkOutputs(io, format === 'manifest' ? [values.output] : [values.output, manifestPathFor(values.output)], values['follow-symlinks']);
     return withExperimentServices(io, values.workspace, async (s) => {
       const { file, manifest } = await s.experiments.export(runId, format, values.condition);
       // What the file's own budget did (RichRAG training records): said here too, as stdout gets no manifest.
@@ -119,12 +123,15 @@ Example (check the exposure numbers independently):
         return 0;
       }
       const path = resolve(io.cwd, values.output);
-      try {
-        writeOutput(path, file.text, path);
-      } catch (err) {
-        throw new CliError(`cannot write ${values.output} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      writeChecked(targets[0]!, file.text);
+      let manifestPath: string | null = null;
+      if (format !== 'manifest') {
+        try {
+          manifestPath = await writeManifestBeside(path, manifest as unknown as ReproducibilityManifest, targets[1]);
+        } catch (err) {
+          throw new CliError(`cannot write ${manifestPathFor(values.output)} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+        }
       }
-      const manifestPath = format === 'manifest' ? null : await writeManifestBeside(path, manifest as unknown as ReproducibilityManifest);
       io.stderr.write(`wrote ${values.output}${manifestPath ? ` and ${manifestPath}` : ''}\n`);
       return 0;
     });

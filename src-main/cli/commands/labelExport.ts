@@ -1,6 +1,5 @@
 /** `fairground label export`: a collection's utility labels as TREC qrels or Fair-RAG's TSV files. */
-import { resolve } from 'node:path';
-import { writeOutput } from '../writeOutput';
+import { OUTPUT_HELP, checkOutputs, outputOptionSpec, writeChecked } from '../writeOutput';
 import { LabelExportFormat } from '../../api/contract/labeling';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
@@ -21,12 +20,14 @@ useful documents, queries in collection order, documents in candidate order.
                         fairrag-delta    'qid pid augment_score baseline_score delta' with header
   --min-useful M        keep queries with at least M useful documents (default 2; 0: all labelled)
   -o, --output FILE     write here (default: stdout)
+${OUTPUT_HELP}
 ${WORKSPACE_HELP}
 
 Example: fairground label export --collection lamp2 --format fairrag-mapping -o 2_relevance_mapping.tsv`,
   async run(argv, io) {
     const { values } = parseCliArgs(argv, {
       ...workspaceOptionSpec,
+      ...outputOptionSpec,
       collection: { type: 'string' },
       format: { type: 'string' },
       'min-useful': { type: 'string' },
@@ -36,15 +37,12 @@ Example: fairground label export --collection lamp2 --format fairrag-mapping -o 
     const format = LabelExportFormat.safeParse(requireOption(values.format, 'format'));
     if (!format.success) throw new CliError(`--format: expected ${LabelExportFormat.options.join(', ')}, got '${values.format}'`);
     const minUseful = numberOption(values['min-useful'], 'min-useful', { integer: true, min: 0 }) ?? 2;
+    const targets = values.output === undefined ? [] : checkOutputs(io, [values.output], values['follow-symlinks']);
     return withLabelServices(io, values.workspace, async (s) => {
       const out = s.labeling.export(collectionIdByName(s, collection), format.data, minUseful);
       if (values.output === undefined) io.stdout.write(out.content);
       else {
-        try {
-          writeOutput(resolve(io.cwd, values.output), out.content, values.output);
-        } catch (err) {
-          throw new CliError(`cannot write ${values.output} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-        }
+        writeChecked(targets[0]!, out.content);
         io.stderr.write(`wrote ${out.rows} labels of ${out.queries} ${out.queries === 1 ? 'query' : 'queries'} to ${values.output}\n`);
       }
       return 0;

@@ -4,18 +4,18 @@
  * OpenAI-Batch compatible service) and brings the answers back into the workspace's call cache
  * (services/batchPlans.ts).
  */
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defaultExperimentRegistry } from '../../experiments/kinds';
 import { readSpecFile, requireValidSpec } from '../../experiments/specFile';
 import { readText } from '../../io/lines';
-import { outputTargetPath } from '../../io/outputTarget';
+import type { OutputTarget } from '../../io/outputTarget';
 import { DataError } from '../../core/errors';
 import type { BatchRoutes } from '../../engine/remote/batchCodec';
 import { BatchPlanService } from '../../services/batchPlans';
 import { parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand, type CliIo } from '../command';
 import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceOption';
+import { OUTPUT_HELP, checkOutputs, outputOptionSpec, writeChecked } from '../writeOutput';
 import { withExperimentServices, type ExperimentCliServices } from './experimentServices';
 import { ensureDemoIfNamed } from './run';
 
@@ -50,6 +50,7 @@ Options:
 ${WORKSPACE_HELP}
       --format F   openai-batch (vLLM run-batch; default) or openai-batch-completions
   -o, --output F   the request file (written whole or not at all)
+${OUTPUT_HELP}
 `;
 
 const FORMATS: Record<string, BatchRoutes> = { 'openai-batch': 'vllm-run-batch', 'openai-batch-completions': 'completions' };
@@ -59,13 +60,14 @@ export const planExportCommand: CliCommand = {
   summary: "Write the spec's uncached calls as an OpenAI-Batch JSONL file (vLLM run-batch, Ray)",
   help: PLAN_HELP,
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, { ...workspaceOptionSpec, format: { type: 'string' }, output: { type: 'string', short: 'o' } }, true);
+    const { values, positionals } = parseCliArgs(argv, { ...workspaceOptionSpec, ...outputOptionSpec, format: { type: 'string' }, output: { type: 'string', short: 'o' } }, true);
     if (positionals.length !== 1) throw new CliError('expected one spec file');
     const format = values.format ?? 'openai-batch';
     const routes = FORMATS[format];
     if (!routes) throw new CliError(`--format: openai-batch or openai-batch-completions, got '${format}'`);
     const output = requireOption(values.output, 'output');
-    const target = output === '-' ? '-' : outputFile(io, output);
+    // Checked before anything is computed or stored: never a FIFO, device, socket, folder or (by default) a link.
+    const target = output === '-' ? '-' : checkOutputs(io, [output], values['follow-symlinks'])[0]!;
     const given = positionals[0]!;
     const raw = readSpecFile(resolve(io.cwd, given), given);
     const { spec } = requireValidSpec(defaultExperimentRegistry(), raw, given);
@@ -77,7 +79,7 @@ export const planExportCommand: CliCommand = {
       const plans = new BatchPlanService(s.workspace.db, s.experiments, s.models.cache);
       const { outcome, lines, calls } = await plans.exportPlan(run, { signal: new AbortController().signal, progress: () => {} }, routes);
       const text = lines.map((l) => JSON.stringify(l)).join('\n') + (lines.length ? '\n' : '');
-      writeWhole(io, output, target, text);
+      writeWhole(io, target, text);
       if (outcome.finished) io.stderr.write(`run ${run} finished from the cache: nothing to export\n`);
       else io.stderr.write(`${calls} call(s) as ${lines.length} request line(s) → ${output === '-' ? 'stdout' : output} (run ${run}; fairground cache import RESULTS.jsonl next)\n`);
       return 0;
@@ -170,27 +172,7 @@ export function continuingRun(s: ExperimentCliServices, raw: unknown): number {
   return s.experiments.runToContinue(experiment.id).run.id;
 }
 
-/** The file `-o OUTPUT` will replace (checked before anything is computed: never a FIFO, device, socket or folder). */
-function outputFile(io: CliIo, output: string): string {
-  try {
-    return outputTargetPath(resolve(io.cwd, output), output);
-  } catch (err) {
-    throw new CliError((err as Error).message);
-  }
-}
-
-function writeWhole(io: CliIo, output: string, target: string, text: string): void {
-  if (target === '-') {
-    io.stdout.write(text);
-    return;
-  }
-  const dest = outputFile(io, output); // again: something may have appeared at the path while the plan was computed
-  const partial = `${dest}.partial-${process.pid}`;
-  try {
-    writeFileSync(partial, text);
-    renameSync(partial, dest);
-  } catch (err) {
-    rmSync(partial, { force: true });
-    throw new CliError(`${output}: ${(err as Error).message}`);
-  }
+function writeWhole(io: CliIo, target: OutputTarget | '-', text: string): void {
+  if (target === '-') io.stdout.write(text);
+  else writeChecked(target, text); // checked again just before the rename: something may have appeared meanwhile
 }

@@ -11,7 +11,7 @@ import { openWorkspace } from '../../store/workspace';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand, type CliIo } from '../command';
 import { WORKSPACE_HELP, resolveWorkspacePath, workspaceOptionSpec } from '../workspaceOption';
-import { outputTargetPath, writeOutputFile } from '../../io/outputTarget';
+import { OUTPUT_HELP, checkOutputs, outputOptionSpec, writeChecked } from '../writeOutput';
 
 const HELP = `Usage: fairground retrieve --collection NAME --method bm25|dense|rrf [options]
 
@@ -37,6 +37,7 @@ Options:
   --output FILE          write the TREC run here (default: stdout)
   --metadata             write the ir_metadata header ('#' lines) into the run itself
   --plain                no ir_metadata sidecar file
+${OUTPUT_HELP}
 ${WORKSPACE_HELP}
  bm25:
   --title-weight W       FTS5 weight of the title field (default 1)
@@ -78,6 +79,7 @@ export const retrieveCommand: CliCommand = {
   async run(argv, io) {
     const { values } = parseCliArgs(argv, {
       ...workspaceOptionSpec,
+      ...outputOptionSpec,
       collection: { type: 'string' },
       method: { type: 'string' },
       k: { type: 'string' },
@@ -107,14 +109,9 @@ export const retrieveCommand: CliCommand = {
     const method = requireOption(values.method, 'method');
     if (!['bm25', 'dense', 'rrf'].includes(method)) throw new CliError(`--method: expected bm25, dense or rrf, got '${method}'`);
     const threads = numberOption(values.threads, 'threads', { integer: true, min: 1 });
-    // A refused output target is reported before anything is computed or stored.
-    if (values.output !== undefined) {
-      try {
-        outputTargetPath(resolve(io.cwd, values.output), values.output);
-      } catch (err) {
-        throw new CliError((err as Error).message);
-      }
-    }
+    // A refused output target (the run or its sidecar) is reported before anything is computed or stored.
+    const sidecar = values.output !== undefined && !values.metadata && !values.plain;
+    const targets = values.output === undefined ? [] : checkOutputs(io, sidecar ? [values.output, `${values.output}.ir_metadata.yaml`] : [values.output], values['follow-symlinks']);
 
     return withRetrieval(io, values.workspace, threads, async (service) => {
       const collectionId = service.repo.collectionIdByName(collectionName);
@@ -164,8 +161,8 @@ export const retrieveCommand: CliCommand = {
       const { text, metadata } = service.exportTrec(run.id, { metadata: inline });
       if (values.output === undefined) io.stdout.write(text);
       else {
-        writeOutput(resolve(io.cwd, values.output), values.output, text);
-        if (!inline && !values.plain) writeOutput(resolve(io.cwd, `${values.output}.ir_metadata.yaml`), `${values.output}.ir_metadata.yaml`, formatIrMetadataYaml(metadata));
+        writeChecked(targets[0]!, text);
+        if (sidecar) writeChecked(targets[1]!, formatIrMetadataYaml(metadata));
       }
       io.stderr.write(`stored run '${run.name}' (id ${run.id}): ${run.results} results for ${run.queries} queries\n`);
       return 0;
@@ -214,13 +211,4 @@ function cliContext(io: CliIo) {
       io.stderr.write(`${message ?? `${done}${total ? ` of ${total}` : ''}`}\n`);
     },
   };
-}
-
-function writeOutput(path: string, given: string, text: string): void {
-  try {
-    writeOutputFile(path, text, given);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new CliError(code ? `cannot write ${given} (${code})` : (err as Error).message);
-  }
 }

@@ -11,7 +11,6 @@
  * queries, so its samples cannot be reproduced query by query). Within a query the candidates are
  * ordered by docno before the Gumbel draws, so reordering the input lines changes nothing.
  */
-import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { DataError } from '../../core/errors';
@@ -21,7 +20,8 @@ import { plackettLuceLogits, topKSampler, type ScoredItem, type TopKSampler } fr
 import type { ScoreNormalization } from '../../core/sampling/scoreNormalization';
 import { checkToken } from '../../io/trec/fields';
 import { readRunByQuery, readRunColumnsSync, runQueries, RunNotGroupedError, type RunColumns } from '../../io/trec/run';
-import { outputTargetPath } from '../../io/outputTarget';
+import { openPartialOutput, type OutputTarget, type PartialOutput } from '../../io/outputTarget';
+import { OUTPUT_HELP, checkOutputs, outputOptionSpec } from '../writeOutput';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
 
@@ -58,6 +58,7 @@ Options:
   --tag TAG              run tag (default pl_alphaA)
   --output FILE          write the run here instead of stdout (written beside FILE and renamed into
                          place when complete: an error leaves no partial file)
+${OUTPUT_HELP}
 
 All-equal scores give uniform rankings (the released code freezes one ranking instead).
 Output: qid Q<sample> docno rank score tag, samples Q0..Q(N-1), ranks 1..K, scores K..1.
@@ -72,6 +73,7 @@ export const sampleCommand: CliCommand = {
   help,
   async run(argv, io) {
     const { values } = parseCliArgs(argv, {
+      ...outputOptionSpec,
       run: { type: 'string' },
       alpha: { type: 'string' },
       samples: { type: 'string' },
@@ -93,6 +95,8 @@ export const sampleCommand: CliCommand = {
     const tag = values.tag ?? `pl_alpha${String(alpha)}`;
 
     checkToken(tag, 'tag');
+    // The output is checked before the run is read: never a FIFO, device, socket, folder or (by default) a link.
+    const outTarget = values.output === undefined ? undefined : checkOutputs(io, [values.output], values['follow-symlinks'])[0]!;
 
     const resolved = path.resolve(io.cwd, runFile);
     const root = createRng(seed);
@@ -143,13 +147,13 @@ export const sampleCommand: CliCommand = {
         throw err;
       }
     } else {
-      const target = path.resolve(io.cwd, values.output);
-      let sink = fileSink(target, values.output);
+      const target = outTarget as OutputTarget;
+      let sink = fileSink(target);
       try {
         const grouped = await eachQuery(resolved, runFile, true, (qid, items) => emit(sink, prepare(qid, items)), () => {
           // Queries come back after others: start over on the whole run.
           sink.abort();
-          sink = fileSink(target, values.output as string);
+          sink = fileSink(target);
         });
         void grouped;
         await sink.finish();
@@ -277,38 +281,26 @@ function streamSink(stream: Writable): Sink {
   return sink;
 }
 
-/** Writes `FILE.partial-PID`, renamed to `FILE` by `finish`, removed by `abort`. */
-function fileSink(absolute: string, given: string): Sink {
-  let resolved: string;
-  try {
-    resolved = outputTargetPath(absolute, given);
-  } catch (err) {
-    throw new CliError((err as Error).message);
-  }
-  const partial = `${resolved}.partial-${process.pid}`;
+/** Writes a temporary sibling of the checked target, renamed onto it by `finish` (the target checked again), removed by `abort`. */
+function fileSink(target: OutputTarget): Sink {
   const fail = (err: unknown): never => {
-    throw new CliError(`cannot write ${given} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new CliError(code ? `cannot write ${target.shown} (${code})` : (err as Error).message);
   };
-  let fd: number | undefined;
+  let partial: PartialOutput | undefined;
   try {
-    fd = openSync(partial, 'w');
+    partial = openPartialOutput(target);
   } catch (err) {
     fail(err);
   }
-  const close = () => {
-    if (fd === undefined) return;
-    const f = fd;
-    fd = undefined;
-    closeSync(f);
-  };
+  const out = partial as PartialOutput;
   const sink: Sink = {
     text: '',
     flush() {
       const chunk = sink.text;
       sink.text = '';
       try {
-        const bytes = Buffer.from(chunk, 'utf8');
-        for (let at = 0; at < bytes.length; ) at += writeSync(fd as number, bytes, at);
+        out.write(chunk);
       } catch (err) {
         fail(err);
       }
@@ -317,19 +309,14 @@ function fileSink(absolute: string, given: string): Sink {
     async finish() {
       await sink.flush();
       try {
-        close();
-        renameSync(partial, resolved);
+        out.commit();
       } catch (err) {
         fail(err);
       }
     },
     abort() {
       sink.text = '';
-      try {
-        close();
-      } finally {
-        rmSync(partial, { force: true });
-      }
+      out.abort();
     },
   };
   return sink;

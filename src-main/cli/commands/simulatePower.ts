@@ -5,7 +5,7 @@
  * for Fair RAG), with 95% Wilson intervals; --csv writes the table, --json the whole report.
  */
 import { resolve } from 'node:path';
-import { writeOutput } from '../writeOutput';
+import { OUTPUT_HELP, checkOutputs, outputOptionSpec, writeChecked } from '../writeOutput';
 import { defaultExperimentRegistry } from '../../experiments/kinds';
 import { readSpecFile, requireValidSpec } from '../../experiments/specFile';
 import { DEMO_COLLECTION_NAME, loadDemoCollection } from '../../services/collectionsDemo';
@@ -28,6 +28,7 @@ spec's simulated reader's when the spec names one, else the default (U-shaped bi
 Runs happen in a scratch in-memory workspace: this workspace is only read.
 
 Options:
+${OUTPUT_HELP}
 ${WORKSPACE_HELP}
       --effect LIST      planted effects, comma-separated (e.g. 0,0.5,1)
       --reps R           runs per cell (default 20)
@@ -60,6 +61,7 @@ export const simulatePowerCommand: CliCommand = {
       argv,
       {
         ...workspaceOptionSpec,
+        ...outputOptionSpec,
         effect: { type: 'string' },
         reps: { type: 'string' },
         queries: { type: 'string' },
@@ -73,6 +75,7 @@ export const simulatePowerCommand: CliCommand = {
       true,
     );
     if (positionals.length !== 1) throw new CliError('expected one spec file');
+    const csvTargets = values.csv === undefined ? [] : checkOutputs(io, [values.csv], values['follow-symlinks']);
     const given = positionals[0]!;
     const raw = readSpecFile(resolve(io.cwd, given), given);
     const registry = defaultExperimentRegistry();
@@ -98,7 +101,7 @@ export const simulatePowerCommand: CliCommand = {
         last = now;
         io.stderr.write(`[${done} / ${total} runs] ${message}\n`);
       });
-      if (values.csv) writeOutput(resolve(io.cwd, values.csv), powerCsv(report), values.csv);
+      if (csvTargets[0]) writeChecked(csvTargets[0], powerCsv(report));
       if (values.json) {
         io.stdout.write(`${JSON.stringify(report)}\n`);
         return 0;

@@ -112,7 +112,15 @@ function writeValue(sink: ByteSink, type: GgufValueType, value: string | number 
 
 const pad = (n: number, alignment: number): number => Math.ceil(n / alignment) * alignment;
 
-export async function writeGguf(path: string, spec: GgufSpec): Promise<{ bytes: number }> {
+/** How `writeGguf` finishes its temporary file. */
+export interface GgufWriteOptions {
+  /** Permission bits of the temporary file (e.g. those of the file it will replace); default 0666 less the umask. */
+  mode?: number | null;
+  /** Moves the finished temporary file into place (default: rename onto `path`); it may refuse (throw). */
+  commit?: (tmp: string) => void | Promise<void>;
+}
+
+export async function writeGguf(path: string, spec: GgufSpec, options: GgufWriteOptions = {}): Promise<{ bytes: number }> {
   const alignmentKv = spec.kv.get('general.alignment');
   const alignment = alignmentKv && alignmentKv.type === GgufValueType.UINT32 ? alignmentKv.value : GGUF_DEFAULT_ALIGNMENT;
 
@@ -150,8 +158,9 @@ export async function writeGguf(path: string, spec: GgufSpec): Promise<{ bytes: 
   }
 
   const tmp = `${path}.partial-${process.pid}`;
-  const file = await open(tmp, 'w');
+  const file = await open(tmp, 'w', options.mode ?? 0o666);
   try {
+    if (options.mode !== undefined && options.mode !== null) await file.chmod(options.mode);
     const header = head.bytes();
     const dataStart = pad(header.length, alignment);
     await file.write(header);
@@ -170,7 +179,8 @@ export async function writeGguf(path: string, spec: GgufSpec): Promise<{ bytes: 
       if (data.length !== sizes[i]) throw new Error(`tensor ${t.name}: encoded ${data.length} bytes, expected ${sizes[i]}`);
     }
     await file.close();
-    await rename(tmp, path);
+    if (options.commit) await options.commit(tmp);
+    else await rename(tmp, path);
     return { bytes: written };
   } catch (err) {
     await file.close().catch(() => undefined);

@@ -15,7 +15,7 @@
  */
 import { createRng, type Rng } from '../../core/random/rng';
 import { GgmlType, GgufValueType } from './ggufFormat';
-import { kv, writeGguf, type GgufKvValue, type GgufSpec, type GgufTensorSpec } from './ggufWriter';
+import { kv, writeGguf, type GgufKvValue, type GgufSpec, type GgufTensorSpec, type GgufWriteOptions } from './ggufWriter';
 import { IM_END, IM_START, buildTinyVocab, type TinyVocab } from './tinyVocab';
 
 export type TinyPreset = 'tiny' | 'bench';
@@ -148,9 +148,9 @@ export interface WrittenModel {
   parameters: number;
 }
 
-export async function writeTinyGguf(path: string, options: TinyModelOptions = {}): Promise<WrittenModel> {
+export async function writeTinyGguf(path: string, options: TinyModelOptions = {}, write: GgufWriteOptions = {}): Promise<WrittenModel> {
   const spec = tinyGgufSpec(options.preset ?? 'tiny', options.seed ?? 0);
-  const { bytes } = await writeGguf(path, spec);
+  const { bytes } = await writeGguf(path, spec, write);
   const parameters = spec.tensors.reduce((sum, t) => sum + t.dims.reduce((a, b) => a * b, 1), 0);
   return { path, bytes, parameters };
 }
