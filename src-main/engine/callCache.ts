@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { CallDeferredError, COMPUTE, computes, type CallPolicy } from './queue/callPolicy';
 import type { RunCalls } from './queue/runCalls';
+import { SharedSignals } from './queue/sharedSignals';
 import { Slots, type SlotStats } from './queue/slots';
 import { abortable } from './remote/abortable';
 import type { CallReport, EmbedRequest, EmbedResult, Engine, EngineIdentity, GenerateRequest, GenerateResult, ScoreRequest, ScoreResult, TokenizeRequest, TokenizeResult } from './types';
@@ -77,6 +78,8 @@ class EngineState {
   readonly identityWaits = new WeakMap<AbortSignal, Promise<EngineIdentity>>();
   /** Misses being computed now, by key: a second caller of the same call waits for the first. */
   readonly computing = new Map<string, Promise<unknown>>();
+  /** The calls under one caller signal share one listener on it (sharedSignals.ts). */
+  readonly signals = new SharedSignals();
 
   constructor(capacity: () => number) {
     this.slots = new Slots(capacity);
@@ -194,14 +197,26 @@ export class CachedEngine implements Engine {
 
   /** Passed straight through: tokenizing is cheap and deterministic, neither cached nor queued. */
   tokenize(request: TokenizeRequest, signal?: AbortSignal): Promise<TokenizeResult> {
-    return this.inner.tokenize(request, signal);
+    return this.state.signals.run(signal, (s) => this.inner.tokenize(request, s));
   }
 
   close(): Promise<void> {
     return this.inner.close();
   }
 
-  private async cached<R>(
+  private cached<R>(
+    op: CachedOp,
+    request: unknown,
+    cacheable: boolean,
+    call: (signal?: AbortSignal, report?: CallReport) => Promise<R>,
+    signal?: AbortSignal,
+    keep: (r: R) => boolean = () => true,
+  ): Promise<Tracked<R>> {
+    // Everything below listens on the shared child of the caller's signal, not on the signal itself.
+    return this.state.signals.run(signal, (s) => this.cachedUnder(op, request, cacheable, call, s, keep));
+  }
+
+  private async cachedUnder<R>(
     op: CachedOp,
     request: unknown,
     cacheable: boolean,
