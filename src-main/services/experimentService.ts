@@ -25,7 +25,7 @@ import { isDeferred } from '../experiments/concurrency';
 import type { ExperimentDeps, ExperimentKind, ExperimentRegistry, ExportedFile, ItemsQuery, MetricsInput, RunSummary, WorkContext } from '../experiments/registry';
 import { defaultExperimentRegistry } from '../experiments/kinds';
 import { validateSpec } from '../experiments/specFile';
-import { checkSpecContent, checkSpecReferences } from '../experiments/specReferences';
+import { checkSpecContent, checkSpecReferences, MODEL_KEYS, walk } from '../experiments/specReferences';
 import { checkSpecCapabilities, type ModelCapabilities } from '../experiments/specCapabilities';
 import { collectEnvironment, type EnvironmentInfo } from '../io/manifest/environment';
 import { buildManifest, type ReproducibilityManifest } from '../io/manifest/manifest';
@@ -178,7 +178,39 @@ export class ExperimentService {
    */
   async designWarnings(raw: unknown): Promise<DesignWarning[]> {
     const { kind, spec } = this.parse(raw);
-    return kind.designWarnings ? kind.designWarnings(spec, this.deps) : [];
+    return [...(kind.designWarnings ? await kind.designWarnings(spec, this.deps) : []), ...this.reproducibilityWarnings(raw)];
+  }
+
+  /**
+   * Before Run (issue 35 item 2): a llama.cpp server the user let take several requests at once on
+   * several slots batches them, which changes greedy outputs; the spec's runs may then not repeat.
+   */
+  reproducibilityWarnings(raw: unknown): DesignWarning[] {
+    const { spec } = this.parse(raw);
+    const warnings: DesignWarning[] = [];
+    const seen = new Set<number>();
+    walk(spec, '', (key, value, path) => {
+      if (!MODEL_KEYS.has(key) || value === null || typeof value !== 'object' || Array.isArray(value)) return;
+      let ref: GeneratorRef;
+      try {
+        ref = this.resolveGenerator(value as GeneratorSelector, path);
+      } catch {
+        return; // named nothing: the reference check says so
+      }
+      if (ref.kind !== 'remote' || seen.has(ref.endpointId)) return;
+      seen.add(ref.endpointId);
+      const r = this.models.listRemotes().find((x) => x.id === ref.endpointId);
+      if (!r || r.settings.serverKind !== 'llama.cpp' || !r.endpoints.some((e) => (e.effectiveConcurrency ?? e.maxConcurrency) > 1)) return;
+      for (const note of r.reproducibility ?? []) {
+        warnings.push({
+          code: 'remote-concurrent-slots',
+          field: path,
+          message: `server '${r.name}': ${note}`,
+          fix: `add the server again without --concurrent-slots (one request at a time per endpoint), or start llama-server with -np 1`,
+        });
+      }
+    });
+    return warnings;
   }
 
   // ---- runs ----------------------------------------------------------------------------------

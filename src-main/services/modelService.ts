@@ -24,6 +24,8 @@ import { ThreadTuningRepo } from '../store/threadTuningRepo';
 import type { JobRunner } from './jobRunner';
 import {
   checkEndpointsServe,
+  concurrencyNotesOf,
+  effectiveEndpointsOf,
   endpointsOf,
   engineConfigOf,
   reprobeRemote,
@@ -396,7 +398,8 @@ export class ModelService {
       kind: 'remote',
       name: r.name,
       baseUrl: withoutCredentials(r.base_url),
-      endpoints: endpointsOf(r).map((e) => ({ ...e, baseUrl: withoutCredentials(e.baseUrl) })),
+      endpoints: endpointsOf(r).map((e, i) => ({ ...e, baseUrl: withoutCredentials(e.baseUrl), effectiveConcurrency: effectiveEndpointsOf(r)[i]!.maxConcurrency })),
+      ...(concurrencyNotesOf(r).length > 0 ? { reproducibility: concurrencyNotesOf(r) } : {}),
       model: r.model,
       revision: s.revision ?? null,
       identity: identityOf(r),
@@ -537,7 +540,8 @@ export class ModelService {
       baseUrl: withoutCredentials(r.base_url),
       model: r.model,
       hasApiKey: r.api_key !== null && r.api_key !== '',
-      endpoints: endpointsOf(r).map((e) => ({ ...e, baseUrl: withoutCredentials(e.baseUrl) })),
+      endpoints: endpointsOf(r).map((e, i) => ({ ...e, baseUrl: withoutCredentials(e.baseUrl), effectiveConcurrency: effectiveEndpointsOf(r)[i]!.maxConcurrency })),
+      ...(concurrencyNotesOf(r).length > 0 ? { reproducibility: concurrencyNotesOf(r) } : {}),
       revision: storedSettings(r).revision ?? null,
       identity: identityOf(r),
       capabilities: storedSettings(r).capabilities ?? null,

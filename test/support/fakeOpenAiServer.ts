@@ -57,6 +57,8 @@ export interface FakeOpenAiOptions {
   replyPrefix: string;
   /** The `model` named in answers, when not the one asked for (a replica serving something else). */
   answerModel: string | undefined;
+  /** llama.cpp's `GET /props` `total_slots` (only this field); undefined: no /props (HTTP 404). */
+  slots?: number | undefined;
   /** Extra delay for POST requests only (GET /models stays fast): a replica slow at computing. */
   postDelayMs: number;
 }
@@ -303,6 +305,7 @@ export class FakeOpenAiServer {
 
   private route(method: string, path: string, body: unknown): unknown {
     if (method === 'GET' && path === '/v1/models' && this.options.modelsEndpoint) return this.models();
+    if (method === 'GET' && path === '/props' && this.options.slots !== undefined) return { total_slots: this.options.slots };
     if (method === 'POST' && path === '/v1/chat/completions') return this.chat(asObject(body));
     if (method === 'POST' && path === '/v1/completions') return this.completion(asObject(body));
     if (method === 'POST' && path === '/v1/embeddings') return this.embeddings(asObject(body));
