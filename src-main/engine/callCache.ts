@@ -13,6 +13,7 @@
 import { createHash } from 'node:crypto';
 import { CallDeferredError, COMPUTE, computes, type CallPolicy } from './queue/callPolicy';
 import type { RunCalls } from './queue/runCalls';
+import { SharedSignals } from './queue/sharedSignals';
 import { Slots, type SlotStats } from './queue/slots';
 import { abortable } from './remote/abortable';
 import type { CallReport, EmbedRequest, EmbedResult, Engine, EngineIdentity, GenerateRequest, GenerateResult, ScoreRequest, ScoreResult, TokenizeRequest, TokenizeResult } from './types';
@@ -37,6 +38,8 @@ export interface CallCacheStore {
   claim?(key: string): { response: unknown } | undefined;
   /** Give up a claim whose call was not stored (it failed or was aborted). */
   release?(key: string): void;
+  /** Delete a stored call whose answer is no longer trusted (its endpoint later failed a weights check). */
+  forget?(key: string): void;
 }
 
 export interface CacheStats {
@@ -77,6 +80,10 @@ class EngineState {
   readonly identityWaits = new WeakMap<AbortSignal, Promise<EngineIdentity>>();
   /** Misses being computed now, by key: a second caller of the same call waits for the first. */
   readonly computing = new Map<string, Promise<unknown>>();
+  /** The calls under one caller signal share one listener on it (sharedSignals.ts). */
+  readonly signals = new SharedSignals();
+  /** Calls whose answer was distrusted after it arrived (a remote endpoint failed a later weights check). */
+  distrusted = 0;
 
   constructor(capacity: () => number) {
     this.slots = new Slots(capacity);
@@ -155,6 +162,24 @@ export class CachedEngine implements Engine {
     return { ...this.state.counts };
   }
 
+  /**
+   * Calls of this engine whose answer was distrusted (issue 35 item 1): an endpoint that answered them
+   * failed a later weights check. Their cache rows are deleted; a run that used them computes again.
+   */
+  distrustedCount(): number {
+    return this.state.distrusted;
+  }
+
+  /**
+   * A remote engine checks again every endpoint that answered since its last passing weights check
+   * (remoteEngine.ts `confirmAnswers`); other engines have nothing to confirm. Returns how many
+   * calls were distrusted now.
+   */
+  async confirmAnswers(signal?: AbortSignal): Promise<number> {
+    const inner = this.inner as Engine & { confirmAnswers?: (signal?: AbortSignal) => Promise<number> };
+    return inner.confirmAnswers ? inner.confirmAnswers(signal) : 0;
+  }
+
   /** The queue of this engine: calls in flight, the most at once, waiting, the bound. */
   queueStats(): SlotStats {
     return this.state.slots.stats();
@@ -194,14 +219,26 @@ export class CachedEngine implements Engine {
 
   /** Passed straight through: tokenizing is cheap and deterministic, neither cached nor queued. */
   tokenize(request: TokenizeRequest, signal?: AbortSignal): Promise<TokenizeResult> {
-    return this.inner.tokenize(request, signal);
+    return this.state.signals.run(signal, (s) => this.inner.tokenize(request, s));
   }
 
   close(): Promise<void> {
     return this.inner.close();
   }
 
-  private async cached<R>(
+  private cached<R>(
+    op: CachedOp,
+    request: unknown,
+    cacheable: boolean,
+    call: (signal?: AbortSignal, report?: CallReport) => Promise<R>,
+    signal?: AbortSignal,
+    keep: (r: R) => boolean = () => true,
+  ): Promise<Tracked<R>> {
+    // Everything below listens on the shared child of the caller's signal, not on the signal itself.
+    return this.state.signals.run(signal, (s) => this.cachedUnder(op, request, cacheable, call, s, keep));
+  }
+
+  private async cachedUnder<R>(
     op: CachedOp,
     request: unknown,
     cacheable: boolean,
@@ -229,6 +266,8 @@ export class CachedEngine implements Engine {
     const running = this.state.computing.get(key) as Promise<R> | undefined;
     if (running) return { result: await running, fromCache: true };
     let computedHere = false;
+    /** The reports whose answer this call wrote to the store (so a later distrust deletes the row). */
+    const written = new WeakSet<CallReport>();
     const computing = (async (): Promise<R> => {
       // The slot is held for the engine's work only: the cache write below happens after the next
       // queued call has gone to the engine, so the engine never waits for the workspace's writes.
@@ -239,13 +278,22 @@ export class CachedEngine implements Engine {
         // if not, claim it, so that a concurrent cache import leaves it to this computation.
         const late = this.store.claim ? this.store.claim(key) : this.store.lookup ? this.store.lookup(key) : this.store.get(key);
         if (late) return { late: true as const, response: late.response as R };
-        const started = performance.now();
-        // Which endpoint computed it (remote pools fill this in), for the cache row and the manifest.
-        const report: CallReport = { servedBy: [], attempts: 0 };
         try {
-          const response = await call(signal, report);
-          // The engine's own time where it measures one (a queued call's wait is not the call's).
-          return { late: false as const, response, durationMs: report.engineMs ?? performance.now() - started, report };
+          for (;;) {
+            const started = performance.now();
+            // Which endpoint computed it (remote pools fill this in), for the cache row and the manifest.
+            const report: CallReport = { servedBy: [], attempts: 0 };
+            // An endpoint that answered failed a later weights check: the row (if written) goes, and the run is told.
+            report.onDistrust = () => {
+              this.state.distrusted++;
+              if (written.has(report)) this.store.forget?.(key);
+            };
+            const response = await call(signal, report);
+            // Distrusted while the call ran: computed again (that endpoint is now out of the pool).
+            if (report.distrusted) continue;
+            // The engine's own time where it measures one (a queued call's wait is not the call's).
+            return { late: false as const, response, durationMs: report.engineMs ?? performance.now() - started, report };
+          }
         } catch (err) {
           this.store.release?.(key);
           throw err;
@@ -262,7 +310,13 @@ export class CachedEngine implements Engine {
       counts.misses++;
       if (this.run) this.run.computed++;
       const servedBy = report.servedBy.join(' ');
+      // Distrusted between its answer and now: not kept (the run that uses it computes again).
+      if (report.distrusted) {
+        this.store.release?.(key);
+        return response;
+      }
       const stored = this.store.put({ key, modelKey: identity.modelKey, op, request, response, durationMs, ...(servedBy ? { servedBy } : {}) });
+      if (stored) written.add(report);
       // Stored meanwhile by another writer (not a claiming import): the first answer stays, and this
       // run uses it too, so its results are what the cache holds.
       if (!stored) return (this.store.get(key)?.response as R | undefined) ?? response;

@@ -155,6 +155,13 @@ export interface CallReport {
    * call had its sequence to its answer, without the time it waited queued), in ms.
    */
   engineMs?: number;
+  /**
+   * Set by a remote engine when an endpoint that answered this call later failed its weights check
+   * (issue 35 item 1: an answer is trusted only between two passing checks): the answer may come
+   * from other weights and must not be kept. `onDistrust` (set by the caller) is called then.
+   */
+  distrusted?: boolean;
+  onDistrust?: () => void;
 }
 
 export interface Engine {

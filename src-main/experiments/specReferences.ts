@@ -17,7 +17,7 @@ export interface ReferenceDeps {
 }
 
 /** Keys whose value is a GeneratorSelector in every kind's spec. */
-const MODEL_KEYS = new Set(['generator', 'agent']);
+export const MODEL_KEYS = new Set(['generator', 'agent']);
 
 export function checkSpecReferences(spec: Record<string, unknown>, deps: ReferenceDeps): SpecIssue[] {
   const issues: SpecIssue[] = [];
@@ -72,7 +72,7 @@ export function checkSpecContent(kind: Pick<ExperimentKind, 'checkContent'>, spe
   return issues;
 }
 
-function walk(value: unknown, path: string, visit: (key: string, value: unknown, path: string) => void): void {
+export function walk(value: unknown, path: string, visit: (key: string, value: unknown, path: string) => void): void {
   if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${path}[${i}]`, visit));
   else if (value !== null && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {

@@ -26,7 +26,7 @@ import type { ExperimentDeps, ExperimentKind, ExperimentRegistry, ExportedFile, 
 import { designWarningNote, storedDesignWarnings } from '../experiments/designWarningText';
 import { defaultExperimentRegistry } from '../experiments/kinds';
 import { validateSpec } from '../experiments/specFile';
-import { checkSpecContent, checkSpecReferences } from '../experiments/specReferences';
+import { checkSpecContent, checkSpecReferences, MODEL_KEYS, walk } from '../experiments/specReferences';
 import { checkSpecCapabilities, type ModelCapabilities } from '../experiments/specCapabilities';
 import { collectEnvironment, type EnvironmentInfo } from '../io/manifest/environment';
 import { buildManifest, type ReproducibilityManifest } from '../io/manifest/manifest';
@@ -179,7 +179,39 @@ export class ExperimentService {
    */
   async designWarnings(raw: unknown): Promise<DesignWarning[]> {
     const { kind, spec } = this.parse(raw);
-    return kind.designWarnings ? kind.designWarnings(spec, this.deps) : [];
+    return [...(kind.designWarnings ? await kind.designWarnings(spec, this.deps) : []), ...this.reproducibilityWarnings(raw)];
+  }
+
+  /**
+   * Before Run (issue 35 item 2): a llama.cpp server the user let take several requests at once on
+   * several slots batches them, which changes greedy outputs; the spec's runs may then not repeat.
+   */
+  reproducibilityWarnings(raw: unknown): DesignWarning[] {
+    const { spec } = this.parse(raw);
+    const warnings: DesignWarning[] = [];
+    const seen = new Set<number>();
+    walk(spec, '', (key, value, path) => {
+      if (!MODEL_KEYS.has(key) || value === null || typeof value !== 'object' || Array.isArray(value)) return;
+      let ref: GeneratorRef;
+      try {
+        ref = this.resolveGenerator(value as GeneratorSelector, path);
+      } catch {
+        return; // named nothing: the reference check says so
+      }
+      if (ref.kind !== 'remote' || seen.has(ref.endpointId)) return;
+      seen.add(ref.endpointId);
+      const r = this.models.listRemotes().find((x) => x.id === ref.endpointId);
+      if (!r || r.settings.serverKind !== 'llama.cpp' || !r.endpoints.some((e) => (e.effectiveConcurrency ?? e.maxConcurrency) > 1)) return;
+      for (const note of r.reproducibility ?? []) {
+        warnings.push({
+          code: 'remote-concurrent-slots',
+          field: path,
+          message: `server '${r.name}': ${note}`,
+          fix: `add the server again without --concurrent-slots (one request at a time per endpoint), or start llama-server with -np 1`,
+        });
+      }
+    });
+    return warnings;
   }
 
   /**
@@ -275,19 +307,39 @@ export class ExperimentService {
     this.models.recheckRemoteWeights();
     this.repo.setRunStarted(runId, ctx.jobId ?? null, currentOwner());
     try {
-      let stats: Record<string, unknown>;
-      try {
-        stats = await kind.execute({ runId, spec, deps, signal: ctx.signal, progress: (d, t, m) => ctx.progress(d, t, m) });
-      } catch (err) {
-        if (!isDeferred(err) || ctx.signal.aborted) throw err;
-        stats = {};
+      let stats: Record<string, unknown> = {};
+      // An answer is trusted only between two passing weights checks (issue 35 item 1): after the kind
+      // has finished, every remote endpoint that answered since its last check is checked again. When
+      // answers were distrusted meanwhile (their rows are gone from the cache), the run's items are
+      // written again from the cache, the distrusted calls computed on the endpoints still trusted.
+      let distrusted = 0;
+      for (let pass = 1; ; pass++) {
+        const before = this.models.distrustedAnswers();
+        try {
+          stats = await kind.execute({ runId, spec, deps, signal: ctx.signal, progress: (d, t, m) => ctx.progress(d, t, m) });
+        } catch (err) {
+          if (!isDeferred(err) || ctx.signal.aborted) throw err;
+          stats = {};
+        }
+        if (calls.deferredCount > 0) break;
+        await this.models.confirmRemoteAnswers(ctx.signal);
+        const now = this.models.distrustedAnswers() - before;
+        if (now === 0) break;
+        distrusted += now;
+        if (pass >= MAX_TRUST_PASSES) {
+          throw new Error(`${distrusted} answers were distrusted in ${pass} passes (endpoints kept failing their weights checks); the run stops, its trusted calls are kept in the call cache`);
+        }
+        ctx.progress(0, undefined, `${now} answers came from an endpoint that failed its weights check: computing them again elsewhere`);
+        this.repo.clearItems(runId);
       }
       // The design warnings recorded before the run (recordDesignWarnings) stay with it.
       const recorded = storedDesignWarnings(this.requireRun(runId).stats);
-      stats = { ...stats, callsInFlightMax: calls.maxInFlight, ...(recorded.length > 0 ? { designWarnings: recorded } : {}) };
+      stats = { ...stats, callsInFlightMax: calls.maxInFlight, ...(recorded.length > 0 ? { designWarnings: recorded } : {}), ...(distrusted > 0 ? { answersDistrusted: distrusted } : {}) };
       if (calls.deferredCount > 0) throw new CallsDeferredError(calls.deferredCount, deferredMessage(policy, calls));
       this.repo.setRunStats(runId, stats);
-      this.repo.setRunManifest(runId, await this.buildManifest(kind, run, spec, stats));
+      const manifest = await this.buildManifest(kind, run, spec, stats);
+      if (distrusted > 0) manifest.warnings.push(distrustWarning(distrusted));
+      this.repo.setRunManifest(runId, manifest);
       this.repo.setRunFinished(runId, 'succeeded');
       return { runId, ...stats };
     } catch (err) {
@@ -524,4 +576,12 @@ function withCalibration(manifest: ReproducibilityManifest, cal: NonNullable<Met
   const evaluation = manifest.evaluation;
   if (!evaluation?.significance) return manifest;
   return { ...manifest, evaluation: { ...evaluation, significance: { ...evaluation.significance, calibration: cal } } };
+}
+
+/** Passes of a run over its items before it gives up on endpoints that keep failing their weights checks. */
+const MAX_TRUST_PASSES = 3;
+
+/** The run warning for answers taken out of the cache (issue 35 item 1). */
+export function distrustWarning(n: number): string {
+  return `${n} answer${n === 1 ? '' : 's'} came from a remote endpoint that failed a later weights check (other weights behind the same name): taken out of the call cache and computed again on endpoints that passed; the stored items use only answers given between two passing checks`;
 }

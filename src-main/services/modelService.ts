@@ -24,6 +24,8 @@ import { ThreadTuningRepo } from '../store/threadTuningRepo';
 import type { JobRunner } from './jobRunner';
 import {
   checkEndpointsServe,
+  concurrencyNotesOf,
+  effectiveEndpointsOf,
   endpointsOf,
   engineConfigOf,
   reprobeRemote,
@@ -361,6 +363,24 @@ export class ModelService {
     throw new ApiFailure('engine', `'${row.name}' cannot be reached (${why})`);
   }
 
+  /** Distrusted calls of engines closed since (distrustedAnswers never goes down). */
+  private distrustedInClosed = 0;
+
+  /**
+   * Calls whose answer was distrusted since this process started, over every engine (issue 35 item 1:
+   * a remote endpoint that answered them failed a later weights check). A run compares it before and after.
+   */
+  distrustedAnswers(): number {
+    let n = this.distrustedInClosed;
+    for (const engine of this.engines.values()) n += engine.distrustedCount();
+    return n;
+  }
+
+  /** Every started engine confirms its answers (remote: a weights check of each endpoint that answered since its last one). */
+  async confirmRemoteAnswers(signal?: AbortSignal): Promise<void> {
+    await Promise.all([...this.engines.values()].map((engine) => engine.confirmAnswers(signal)));
+  }
+
   /** Every started remote engine checks its endpoints' weights again before their next call (when a run starts). */
   recheckRemoteWeights(): void {
     for (const engine of this.engines.values()) if (engine.inner instanceof RemoteEngine) engine.inner.recheckWeights();
@@ -396,7 +416,8 @@ export class ModelService {
       kind: 'remote',
       name: r.name,
       baseUrl: withoutCredentials(r.base_url),
-      endpoints: endpointsOf(r).map((e) => ({ ...e, baseUrl: withoutCredentials(e.baseUrl) })),
+      endpoints: endpointsOf(r).map((e, i) => ({ ...e, baseUrl: withoutCredentials(e.baseUrl), effectiveConcurrency: effectiveEndpointsOf(r)[i]!.maxConcurrency })),
+      ...(concurrencyNotesOf(r).length > 0 ? { reproducibility: concurrencyNotesOf(r) } : {}),
       model: r.model,
       revision: s.revision ?? null,
       identity: identityOf(r),
@@ -537,7 +558,8 @@ export class ModelService {
       baseUrl: withoutCredentials(r.base_url),
       model: r.model,
       hasApiKey: r.api_key !== null && r.api_key !== '',
-      endpoints: endpointsOf(r).map((e) => ({ ...e, baseUrl: withoutCredentials(e.baseUrl) })),
+      endpoints: endpointsOf(r).map((e, i) => ({ ...e, baseUrl: withoutCredentials(e.baseUrl), effectiveConcurrency: effectiveEndpointsOf(r)[i]!.maxConcurrency })),
+      ...(concurrencyNotesOf(r).length > 0 ? { reproducibility: concurrencyNotesOf(r) } : {}),
       revision: storedSettings(r).revision ?? null,
       identity: identityOf(r),
       capabilities: storedSettings(r).capabilities ?? null,
@@ -563,6 +585,7 @@ export class ModelService {
   private async closeEngine(key: string): Promise<void> {
     const e = this.engines.get(key);
     if (!e) return;
+    this.distrustedInClosed += e.distrustedCount();
     this.engines.delete(key);
     await e.close();
   }

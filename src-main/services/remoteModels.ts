@@ -11,6 +11,7 @@ import type { ProbeTarget } from '../engine/remote/probeHttp';
 import { reportedPartOf, revisionIdentifiesWeights, revisionWithFingerprint } from '../engine/remote/servedRevision';
 import { chooseTransports, listModel, probeCapabilities, type ServerCapabilities } from '../engine/remote/serverProbe';
 import { probePoolContextSize } from '../engine/remote/contextProbe';
+import { concurrencyNote, probeSlots, reproducibleLimit } from '../engine/remote/slotsProbe';
 import { listedNames, verifyEndpointWeights, type ExpectedWeights } from '../engine/remote/weightsCheck';
 import { compareFingerprints, takeFingerprint, type WeightsFingerprint } from '../engine/remote/weightsFingerprint';
 import { ApiFailure } from '../api/apiFailure';
@@ -51,6 +52,10 @@ export interface StoredRemoteSettings {
    * the smallest of a pool's), or why none was: the default prompt budget (context − maxTokens).
    */
   context?: { size: number; source: string } | { size: null; reason: string };
+  /** llama.cpp: each endpoint's `GET /props` total_slots at `remote add` (null: not reported); see slotsProbe.ts. */
+  slots?: Record<string, number | null>;
+  /** llama.cpp: the user opted in to several requests at once on a server with several slots (outputs may vary). */
+  concurrentSlots?: boolean;
 }
 
 export interface RemoteInput {
@@ -65,6 +70,8 @@ export interface RemoteInput {
   probe?: boolean | undefined;
   /** Per-request timeout, milliseconds. */
   timeoutMs?: number | undefined;
+  /** llama.cpp: send up to the limit at once even to a server with several slots (greedy outputs may vary). */
+  concurrentSlots?: boolean | undefined;
 }
 
 export function storedSettings(row: RemoteRow): StoredRemoteSettings {
@@ -75,6 +82,29 @@ export function storedSettings(row: RemoteRow): StoredRemoteSettings {
 export function endpointsOf(row: RemoteRow): Array<{ baseUrl: string; maxConcurrency: number }> {
   const s = storedSettings(row);
   return s.endpoints && s.endpoints.length > 0 ? s.endpoints : [{ baseUrl: row.base_url, maxConcurrency: s.maxConcurrency ?? remoteDefaults.maxConcurrency }];
+}
+
+/**
+ * The endpoints with the limits the engine uses: on a llama.cpp server with several slots, one
+ * request at a time unless the user opted in (slotsProbe.ts `reproducibleLimit`).
+ */
+export function effectiveEndpointsOf(row: RemoteRow): Array<{ baseUrl: string; maxConcurrency: number }> {
+  const s = storedSettings(row);
+  return endpointsOf(row).map((e) => ({ baseUrl: e.baseUrl, maxConcurrency: reproducibleLimit(s.serverKind ?? 'openai', e.maxConcurrency, s.slots?.[e.baseUrl], s.concurrentSlots === true) }));
+}
+
+/** What each endpoint's concurrency costs in reproducibility (llama.cpp), one line each; [] when nothing. */
+export function concurrencyNotesOf(row: RemoteRow): string[] {
+  const s = storedSettings(row);
+  return endpointsOf(row)
+    .map((e) => concurrencyNote(s.serverKind ?? 'openai', e.baseUrl, e.maxConcurrency, s.slots?.[e.baseUrl], s.concurrentSlots === true))
+    .filter((n): n is string => n !== undefined);
+}
+
+/** llama.cpp: each endpoint's slots (GET /props total_slots), null where not reported. */
+async function probePoolSlots(targets: readonly ProbeTarget[]): Promise<Record<string, number | null>> {
+  const probes = await Promise.all(targets.map(async (t) => [t.baseUrl, (await probeSlots(t)).slots] as const));
+  return Object.fromEntries(probes);
 }
 
 /**
@@ -91,7 +121,7 @@ export function engineConfigOf(row: RemoteRow): RemoteEngineConfig {
     ...(chosen.chatJsonSchemaTransport ? { chatJsonSchemaTransport: chosen.chatJsonSchemaTransport } : {}),
     ...(refused ? { refusals: chosen.refusals } : {}),
     model: row.model,
-    endpoints: endpointsOf(row),
+    endpoints: effectiveEndpointsOf(row),
     ...(row.api_key ? { apiKey: row.api_key } : {}),
     ...(s.serverKind ? { serverKind: s.serverKind } : {}),
     ...(s.maxConcurrency ? { maxConcurrency: s.maxConcurrency } : {}),
@@ -185,6 +215,7 @@ export async function settleRemote(input: RemoteInput): Promise<{ baseUrl: strin
     maxConcurrency: resolved.maxConcurrency,
     ...(endpoints.length > 1 || input.endpoints ? { endpoints } : {}),
     ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
+    ...(input.concurrentSlots === true ? { concurrentSlots: true } : {}),
   };
   const baseUrl = endpoints[0]!.baseUrl;
   if (input.probe === false) {
@@ -227,6 +258,14 @@ export async function settleRemote(input: RemoteInput): Promise<{ baseUrl: strin
   );
   common.context = context.size !== undefined ? { size: context.size, source: context.source } : { size: null, reason: context.reason };
   if (context.size === undefined) warnings.push(`no context size: ${context.reason}; prompt budgets need an explicit total, else the run's prompts are not checked before they are sent`);
+  // llama.cpp: its slots, and what the concurrency costs in reproducibility (slotsProbe.ts).
+  if (resolved.serverKind === 'llama.cpp') {
+    common.slots = await probePoolSlots(endpoints.map((e) => target(e.baseUrl)));
+    for (const e of endpoints) {
+      const note = concurrencyNote(resolved.serverKind, e.baseUrl, e.maxConcurrency, common.slots[e.baseUrl], input.concurrentSlots === true);
+      if (note) warnings.push(note);
+    }
+  }
 
   // 4. Identity.
   if (stated !== undefined) {
@@ -288,13 +327,16 @@ export async function reprobeRemote(row: RemoteRow, apiKey: string | undefined):
   const probed = await probePoolContextSize(endpoints.map((e) => target(e.baseUrl)), row.model);
   const context: NonNullable<StoredRemoteSettings['context']> = probed.size !== undefined ? { size: probed.size, source: probed.source } : { size: null, reason: probed.reason };
   if (context.size === null) warnings.push(`no context size: ${context.reason}; prompt budgets need an explicit total, else the run's prompts are not checked before they are sent`);
+  const slots = serverKind === 'llama.cpp' ? await probePoolSlots(endpoints.map((e) => target(e.baseUrl))) : undefined;
 
   const identity: StoredIdentity = expected
     ? { ...identityOf(row), verified: true, note: `every endpoint served the recorded weights when checked again at ${capabilities.probedAt}` }
     : identityOf(row);
   if (!expected) warnings.push(`the weights were not checked again: ${identity.note ?? 'this model has no identity the servers can prove'}`);
   const changes = [...capabilityChanges(old.capabilities, capabilities), ...contextChange(old.context, context)];
-  return { settings: { ...old, capabilities, context, identity }, changes, warnings };
+  const settings: StoredRemoteSettings = { ...old, capabilities, context, identity, ...(slots ? { slots } : {}) };
+  warnings.push(...concurrencyNotesOf({ ...row, settings: JSON.stringify(settings) }));
+  return { settings, changes, warnings };
 }
 
 /** What a new probe says differently from the stored one, one line per capability. */

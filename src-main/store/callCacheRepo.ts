@@ -169,7 +169,12 @@ export class CallCacheRepo {
     this.db.prepare(`UPDATE batch_calls SET exported_at = ? WHERE key = ? AND exported_at LIKE ?`).run(`released:${new Date().toISOString()}`, key, `${CLAIM_PREFIX}${process.pid}:%`);
   }
 
-  /** Calls the engine computed more than once (0 when the queue kept its promise). */
+  /** Delete one stored call (its answer is no longer trusted: engine/callCache.ts `forget`). */
+  forget(key: string): void {
+    commitWithoutSync(this.db, () => this.st(`DELETE FROM llm_call_cache WHERE key = ?`).run(key));
+  }
+
+    /** Calls the engine computed more than once (0 when the queue kept its promise). */
   extraComputations(modelKey?: string): number {
     const row = (
       modelKey === undefined

@@ -317,6 +317,11 @@ export class ExperimentsRepo {
 
   // ---- run items ------------------------------------------------------------------------------
 
+  /** Delete every item of a run (it is written again: issue 35 item 1); returns how many. */
+  clearItems(runId: number): number {
+    return this.st(`DELETE FROM run_items WHERE run_id = ?`).run(runId).changes;
+  }
+
   /** Upsert items in one transaction: an item written again replaces its row (same key). */
   upsertItems(runId: number, items: readonly RunItem[]): void {
     if (items.length === 0) return;

@@ -48,8 +48,8 @@ describe('remote model pools through the API', () => {
     );
     expect(added.baseUrl).toBe(a.baseUrl);
     expect(added.endpoints).toEqual([
-      { baseUrl: a.baseUrl, maxConcurrency: 2 },
-      { baseUrl: b.baseUrl, maxConcurrency: 3 },
+      { baseUrl: a.baseUrl, maxConcurrency: 2, effectiveConcurrency: 2 },
+      { baseUrl: b.baseUrl, maxConcurrency: 3, effectiveConcurrency: 3 },
     ]);
     expect(added.revision).toBe('root=/models/llama-8b-instruct');
     expect(services.models.describe({ kind: 'remote', endpointId: added.id })).toMatchObject({ modelKey: 'remote:llama-8b@root=/models/llama-8b-instruct' });

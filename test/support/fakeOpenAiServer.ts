@@ -57,6 +57,10 @@ export interface FakeOpenAiOptions {
   replyPrefix: string;
   /** The `model` named in answers, when not the one asked for (a replica serving something else). */
   answerModel: string | undefined;
+  /** Called as each request arrives, before it is answered (e.g. to swap the weights between two requests). */
+  onRequest?: ((request: RecordedRequest) => void) | undefined;
+  /** llama.cpp's `GET /props` `total_slots` (only this field); undefined: no /props (HTTP 404). */
+  slots?: number | undefined;
   /** Extra delay for POST requests only (GET /models stays fast): a replica slow at computing. */
   postDelayMs: number;
 }
@@ -232,7 +236,9 @@ export class FakeOpenAiServer {
     } catch {
       body = raw;
     }
-    this.requests.push({ method: req.method ?? '', path, headers: req.headers, body, at: Date.now() });
+    const recorded: RecordedRequest = { method: req.method ?? '', path, headers: req.headers, body, at: Date.now() };
+    this.requests.push(recorded);
+    this.options.onRequest?.(recorded);
 
     const delay = this.options.delayMs + (req.method === 'POST' ? this.options.postDelayMs : 0);
     if (delay > 0) {
@@ -303,6 +309,7 @@ export class FakeOpenAiServer {
 
   private route(method: string, path: string, body: unknown): unknown {
     if (method === 'GET' && path === '/v1/models' && this.options.modelsEndpoint) return this.models();
+    if (method === 'GET' && path === '/props' && this.options.slots !== undefined) return { total_slots: this.options.slots };
     if (method === 'POST' && path === '/v1/chat/completions') return this.chat(asObject(body));
     if (method === 'POST' && path === '/v1/completions') return this.completion(asObject(body));
     if (method === 'POST' && path === '/v1/embeddings') return this.embeddings(asObject(body));

@@ -146,8 +146,13 @@ export const RemoteEndpointInfo = z.object({
   name: z.string(),
   /** The first endpoint (the only one of a model added with one base URL). */
   baseUrl: z.string(),
-  /** Every endpoint of the pool, each with its limit. */
-  endpoints: z.array(RemoteEndpoint.extend({ baseUrl: z.string() })),
+  /**
+   * Every endpoint of the pool, each with its limit; `effectiveConcurrency`: the requests it takes at
+   * once (1 on a llama.cpp server with several slots unless `concurrentSlots`: reproducible greedy outputs).
+   */
+  endpoints: z.array(RemoteEndpoint.extend({ baseUrl: z.string(), effectiveConcurrency: z.number().int().min(1).optional() })),
+  /** What the concurrency costs in reproducibility (llama.cpp slots), one sentence per endpoint; absent when nothing. */
+  reproducibility: z.array(z.string()).optional(),
   model: z.string(),
   /** Which weights the model name stands for (reported by the servers or stated); part of the cache key. */
   revision: z.string().nullable(),
@@ -314,6 +319,11 @@ export const modelsContract = lazyMethods(() => ({
         probe: z.boolean().default(true),
         /** Per-request timeout in seconds (one HTTP attempt); default 300. */
         timeoutSeconds: z.number().int().min(1).max(86_400).optional(),
+        /**
+         * llama.cpp: send up to the limit at once even to a server with several slots. Off by default: such a
+         * server batches concurrent requests, which changes greedy outputs, so it gets one request at a time.
+         */
+        concurrentSlots: z.boolean().optional(),
       })
       .strict()
       .refine((r) => r.baseUrl !== undefined || r.endpoints !== undefined, { message: 'give baseUrl or endpoints', path: ['baseUrl'] }),

@@ -94,6 +94,8 @@ export const runCommand: CliCommand = {
         io.stdout.write(values.json ? `${JSON.stringify(estimate)}\n` : describeEstimate(experiment.name, estimate));
         return 0;
       }
+      // Before anything runs: what the servers' concurrency costs in reproducibility (issue 35 item 2).
+      for (const w of s.experiments.reproducibilityWarnings(raw)) io.stderr.write(`warning: ${w.message}\n  fix: ${w.fix}\n`);
       const { run, resumed } = s.experiments.runToContinue(experiment.id, values.new ?? false);
       io.stderr.write(
         `${created ? 'created' : changed ? `updated (spec version ${experiment.version})` : 'using'} experiment '${experiment.name}' (id ${experiment.id}); ${resumed ? 'resuming' : 'starting'} run ${run.id}\n`,

@@ -1,4 +1,4 @@
-import { EngineError } from '../types';
+import { EngineError, type CallReport } from '../types';
 import { backoffDelay } from './retryDelay';
 
 /**
@@ -76,6 +76,11 @@ export class Endpoint {
   checking: Promise<void> | undefined;
   /** When its weights check last passed; undefined until it does, and again after a failure. */
   checkedAt: number | undefined;
+  /**
+   * The calls answered here since the start of its last passing weights check (issue 35 item 1):
+   * trusted once a check started after them passes, distrusted when one finds other weights.
+   */
+  readonly unconfirmed: CallReport[] = [];
   lastUsed = 0;
   // statistics
   attempts = 0;

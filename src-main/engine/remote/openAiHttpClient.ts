@@ -182,6 +182,8 @@ export class OpenAiHttpClient {
                 }
                 if (!call.metadata) this.pool.markSuccess(lease.endpoint, done.latencyMs, usageOf(done.outcome.json));
                 if (call.report && !call.report.servedBy.includes(lease.endpoint.baseUrl)) call.report.servedBy.push(lease.endpoint.baseUrl);
+                // Trusted only once a weights check started after it passes (issue 35 item 1).
+                if (call.report && this.settings.checkRevision !== undefined && !call.metadata) lease.endpoint.unconfirmed.push(call.report);
                 resolve({ value: done.outcome.value });
                 return;
               }
@@ -256,6 +258,8 @@ export class OpenAiHttpClient {
     const outcome = await this.once(endpoint, call.method, call.path, call.payload, call.timeoutMs, cancel);
     const latencyMs = performance.now() - started;
     if (outcome.kind !== 'ok') return { outcome, latencyMs };
+    // Found serving other weights while this request ran: its answer is not used; another endpoint takes the call.
+    if (endpoint.excluded !== undefined && this.settings.checkRevision !== undefined) return { outcome: { kind: 'excluded' }, latencyMs };
     const bad = this.checkAnswer(outcome.json, call);
     return { outcome: bad ?? outcome, latencyMs };
   }
@@ -378,6 +382,8 @@ export class OpenAiHttpClient {
   private async checkRevision(endpoint: Endpoint, signal: AbortSignal | undefined): Promise<void> {
     endpoint.checking ??= (async () => {
       const where = `GET ${endpoint.baseUrl}/models`;
+      // The answers this check vouches for: those received before it started.
+      const covered = endpoint.unconfirmed.length;
       // The reported revision and, where recorded, the weights fingerprint (weightsCheck.ts).
       const verdict = await verifyEndpointWeights(
         { baseUrl: endpoint.baseUrl, apiKey: this.settings.apiKey, timeoutMs: Math.min(this.settings.timeoutMs, checkTimeoutMs), signal: this.pool.closedSignal },
@@ -389,12 +395,50 @@ export class OpenAiHttpClient {
         },
       );
       if (verdict.kind === 'failed') this.pool.markFailure(endpoint, `${where} (weights check): ${this.redact(verdict.reason)}`);
-      else if (verdict.kind === 'different') this.pool.exclude(endpoint, `${where}: ${this.redact(verdict.reason)}`);
-      else endpoint.checkedAt = this.pool.clock();
+      else if (verdict.kind === 'different') {
+        this.pool.exclude(endpoint, `${where}: ${this.redact(verdict.reason)}`);
+        // Every answer since its last passing check may come from the other weights.
+        this.distrust(endpoint);
+      } else {
+        endpoint.checkedAt = this.pool.clock();
+        endpoint.unconfirmed.splice(0, covered);
+      }
     })().finally(() => {
       endpoint.checking = undefined;
     });
     await abortable(endpoint.checking, signal, `GET ${endpoint.baseUrl}/models`);
+  }
+
+  /**
+   * The end of a run (issue 35 item 1): every endpoint with answers not yet vouched for by a passing
+   * weights check is checked now. Answers of an endpoint found serving other weights, or that cannot
+   * be checked after `attempts` tries, are distrusted (their reports marked, their callers told).
+   * Returns how many calls were distrusted.
+   */
+  async confirmAnswers(signal: AbortSignal | undefined, attempts = 4): Promise<number> {
+    if (this.settings.checkRevision === undefined) return 0;
+    const counts = await Promise.all(
+      this.pool.endpoints.map(async (endpoint) => {
+        for (let attempt = 0; endpoint.unconfirmed.length > 0 && endpoint.excluded === undefined; attempt++) {
+          if (attempt >= attempts) return this.distrust(endpoint);
+          if (attempt > 0) await abortable(new Promise((r) => setTimeout(r, Math.min(this.settings.recheckAfterMs, 250 * 2 ** attempt))), signal, 'the final weights check');
+          await this.checkRevision(endpoint, signal);
+        }
+        return 0;
+      }),
+    );
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  /** Marks every unconfirmed answer of `endpoint` as not to be kept; returns how many calls. */
+  private distrust(endpoint: Endpoint): number {
+    const reports = new Set(endpoint.unconfirmed.splice(0));
+    for (const report of reports) {
+      if (report.distrusted) continue;
+      report.distrusted = true;
+      report.onDistrust?.();
+    }
+    return reports.size;
   }
 
   /** Servers sometimes quote the key back ("Incorrect API key provided: sk-…"); never pass it on. */

@@ -152,6 +152,15 @@ export class RemoteEngine implements Engine {
     for (const endpoint of this.http.pool.endpoints) if (endpoint.excluded === undefined) endpoint.checkedAt = undefined;
   }
 
+  /**
+   * Before a run is marked succeeded (issue 35 item 1): every endpoint that answered since its last
+   * passing weights check is checked again; the answers of one that fails are distrusted (their
+   * callers drop them). Returns how many calls were distrusted.
+   */
+  confirmAnswers(signal?: AbortSignal): Promise<number> {
+    return this.http.confirmAnswers(signal ?? this.lifetime.signal);
+  }
+
   /** Per-endpoint load, health, throughput and errors since the engine started. */
   endpointStats(): EndpointStats[] {
     return this.http.pool.stats();
