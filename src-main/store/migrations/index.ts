@@ -13,6 +13,7 @@ import { migration0007 } from './0007_conversations';
 import { migration0008 } from './0008_job_owner';
 import { migration0009 } from './0009_call_queue';
 import { migration0010 } from './0010_model_tuning';
+import { migration0011 } from './0011_call_evidence';
 
 export const migrations: readonly Migration[] = [
   migration0001,
@@ -25,4 +26,5 @@ export const migrations: readonly Migration[] = [
   migration0008,
   migration0009,
   migration0010,
+  migration0011,
 ];
