@@ -14,6 +14,7 @@ import { migration0008 } from './0008_job_owner';
 import { migration0009 } from './0009_call_queue';
 import { migration0010 } from './0010_model_tuning';
 import { migration0011 } from './0011_call_evidence';
+import { migration0012 } from './0012_call_claims';
 
 export const migrations: readonly Migration[] = [
   migration0001,
@@ -27,4 +28,5 @@ export const migrations: readonly Migration[] = [
   migration0009,
   migration0010,
   migration0011,
+  migration0012,
 ];
