@@ -334,6 +334,7 @@ describe.skipIf(llamaServerSkip !== undefined)('llama-server (real, built from t
     for (const o of out) expect(counted.get(o.custom_id), o.custom_id).toBe(o.response.body.usage.prompt_tokens);
     const j = out.findIndex((o) => o.response.body.usage.prompt_tokens !== out[0]!.response.body.usage.prompt_tokens);
     expect(j).toBeGreaterThan(0);
+    console.log(`${out.length} generation lines, every usage.prompt_tokens = the export's count; swapping lines 1 and ${j + 1} (${out[0]!.response.body.usage.prompt_tokens} vs ${out[j]!.response.body.usage.prompt_tokens} prompt tokens)`);
     const swapped = out.map((o, k) => (k === 0 ? { ...o, response: out[j]!.response } : k === j ? { ...o, response: out[0]!.response } : o));
     const bad = join(dir, `swapped${n}.jsonl`);
     writeFileSync(bad, swapped.map((o) => `${JSON.stringify(o)}\n`).join(''));
