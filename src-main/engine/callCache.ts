@@ -11,12 +11,13 @@
  * `CallCacheRepo` implements it.
  */
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { CallDeferredError, COMPUTE, computes, type CallPolicy } from './queue/callPolicy';
 import type { RunCalls } from './queue/runCalls';
 import { SharedSignals } from './queue/sharedSignals';
 import { Slots, type SlotStats } from './queue/slots';
 import { abortable } from './remote/abortable';
-import type { CallReport, EmbedRequest, EmbedResult, Engine, EngineIdentity, GenerateRequest, GenerateResult, ScoreRequest, ScoreResult, TokenizeRequest, TokenizeResult } from './types';
+import { EngineError, type CallReport, type EmbedRequest, type EmbedResult, type Engine, type EngineIdentity, type GenerateRequest, type GenerateResult, type ScoreRequest, type ScoreResult, type TokenizeRequest, type TokenizeResult } from './types';
 import { canonicalJson } from '../core/canonicalJson';
 
 export type CachedOp = 'generate' | 'score' | 'embed';
@@ -40,7 +41,17 @@ export interface CallCacheStore {
   release?(key: string): void;
   /** Delete a stored call whose answer is no longer trusted (its endpoint later failed a weights check). */
   forget?(key: string): void;
+  /**
+   * Optional, for stores shared with other processes (preferred over `claim`): the stored entry; or
+   * `'elsewhere'` when a live process is computing the call (wait for its answer); or else a claim
+   * on the call for this process, taken over from a process that died (`'mine'`: compute it, then
+   * `put` or `release`). Also claims the call against a concurrent import, as `claim` does.
+   */
+  acquire?(key: string): { response: unknown } | 'mine' | 'elsewhere';
 }
+
+/** How often a call another process computes is looked for in the cache: first, then at most (doubling). */
+export const CLAIM_POLL_MS = { first: 25, most: 500 } as const;
 
 export interface CacheStats {
   hits: number;
@@ -273,11 +284,15 @@ export class CachedEngine implements Engine {
       // queued call has gone to the engine, so the engine never waits for the workspace's writes.
       // The key stays in `computing` until the row is written, so an identical call meanwhile
       // waits for this one instead of computing it again.
-      const done = await this.inQueue(async () => {
+      const attempt = async (claimed: boolean) => {
         // Another process (or a view that finished a moment ago) may have stored it while this waited;
-        // if not, claim it, so that a concurrent cache import leaves it to this computation.
-        const late = this.store.claim ? this.store.claim(key) : this.store.lookup ? this.store.lookup(key) : this.store.get(key);
-        if (late) return { late: true as const, response: late.response as R };
+        // if not, claim it, so that a concurrent cache import, or another process, leaves it to this
+        // computation (and this one leaves it to a live process that claimed it first).
+        if (!claimed) {
+          const late = this.store.acquire ? this.store.acquire(key) : this.store.claim ? this.store.claim(key) : this.store.lookup ? this.store.lookup(key) : this.store.get(key);
+          if (late === 'elsewhere') return { elsewhere: true as const };
+          if (late !== undefined && late !== 'mine') return { late: true as const, response: late.response as R };
+        }
         try {
           for (;;) {
             const started = performance.now();
@@ -298,7 +313,23 @@ export class CachedEngine implements Engine {
           this.store.release?.(key);
           throw err;
         }
-      }, signal);
+      };
+      let done = await this.inQueue(() => attempt(false), signal);
+      // Claimed by another live process: its answer is awaited (outside the queue, so this engine's
+      // slots go on computing), and the call is claimed here only once that claim is gone unanswered
+      // or its process died.
+      for (let pause: number = CLAIM_POLL_MS.first; 'elsewhere' in done; pause = Math.min(pause * 2, CLAIM_POLL_MS.most)) {
+        await sleepUnlessAborted(pause, signal);
+        const now = this.store.acquire!(key);
+        if (now === 'elsewhere') continue;
+        if (now !== 'mine') return now.response as R;
+        try {
+          done = await this.inQueue(() => attempt(true), signal);
+        } catch (err) {
+          this.store.release?.(key);
+          throw err;
+        }
+      }
       if (done.late) return done.response;
       const { response, durationMs, report } = done;
       computedHere = true;
@@ -347,4 +378,24 @@ export class CachedEngine implements Engine {
       }
     }, signal);
   }
+}
+
+/** Resolves after `ms`, or rejects with the signal's reason as soon as it aborts. */
+function sleepUnlessAborted(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.reject(signal.reason ?? new EngineError('aborted', 'cancelled'));
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal!.reason ?? new EngineError('aborted', 'cancelled'));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    if (signal) {
+      // One listener per call waiting on another process: many at once are expected, not a leak.
+      setMaxListeners(0, signal);
+      signal.addEventListener('abort', onAbort, { once: true });
+    }
+  });
 }

@@ -6,7 +6,8 @@
  *                       for one shard (engine/queue/callPolicy.ts); reports what was deferred
  *   export              the deferred calls of the next runnable stage as OpenAI-Batch JSONL (vLLM
  *                       `run-batch`, one GPU or a Ray cluster); each exported call is remembered with
- *                       its request lines so the results can be checked on import
+ *                       its request lines (and a generation's prompt token count, where the server
+ *                       can tokenize) so the results can be checked on import
  *   import              an OpenAI-Batch output file: every response is checked against its request
  *                       (custom_id, model, status, readable body), a bad line refuses the whole file
  *                       naming the line, and the good calls fill the cache in one transaction
@@ -97,6 +98,8 @@ interface BatchRow {
   op: 'generate' | 'score' | 'embed';
   request: unknown;
   lines: BatchRequestLine[];
+  /** Prompt tokens per custom_id as counted at export (lines whose prompt a tokenizer counted). */
+  promptTokens: Record<string, number>;
 }
 
 export interface ImportReport {
@@ -116,6 +119,8 @@ export interface ImportReport {
   computingElsewhere: number;
   /** Lines the batch engine answered with an error: their calls stay exported. */
   failed: { line: number; customId: string; message: string }[];
+  /** Generation lines whose prompt no tokenizer counted at export: their usage.prompt_tokens proved nothing. */
+  uncounted: number;
 }
 
 export class BatchPlanService {
@@ -167,13 +172,16 @@ export class BatchPlanService {
         { field: 'format' },
       );
     }
+    // Each generation's prompt counted by the server's own tokenizer, as the answer's usage will count it.
+    const counts: (Record<string, number> | null)[] = [];
+    for (const { call, lines } of exported) counts.push(await exportedPromptTokens(call, lines, ctx.signal));
     const now = new Date().toISOString();
     const remember = this.db.prepare(
-      `INSERT INTO batch_calls(key, model_key, op, request, lines, exported_at) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT(key) DO UPDATE SET lines = excluded.lines, exported_at = excluded.exported_at`,
+      `INSERT INTO batch_calls(key, model_key, op, request, lines, exported_at, prompt_tokens) VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(key) DO UPDATE SET lines = excluded.lines, exported_at = excluded.exported_at, prompt_tokens = excluded.prompt_tokens`,
     );
     this.db.transaction(() => {
-      for (const { call, lines } of exported) remember.run(call.key, call.modelKey, call.op, JSON.stringify(call.request), JSON.stringify(lines), now);
+      exported.forEach(({ call, lines }, i) => remember.run(call.key, call.modelKey, call.op, JSON.stringify(call.request), JSON.stringify(lines), now, counts[i] ? JSON.stringify(counts[i]) : null));
     })();
     return { outcome, lines: exported.flatMap((e) => e.lines), calls: exported.length };
   }
@@ -185,7 +193,9 @@ export class BatchPlanService {
    * A line that is not what its request asked for refuses the whole file, naming file:line and
    * custom_id: not JSON, a custom_id this workspace did not export, another model, or a response the
    * evidence it carries contradicts (see checkEvidence: an echoed prompt that is not the request's,
-   * token counts that do not add up, more tokens than max_tokens, one prompt counted two ways).
+   * token counts that do not add up, more tokens than max_tokens, one prompt counted two ways, a
+   * usage.prompt_tokens other than the count the server's tokenizer gave the request's prompt at
+   * export).
    * A line the batch engine answered with an error is reported and its call left for the next
    * export. A call already in the cache is compared, not counted again: the same answer is "already
    * here", another answer is a disagreement reported per call (the stored answer stays). A call a
@@ -198,9 +208,10 @@ export class BatchPlanService {
     const seen = new Set<string>();
     const rows = new Map<string, BatchRow>();
     const promptTokens = new Map<string, { tokens: number; line: number; customId: string }>();
-    const getRow = this.db.prepare(`SELECT model_key, op, request, lines FROM batch_calls WHERE key = ?`);
+    const getRow = this.db.prepare(`SELECT model_key, op, request, lines, prompt_tokens FROM batch_calls WHERE key = ?`);
     const lines = text.split('\n');
     let unknownDone = 0;
+    let uncounted = 0;
     for (let i = 0; i < lines.length; i++) {
       const raw = lines[i]!.replace(/\r$/, '');
       if (raw.trim() === '') continue;
@@ -220,7 +231,7 @@ export class BatchPlanService {
       const [key, part] = customId.split('#') as [string, string | undefined];
       let row = rows.get(key);
       if (!row) {
-        const r = getRow.get(key) as { model_key: string; op: 'generate' | 'score' | 'embed'; request: string; lines: string } | undefined;
+        const r = getRow.get(key) as { model_key: string; op: 'generate' | 'score' | 'embed'; request: string; lines: string; prompt_tokens: string | null } | undefined;
         if (!r) {
           if (this.cache.get(key)) {
             unknownDone++;
@@ -228,7 +239,7 @@ export class BatchPlanService {
           }
           throw new DataError(`custom_id ${customId} was not exported from this workspace (fairground plan export)`, { ...at, field: 'custom_id' });
         }
-        row = { model_key: r.model_key, op: r.op, request: JSON.parse(r.request) as unknown, lines: JSON.parse(r.lines) as BatchRequestLine[] };
+        row = { model_key: r.model_key, op: r.op, request: JSON.parse(r.request) as unknown, lines: JSON.parse(r.lines) as BatchRequestLine[], promptTokens: r.prompt_tokens ? (JSON.parse(r.prompt_tokens) as Record<string, number>) : {} };
         rows.set(key, row);
       }
       const request = row.lines.find((l) => l.custom_id === customId);
@@ -244,6 +255,12 @@ export class BatchPlanService {
       const problem = checkEvidence(request, body);
       if (problem) throw new DataError(`${customId}: the response does not answer its request: ${problem}`, { ...at, field: 'response.body' });
       const tokens = (body as { usage?: { prompt_tokens?: unknown } }).usage?.prompt_tokens;
+      const counted = row.promptTokens[customId];
+      if (counted === undefined && row.op === 'generate') uncounted++;
+      if (counted !== undefined && tokens !== counted) {
+        const said = typeof tokens === 'number' ? `usage.prompt_tokens is ${tokens}` : 'it carries no usage.prompt_tokens';
+        throw new DataError(`${customId}: the response does not answer its request: ${said}, but the request's prompt was counted ${counted} tokens at export (by the server's tokenizer)`, { ...at, field: 'response.body.usage.prompt_tokens' });
+      }
       if (typeof tokens === 'number') {
         const promptId = `${request.url}\n${JSON.stringify(request.body.messages ?? request.body.prompt ?? null)}`;
         const before = promptTokens.get(promptId);
@@ -282,7 +299,7 @@ export class BatchPlanService {
 
     // One write transaction: a live run claims a call (withdrawing its export) in a transaction of
     // its own, so each call ends with exactly one answer whichever comes first.
-    const report: ImportReport = { calls: 0, lines: parsed.length + failed.length, incomplete, alreadyHere: 0, notCompared: unknownDone, disagreements: [], computingElsewhere: 0, failed };
+    const report: ImportReport = { calls: 0, lines: parsed.length + failed.length, incomplete, alreadyHere: 0, notCompared: unknownDone, disagreements: [], computingElsewhere: 0, failed, uncounted };
     const stored = this.db.prepare(`SELECT response FROM llm_call_cache WHERE key = ?`);
     const state = this.db.prepare(`SELECT exported_at FROM batch_calls WHERE key = ?`);
     const insert = this.db.prepare(
@@ -576,6 +593,24 @@ function schemaInstance(schema: Record<string, unknown>): unknown {
   if (type === 'number' || type === 'integer') return typeof schema.minimum === 'number' ? schema.minimum : 0;
   if (type === 'boolean') return false;
   return null;
+}
+
+/**
+ * The prompt token count of a generation's request line as the answering server will count it
+ * (`usage.prompt_tokens`), from the engine's tokenizer: a plain prompt with the beginning token the
+ * server adds, a chat line of one user message through the model's chat template. Null when no
+ * tokenizer counted it (an estimate proves nothing), for other operations (scoring lines echo their
+ * prompt, checked on import) and for chats of several messages (no endpoint counts those).
+ */
+async function exportedPromptTokens(call: DeferredCall, lines: readonly BatchRequestLine[], signal: AbortSignal): Promise<Record<string, number> | null> {
+  if (call.op !== 'generate' || lines.length !== 1) return null;
+  const r = call.request as GenerateRequest;
+  const user = r.messages?.length === 1 && r.messages[0]!.role === 'user' ? r.messages[0]!.content : undefined;
+  const text = r.prompt ?? user;
+  if (text === undefined) return null;
+  const counted = await call.engine.tokenize({ texts: [text], asPrompt: r.prompt !== undefined ? 'text' : 'chat' }, signal);
+  if (counted.source !== 'server') return null;
+  return { [lines[0]!.custom_id]: counted.counts[0]! };
 }
 
 function batchSettingsOf(call: DeferredCall): BatchSettings {

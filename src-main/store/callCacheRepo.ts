@@ -2,6 +2,8 @@
  * Stored LLM calls, keyed by the call's hash (see engine/callCache.ts). A row holds the full
  * request and response as JSON so a cached result can be audited and exported, not just reused.
  */
+import { readFileSync } from 'node:fs';
+import { hostname, uptime } from 'node:os';
 import type { Database, Statement } from 'better-sqlite3';
 import { DataError } from '../core/errors';
 
@@ -52,6 +54,47 @@ export function claimedByLiveRun(exportedAt: string): boolean {
   }
 }
 
+/** How often a process that holds call claims says it lives (call_claims.heartbeat). */
+export const CLAIM_HEARTBEAT_MS = 5_000;
+/** A claim whose heartbeat is older than this is taken over even if its pid runs (a reused pid, another host). */
+export const CLAIM_STALE_MS = 120_000;
+
+let bootOfThisMachine: string | undefined;
+/** The host and its boot, under which a process id names one process. */
+export function machineBoot(): string {
+  if (bootOfThisMachine === undefined) {
+    let boot: string;
+    try {
+      boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    } catch {
+      boot = `up-since-${Math.round((Date.now() / 1000 - uptime()) / 60)}`;
+    }
+    bootOfThisMachine = `${hostname()}/${boot}`;
+  }
+  return bootOfThisMachine;
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether a call claim's process still computes: its heartbeat is fresh and, on this machine's boot, its pid lives. */
+export function claimHolderLives(claim: { pid: number; boot: string; heartbeat: number }, now = Date.now()): boolean {
+  if (now - claim.heartbeat > CLAIM_STALE_MS) return false;
+  return claim.boot !== machineBoot() || pidAlive(claim.pid);
+}
+
+/**
+ * `acquire`'s answer: the stored response; `'mine'` (this process now holds the call's claim:
+ * compute it, then `put` or `release`); `'elsewhere'` (a live process computes it: wait).
+ */
+export type CallClaim = { response: unknown } | 'mine' | 'elsewhere';
+
 export type CachedOp = 'generate' | 'score' | 'embed';
 
 export interface CallCacheEntry {
@@ -80,6 +123,11 @@ interface Row {
 
 export class CallCacheRepo {
   private readonly stmts = new Map<string, Statement>();
+  /** Keys whose call_claims row this process holds. */
+  private readonly mine = new Set<string>();
+  private heartbeat: NodeJS.Timeout | undefined;
+  /** Claims of processes that had died, taken over by this process. */
+  takenOver = 0;
 
   constructor(private readonly db: Database) {}
 
@@ -123,7 +171,15 @@ export class CallCacheRepo {
    * call; a power loss may lose the last few, which a resumed run computes again, identically.
    */
   put(entry: Omit<CallCacheEntry, 'createdAt'> & { createdAt?: string }): boolean {
-    return commitWithoutSync(this.db, () => this.insert(entry));
+    if (!this.mine.has(entry.key)) return commitWithoutSync(this.db, () => this.insert(entry));
+    // The answer and the end of this process's claim on it, in one commit.
+    return commitWithoutSync(this.db, () =>
+      this.db.transaction(() => {
+        const inserted = this.insert(entry);
+        this.dropClaim(entry.key);
+        return inserted;
+      })(),
+    );
   }
 
   private insert(entry: Omit<CallCacheEntry, 'createdAt'> & { createdAt?: string }): boolean {
@@ -164,9 +220,74 @@ export class CallCacheRepo {
       .immediate();
   }
 
-  /** A claimed call this run did not store after all (failed, aborted): an import may fill it. */
+  /**
+   * Before computing a call, across processes (issue 35 item 4), in one write transaction: its stored
+   * response; or, when a live process has claimed it, `'elsewhere'` (wait for its answer: poll
+   * `lookup`, then ask again); or else this process claims it — taking over the claim of a process
+   * that died (pid gone on this host and boot, or no heartbeat for CLAIM_STALE_MS) — and gets
+   * `'mine'`. An exported call is claimed for the import as `claim` does. The claim ends with `put`
+   * (in the same commit as the answer) or `release`.
+   */
+  acquire(key: string, now = Date.now()): CallClaim {
+    const boot = machineBoot();
+    const claim = commitWithoutSync(this.db, () =>
+      this.db
+        .transaction((): CallClaim => {
+          const stored = this.lookup(key);
+          if (stored) return stored;
+          const held = this.st(`SELECT pid, boot, heartbeat FROM call_claims WHERE key = ?`).get(key) as { pid: number; boot: string; heartbeat: number } | undefined;
+          const own = held !== undefined && held.pid === process.pid && held.boot === boot;
+          if (held && !own) {
+            if (claimHolderLives(held, now)) return 'elsewhere';
+            this.takenOver++;
+          }
+          this.st(
+            `INSERT INTO call_claims(key, pid, boot, started_at, heartbeat) VALUES (?, ?, ?, ?, ?)
+               ON CONFLICT(key) DO UPDATE SET pid = excluded.pid, boot = excluded.boot, started_at = excluded.started_at, heartbeat = excluded.heartbeat`,
+          ).run(key, process.pid, boot, new Date(now).toISOString(), now);
+          if (this.st(`SELECT 1 FROM batch_calls WHERE key = ?`).get(key)) {
+            this.st(`UPDATE batch_calls SET exported_at = ? WHERE key = ?`).run(`${CLAIM_PREFIX}${process.pid}:${new Date(now).toISOString()}`, key);
+          }
+          return 'mine';
+        })
+        .immediate(),
+    );
+    if (claim === 'mine') {
+      this.mine.add(key);
+      this.beat();
+    }
+    return claim;
+  }
+
+  /** A claimed call this run did not store after all (failed, aborted): an import or another process may compute it. */
   release(key: string): void {
     this.db.prepare(`UPDATE batch_calls SET exported_at = ? WHERE key = ? AND exported_at LIKE ?`).run(`released:${new Date().toISOString()}`, key, `${CLAIM_PREFIX}${process.pid}:%`);
+    if (this.mine.has(key)) commitWithoutSync(this.db, () => this.dropClaim(key));
+  }
+
+  private dropClaim(key: string): void {
+    this.st(`DELETE FROM call_claims WHERE key = ? AND pid = ? AND boot = ?`).run(key, process.pid, machineBoot());
+    this.mine.delete(key);
+    if (this.mine.size === 0) this.stopBeat();
+  }
+
+  /** While this process holds claims, their heartbeat is renewed every CLAIM_HEARTBEAT_MS. */
+  private beat(): void {
+    if (this.heartbeat) return;
+    this.heartbeat = setInterval(() => {
+      try {
+        if (this.mine.size === 0) return this.stopBeat();
+        commitWithoutSync(this.db, () => this.st(`UPDATE call_claims SET heartbeat = ? WHERE pid = ? AND boot = ?`).run(Date.now(), process.pid, machineBoot()));
+      } catch {
+        this.stopBeat(); // the workspace was closed
+      }
+    }, CLAIM_HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
+  private stopBeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
   }
 
   /** Delete one stored call (its answer is no longer trusted: engine/callCache.ts `forget`). */

@@ -10,6 +10,7 @@ import { CallCacheRepo } from '../../src-main/store/callCacheRepo';
 import { migration0001 } from '../../src-main/store/migrations/0001_initial';
 import { migration0002 } from '../../src-main/store/migrations/0002_engine';
 import { migration0009 } from '../../src-main/store/migrations/0009_call_queue';
+import { migration0011 } from '../../src-main/store/migrations/0011_call_evidence';
 
 const K1 = '1'.repeat(64);
 const K2 = '2'.repeat(64);
@@ -28,6 +29,7 @@ describe('cache import: one custom_id on two lines', () => {
     migration0001.up(db);
     migration0002.up(db);
     migration0009.up(db);
+    migration0011.up(db);
     const cache = new CallCacheRepo(db);
     // importResults reads only the database: no experiment service is needed.
     const plans = new BatchPlanService(db, {} as ExperimentService, cache);

@@ -13,6 +13,7 @@ import { CallCacheRepo } from '../../src-main/store/callCacheRepo';
 import { migration0001 } from '../../src-main/store/migrations/0001_initial';
 import { migration0002 } from '../../src-main/store/migrations/0002_engine';
 import { migration0009 } from '../../src-main/store/migrations/0009_call_queue';
+import { migration0011 } from '../../src-main/store/migrations/0011_call_evidence';
 
 const K1 = '1'.repeat(64);
 const K2 = '2'.repeat(64);
@@ -22,6 +23,7 @@ function setup(): { db: Database.Database; plans: BatchPlanService; cache: CallC
   migration0001.up(db);
   migration0002.up(db);
   migration0009.up(db);
+  migration0011.up(db);
   const cache = new CallCacheRepo(db);
   // importResults reads only the database: no experiment service is needed.
   return { db, plans: new BatchPlanService(db, {} as ExperimentService, cache), cache };
@@ -50,6 +52,16 @@ describe('cache import: evidence in the response against its own request', () =>
     expect(cache.count()).toBe(0);
     // Counted the same: both imported.
     expect(plans.importResults(`${answer(K1, ' a b', 5, 2)}\n${answer(K2, ' a b c', 5, 3)}\n`, 'out.jsonl')).toMatchObject({ calls: 2, alreadyHere: 0, disagreements: [] });
+  });
+
+  it("usage.prompt_tokens against the count the export remembered: another count is refused; a line without a count is only counted as unproven", () => {
+    const { db, plans, cache } = setup();
+    exportCall(db, K1, { prompt: 'Q: lamp?', maxTokens: 4, sampling: { temperature: 0 } }, [gen(K1, 'Q: lamp?', 4)]);
+    exportCall(db, K2, { prompt: 'Q: a longer lamp?', maxTokens: 4, sampling: { temperature: 0 } }, [gen(K2, 'Q: a longer lamp?', 4)]);
+    db.prepare(`UPDATE batch_calls SET prompt_tokens = ? WHERE key = ?`).run(JSON.stringify({ [K1]: 3 }), K1);
+    expect(() => plans.importResults(`${answer(K1, ' a', 5, 1)}\n`, 'o.jsonl')).toThrow(`o.jsonl:1: response.body.usage.prompt_tokens: ${K1}: the response does not answer its request: usage.prompt_tokens is 5, but the request's prompt was counted 3 tokens at export (by the server's tokenizer)`);
+    expect(cache.count()).toBe(0);
+    expect(plans.importResults(`${answer(K1, ' a', 3, 1)}\n${answer(K2, ' b', 5, 1)}\n`, 'o.jsonl')).toMatchObject({ calls: 2, uncounted: 1 });
   });
 
   it('more generated tokens than max_tokens is refused', () => {

@@ -323,9 +323,12 @@ export class FakeOpenAiServer {
   private tokenizer(path: string, body: Record<string, unknown>): unknown {
     const vllm = this.options.tokenizer === 'vllm';
     if (path === '/tokenize') {
-      const text = vllm ? body.prompt : body.content;
+      // vLLM tokenizes a chat as its route counts it (this fake's chat route: the messages' own tokens, no template).
+      const messages = vllm && Array.isArray(body.messages) ? (body.messages as Array<{ content?: unknown }>) : undefined;
+      const text = messages ? '' : vllm ? body.prompt : body.content;
       if (typeof text !== 'string') throw new HttpFailure(400, 'no text to tokenize', 'invalid_request_error', null, null);
-      const tokens = fakeTokenize(text).map((t) => {
+      const pieces = messages ? messages.flatMap((m) => fakeTokenize(String(m.content))) : fakeTokenize(text);
+      const tokens = pieces.map((t) => {
         const at = this.vocab.indexOf(t.text);
         return at >= 0 ? at : this.vocab.push(t.text) - 1;
       });

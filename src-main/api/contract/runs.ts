@@ -37,6 +37,8 @@ export const RunStats = z
     judgmentsComputed: z.number().int(),
     /** Embedding calls of dense retrievers (cached too). */
     embeddingCalls: z.number().int(),
+    /** How each constrained LLM step held its output, by step (RichRAG: 'auto' resolves per engine). */
+    constraints: z.record(z.string(), z.object({ setting: z.string(), mode: z.string(), engine: z.string(), means: z.string() })),
     elapsedMs: z.number(),
   })
   .partial()

@@ -98,9 +98,11 @@ request_id, body} | null, error}) for requests written by fairground plan export
 Every line is checked against its own request: custom_id, model, and the evidence the response
 carries — an echoed prompt (scoring) must be the request's prompt and its echoed tokens must add up
 to usage.prompt_tokens + completion_tokens; no response may generate more than max_tokens; one prompt
-must be counted the same number of tokens on every line. A line that fails a check refuses the whole
-file, naming file:line and custom_id; nothing is imported. (A generation's response does not echo
-its prompt: two generations of prompts with the same token count swapped cannot be told apart.)
+must be counted the same number of tokens on every line; a generation's usage.prompt_tokens must be
+the count the server's tokenizer gave its prompt at plan export (where the server could tokenize).
+A line that fails a check refuses the whole file, naming file:line and custom_id; nothing is
+imported. (A generation's response does not echo its prompt: two generations of prompts with the
+same token count swapped cannot be told apart.)
 
 A line the batch engine answered with an error is listed and its call left for the next export.
 A call the cache already holds is compared, not imported again: the same answer counts as already
@@ -131,6 +133,7 @@ ${WORKSPACE_HELP}
       if (r.notCompared) parts.push(`${r.notCompared} call(s) were in the cache from an earlier import (not compared: their export record is gone)`);
       if (r.failed.length) parts.push(`${r.failed.length} line(s) failed in the batch engine (not imported)`);
       if (r.incomplete) parts.push(`${r.incomplete} call(s) still miss some of their lines`);
+      if (r.uncounted) io.stderr.write(`${file}: ${r.uncounted} generation answer(s) could not be held against their prompt's token count (the server could not tokenize at plan export): two of them swapped would not be seen\n`);
       io.stdout.write(`${parts.join('; ')}\n`);
       return r.failed.length > 0 || r.disagreements.length > 0 ? 1 : 0;
     });

@@ -4,7 +4,7 @@
  *
  * - `vllm-run-batch` (`plan export --format openai-batch`): only lines vLLM's `run-batch` accepts
  *   (checked against a mirror of its request models, test/fixtures/vllm/runBatchModels.ts, pinned
- *   to vllm-project/vllm@0052bed36509c7a5a2d8e48265334e40cf2f5a0e). run-batch takes
+ *   to vllm-project/vllm@02759f3134b06095f945295978ce38dec738d122, chat protocol at 002032ee). run-batch takes
  *   /v1/chat/completions, /v1/embeddings, …/score and …/rerank — no /v1/completions. So:
  *   generate with `messages` → one chat line; embed → /v1/embeddings lines; a plain-prompt
  *   generation and any scoring call are refused (BatchRouteError): a chat request passes its text
@@ -24,6 +24,7 @@
 import { checkEmbedRequest, checkGenerateRequest, checkScoreRequest } from '../requestChecks';
 import { EngineError, type EmbedRequest, type EmbedResult, type GenerateRequest, type GenerateResult, type ScoreRequest, type ScoreResult } from '../types';
 import { buildGenerateCall, trimsAnswer, type GenerateBodySettings } from './generateRequestBody';
+import type { JsonSchemaTransport } from './remoteEngineConfig';
 import { readEchoResponse, readEmbeddingsResponse, readGenerateResponse } from './responseReaders';
 
 export type BatchSettings = GenerateBodySettings & { embedBatchSize: number };
@@ -46,10 +47,21 @@ export class BatchRouteError extends Error {
 
 /**
  * The body fields of vLLM's ChatCompletionRequest that a Fairground chat line may carry (a subset of
- * what vLLM reads at the pinned commit). vLLM ignores unknown fields with only a log line, so a
- * field outside this list would be dropped without a trace: refused at export instead.
+ * what vLLM reads at the pinned commit). vLLM drops unknown fields with only a DEBUG log line, so a
+ * field outside this list would be lost without a trace: refused at export instead. `guided_json`
+ * is not among them: vLLM no longer reads it (structured_outputs replaced the guided fields).
  */
-const VLLM_CHAT_FIELDS = new Set(['model', 'messages', 'max_tokens', 'temperature', 'top_p', 'seed', 'stop', 'top_k', 'min_p', 'repetition_penalty', 'response_format', 'guided_json']);
+const VLLM_CHAT_FIELDS = new Set(['model', 'messages', 'max_tokens', 'temperature', 'top_p', 'seed', 'stop', 'top_k', 'min_p', 'repetition_penalty', 'response_format', 'structured_outputs']);
+
+/**
+ * The JSON-schema transport of a run-batch chat line: the one the model was added with, except
+ * vLLM's retired `guided_json`, which goes as `structured_outputs` (the field vLLM now reads for
+ * it: the same schema, the same constraint). Other servers' transports stay and are refused below.
+ */
+function runBatchTransport(settings: BatchSettings): JsonSchemaTransport {
+  const t = settings.chatJsonSchemaTransport ?? settings.jsonSchemaTransport;
+  return t === 'guided_json' ? 'structured_outputs' : t;
+}
 
 export interface BatchRequestLine {
   custom_id: string;
@@ -73,7 +85,7 @@ export function batchRequestLines(key: string, op: BatchOp, request: unknown, se
         );
       }
       // vLLM spells the extras its own way whatever server the model was added as.
-      const call = buildGenerateCall(r, { ...settings, serverKind: 'vllm' });
+      const call = buildGenerateCall(r, { ...settings, serverKind: 'vllm', chatJsonSchemaTransport: runBatchTransport(settings) });
       const unknown = Object.keys(call.body).filter((f) => !VLLM_CHAT_FIELDS.has(f));
       if (unknown.length > 0) throw new BatchRouteError('field', `vLLM's chat requests do not read ${unknown.join(', ')} (run-batch would drop ${unknown.length === 1 ? 'it' : 'them'} without an error)`);
       return [{ custom_id: key, method: 'POST', url: '/v1/chat/completions', body: call.body }];

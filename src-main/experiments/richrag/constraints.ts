@@ -21,6 +21,30 @@ export function resolveConstraint(setting: 'auto' | ConstraintMode, ref: Generat
   return ref.kind === 'local' ? 'grammar' : 'json-schema';
 }
 
+/** How each constrained step's output was held to its options, in words (for the manifest and the run page). */
+export const CONSTRAINT_MEANS: Record<ConstraintMode, string> = {
+  grammar: 'GBNF grammar (the output is an option)',
+  'json-schema': 'JSON schema ({"choice": option})',
+};
+
+/**
+ * The constraint each LLM step of a run uses, as the spec set it and as it resolved on the step's
+ * engine (issue 35 item 6): 'auto' is a grammar on the local engine and a JSON schema on a server,
+ * which are two different experiments (other prompts' outputs, other token budgets), so the run
+ * names the transport it used. Steps the run does not have are left out.
+ */
+export function constraintTransports(
+  steps: Partial<Record<'explorer' | 'ranker' | 'judge', { setting: 'auto' | ConstraintMode; ref: GeneratorRef }>>,
+): Record<string, { setting: 'auto' | ConstraintMode; mode: ConstraintMode; engine: GeneratorRef['kind']; means: string }> {
+  const out: Record<string, { setting: 'auto' | ConstraintMode; mode: ConstraintMode; engine: GeneratorRef['kind']; means: string }> = {};
+  for (const [step, s] of Object.entries(steps)) {
+    if (!s) continue;
+    const mode = resolveConstraint(s.setting, s.ref);
+    out[step] = { setting: s.setting, mode, engine: s.ref.kind, means: CONSTRAINT_MEANS[mode] };
+  }
+  return out;
+}
+
 /** A GBNF string literal (JSON's escapes are GBNF's for these characters). */
 export function gbnfLiteral(text: string): string {
   return JSON.stringify(text);

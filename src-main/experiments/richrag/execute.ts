@@ -24,7 +24,7 @@ import type { RunItem } from '../../store/experimentsRepo';
 import { forEachUnit, isDeferred, lanesFor, settleAll } from '../concurrency';
 import type { ExecuteContext, ExperimentDeps } from '../registry';
 import { judgeBaseline, judgedSystems, promptAspects } from './conditions';
-import { resolveConstraint } from './constraints';
+import { constraintTransports, resolveConstraint } from './constraints';
 import { loadRichRagData, type RichRagData, type RichRagQuery } from './data';
 import { explorerPrompt, explorerRequest, normalizeAspects, parseAspectList } from './explorer';
 import { generationPromptWithin, generationRequest, scoreAnswer } from './generation';
@@ -206,6 +206,12 @@ export async function executeRichRag(ctx: ExecuteContext<RichRagSpec>): Promise<
       ...(engines.ranker?.budget ? { ranker: engines.ranker.budget.report() } : {}),
       note: 'counts of this session (a resumed run counts only the prompts it rendered); each stored generation and list records its own cut',
     },
+    // 'auto' resolves per engine (a grammar locally, a JSON schema on a server): named, so runs on two engines are not taken for one experiment.
+    constraints: constraintTransports({
+      ...(engines.explorer ? { explorer: { setting: spec.explorer.constraint, ref: engines.explorer.ref } } : {}),
+      ...(engines.ranker ? { ranker: { setting: spec.ranker.constraint, ref: engines.ranker.ref } } : {}),
+      ...(engines.judge ? { judge: { setting: spec.judge.constraint, ref: engines.judge.ref } } : {}),
+    }),
     callsComputed: counts.computed,
     callsFromCache: counts.fromCache,
     elapsedMs: Math.round(performance.now() - started),

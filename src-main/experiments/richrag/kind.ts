@@ -33,6 +33,7 @@ import { KEY_PREFIX } from './items';
 import { TIE_RULE } from './judge';
 import { richRagQueryView } from './queryView';
 import { manifestRuntime } from '../manifestRuntime';
+import { constraintTransports } from './constraints';
 
 export const richRagKind: ExperimentKind<RichRagSpec, RichRagMetrics, RichRagQueryView> = {
   kind: 'richrag',
@@ -144,9 +145,15 @@ async function richRagManifest(runId: number, spec: RichRagSpec, deps: Experimen
     return { ref, d };
   };
   const gen = addModel('generator', spec.generator, 'generator');
-  if (spec.settings.includes('predicted')) addModel('sub-aspect explorer', spec.explorer.generator, 'explorer.generator');
-  if (spec.frameworks.includes('listwise') || spec.preferences.enabled) addModel('list-wise ranker', spec.ranker.generator, 'ranker.generator');
-  if (spec.judge.enabled) addModel('pairwise judge', spec.judge.generator, 'judge.generator');
+  const explorer = spec.settings.includes('predicted') ? addModel('sub-aspect explorer', spec.explorer.generator, 'explorer.generator') : undefined;
+  const ranker = spec.frameworks.includes('listwise') || spec.preferences.enabled ? addModel('list-wise ranker', spec.ranker.generator, 'ranker.generator') : undefined;
+  const judge = spec.judge.enabled ? addModel('pairwise judge', spec.judge.generator, 'judge.generator') : undefined;
+  // 'auto' is a grammar locally and a JSON schema on a server: the transport each step used, named.
+  const constraints = constraintTransports({
+    ...(explorer ? { explorer: { setting: spec.explorer.constraint, ref: explorer.ref } } : {}),
+    ...(ranker ? { ranker: { setting: spec.ranker.constraint, ref: ranker.ref } } : {}),
+    ...(judge ? { judge: { setting: spec.judge.constraint, ref: judge.ref } } : {}),
+  });
   let versions: Record<string, string> = {};
   try {
     versions = (await deps.engineFor(gen.ref).identity()).versions;
@@ -182,6 +189,7 @@ async function richRagManifest(runId: number, spec: RichRagSpec, deps: Experimen
       judge: { ...spec.judge, baseline: judgeBaseline(spec), tieRule: TIE_RULE },
       preferences: { ...spec.preferences, setting: preferenceSetting(spec), reward: 'Eq. 11: mean pltrdy ROUGE-2/L, F for φ(r, a), recall for Σ δ_i φ(r, a_i)' },
       highlightRule: HIGHLIGHT_RULE,
+      constraints,
     },
     data: {
       ...(collection ? { collection: { name: collection.name, sha256: collection.contentHash } } : {}),

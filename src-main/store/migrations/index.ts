@@ -14,7 +14,9 @@ import { migration0007 } from './0007_conversations';
 import { migration0008 } from './0008_job_owner';
 import { migration0009 } from './0009_call_queue';
 import { migration0010 } from './0010_model_tuning';
+import { migration0011 } from './0011_call_evidence';
 import { migration0012 } from './0012_retrieval_tie_order';
+import { migration0013 } from './0013_call_claims';
 
 export const migrations: readonly Migration[] = [
   migration0001,
@@ -27,5 +29,7 @@ export const migrations: readonly Migration[] = [
   migration0008,
   migration0009,
   migration0010,
+  migration0011,
   migration0012,
+  migration0013,
 ];

@@ -320,6 +320,32 @@ describe.skipIf(llamaServerSkip !== undefined)('llama-server (real, built from t
     expect(lastRun(batched).items).toEqual(lastRun(direct).items);
   }, 900_000);
 
+  it("cache import of the server's answers: the export's prompt token counts are the server's usage.prompt_tokens; two generations swapped between prompts of different lengths are refused (issue 35 item 3)", async () => {
+    const spec = specFile(tinySpec({ name: 'swap on llama-server', generator: { remote: 'srv' } }));
+    const ws = workspace();
+    const requests = join(dir, `swap-req${++n}.jsonl`);
+    const results = join(dir, `swap-res${n}.jsonl`);
+    const e = await cli('plan', 'export', spec, '--format', 'openai-batch-completions', '-o', requests, '--workspace', ws);
+    expect(e.code, e.stderr).toBe(0);
+    await runBatchFile(requests, results, a.baseUrl, 1);
+    type Out = { custom_id: string; response: { body: { usage: { prompt_tokens: number } } } };
+    const out = readFileSync(results, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Out);
+    const counted = new Map(query<{ prompt_tokens: string }>(ws, `SELECT prompt_tokens FROM batch_calls`).flatMap((r) => Object.entries(JSON.parse(r.prompt_tokens) as Record<string, number>)));
+    for (const o of out) expect(counted.get(o.custom_id), o.custom_id).toBe(o.response.body.usage.prompt_tokens);
+    const j = out.findIndex((o) => o.response.body.usage.prompt_tokens !== out[0]!.response.body.usage.prompt_tokens);
+    expect(j).toBeGreaterThan(0);
+    console.log(`${out.length} generation lines, every usage.prompt_tokens = the export's count; swapping lines 1 and ${j + 1} (${out[0]!.response.body.usage.prompt_tokens} vs ${out[j]!.response.body.usage.prompt_tokens} prompt tokens)`);
+    const swapped = out.map((o, k) => (k === 0 ? { ...o, response: out[j]!.response } : k === j ? { ...o, response: out[0]!.response } : o));
+    const bad = join(dir, `swapped${n}.jsonl`);
+    writeFileSync(bad, swapped.map((o) => `${JSON.stringify(o)}\n`).join(''));
+    const r = await cli('cache', 'import', bad, '--workspace', ws);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`swapped${n}.jsonl:1: response.body.usage.prompt_tokens: ${out[0]!.custom_id}: the response does not answer its request: usage.prompt_tokens is ${out[j]!.response.body.usage.prompt_tokens}, but the request's prompt was counted ${out[0]!.response.body.usage.prompt_tokens} tokens at export`);
+    const ok = await cli('cache', 'import', results, '--workspace', ws);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toBe('');
+  }, 900_000);
+
   it('RichRAG with constraint auto (the list-wise ranker and judge) runs on the server without a fallback', async () => {
     const ws = workspace();
     const r = await cli('run', specFile(demoSpec('richrag-gguf', { name: 'richrag on llama-server', generator: { remote: 'srv' } })), '--workspace', ws);

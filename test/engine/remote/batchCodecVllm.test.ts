@@ -23,9 +23,15 @@ describe(`vLLM run-batch lines (mirror of vllm-project/vllm@${VLLM_PINNED_COMMIT
     expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/completions', body: { model: 'm', prompt: 'x' } })).toEqual([expect.stringContaining('run-batch takes /v1/chat/completions')]);
     expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { model: 'm', messages: [{ role: 'user', content: 'x' }], grammar: 'root ::= "a"' } })).toEqual([expect.stringMatching(/grammar|Unrecognized/)]);
     expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [], top_logprobs: 2 } })).toEqual([expect.stringContaining('`logprobs` must be set to true')]);
-    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [], guided_json: {}, guided_regex: 'a' } })).toHaveLength(1);
-    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [], continue_final_message: true } })).toHaveLength(1);
-    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [], prompt_logprobs: -1 } })).toHaveLength(1);
+    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [], structured_outputs: { json: {}, regex: 'a' } } })).toHaveLength(1);
+    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [], continue_final_message: true, add_generation_prompt: true } })).toHaveLength(1);
+    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [], prompt_logprobs: -2 } })).toHaveLength(1);
+    // Fields the newest vLLM dropped (issue 35 item 5): it would ignore them with a DEBUG log, the mirror refuses them.
+    for (const gone of ['guided_json', 'guided_regex', 'guided_choice', 'guided_grammar', 'guided_decoding_backend', 'guided_whitespace_pattern', 'structural_tag', 'best_of', 'logits_processors']) {
+      expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [], [gone]: gone === 'best_of' ? 2 : gone === 'logits_processors' ? [] : 'x' } }), gone).toHaveLength(1);
+    }
+    // …and takes what it added: prompt_logprobs -1 (every token), a per-request chat template.
+    expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [], prompt_logprobs: -1, chat_template: '{{ messages[0].content }}', add_generation_prompt: false } })).toEqual([]);
     expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [] }, extra: 1 })).toHaveLength(1);
     expect(issues({ custom_id: KEY, method: 'POST', url: '/v1/chat/completions', body: { messages: [], stream: true } })).toHaveLength(1);
     // …and accepts a plain chat line.
@@ -38,6 +44,8 @@ describe(`vLLM run-batch lines (mirror of vllm-project/vllm@${VLLM_PINNED_COMMIT
       [chat({ sampling: { temperature: 0.7, topP: 0.9, seed: 42, topK: 40, minP: 0.05, repeatPenalty: 1.1 }, stop: ['\n'] }), {}],
       [chat({ jsonSchema: { type: 'object', properties: { entails: { type: 'boolean' } }, required: ['entails'], additionalProperties: false } }), {}],
       [chat({ jsonSchema: { type: 'object' } }), { jsonSchemaTransport: 'guided_json' }],
+      [chat({ jsonSchema: { type: 'object' } }), { jsonSchemaTransport: 'structured_outputs' }],
+      [chat({ jsonSchema: { type: 'object' } }), { jsonSchemaTransport: 'json_schema', chatJsonSchemaTransport: 'response_format' }],
       // A model added as a llama.cpp server: vLLM's spelling of the penalty is used in a vLLM batch.
       [chat({ sampling: { temperature: 0, repeatPenalty: 1.2 } }), { serverKind: 'llama.cpp' }],
     ];
@@ -47,6 +55,9 @@ describe(`vLLM run-batch lines (mirror of vllm-project/vllm@${VLLM_PINNED_COMMIT
       expect(lines[0]!.url).toBe('/v1/chat/completions');
       expect(issues(lines[0]), JSON.stringify(lines[0])).toEqual([]);
     }
+    // vLLM's retired guided_json goes as structured_outputs, the field vLLM now reads: never written.
+    const guided = batchRequestLines(KEY, 'generate', chat({ jsonSchema: { type: 'object' } }), settings({ jsonSchemaTransport: 'guided_json' }), 'vllm-run-batch')[0]!;
+    expect(guided.body).toEqual({ model: 'lab-model', messages: [{ role: 'user', content: 'Which lamp?' }], max_tokens: 8, temperature: 0, structured_outputs: { json: { type: 'object' } } });
     const penalty = batchRequestLines(KEY, 'generate', chat({ sampling: { temperature: 0, repeatPenalty: 1.2 } }), settings({ serverKind: 'llama.cpp' }), 'vllm-run-batch')[0]!;
     expect(penalty.body).toEqual({ model: 'lab-model', messages: [{ role: 'user', content: 'Which lamp?' }], max_tokens: 8, temperature: 0, repetition_penalty: 1.2 });
   });

@@ -1,0 +1,144 @@
+/**
+ * Issue 35 item 4, one computation per call across processes, through the real `fairground run`
+ * command in child processes against a loopback OpenAI-compatible stand-in that counts requests
+ * (test/support/fakeOpenAiServer.ts):
+ *
+ * - three `fairground run` processes of one spec on one workspace at once: the server gets exactly
+ *   one generation request per distinct call, no call is computed twice, and each run's items equal
+ *   those of one run alone;
+ * - a claim left by a process that died (a call_claims row whose pid has exited) is taken over:
+ *   the run computes that call and finishes.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAppServices } from '../../src-main/services/appServices';
+import { machineBoot } from '../../src-main/store/callCacheRepo';
+import { openWorkspace } from '../../src-main/store/workspace';
+import { copyWorkspace, makeDemoWorkspace, tinySpec } from '../experiments/fixture';
+import { FakeOpenAiServer } from '../support/fakeOpenAiServer';
+
+const ROOT = process.cwd();
+let dir: string;
+let base: string;
+let server: FakeOpenAiServer;
+let n = 0;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'fg-claims-'));
+  server = await FakeOpenAiServer.start({ models: ['lab-model'] });
+  base = await makeDemoWorkspace(dir, 'base.fairground');
+  const s = createAppServices(base, { transport: 'http' });
+  try {
+    await s.models.addRemote({ name: 'lab', baseUrl: server.baseUrl, model: 'lab-model', serverKind: 'vllm', maxConcurrency: 4 });
+  } finally {
+    await s.close();
+  }
+}, 240_000);
+
+afterAll(async () => {
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+function query<T>(ws: string, sql: string, ...params: unknown[]): T[] {
+  const w = openWorkspace(ws);
+  try {
+    return w.db.prepare(sql).all(...params) as T[];
+  } finally {
+    w.close();
+  }
+}
+
+/** Each run's items (without where their answers came from), by run id. */
+function runItems(ws: string): Map<number, { status: string; items: Map<string, unknown> }> {
+  const out = new Map<number, { status: string; items: Map<string, unknown> }>();
+  for (const run of query<{ id: number; status: string }>(ws, `SELECT id, status FROM runs ORDER BY id`)) {
+    const items = new Map<string, unknown>();
+    for (const r of query<{ key: string; payload: string }>(ws, `SELECT key, payload FROM run_items WHERE run_id = ? ORDER BY key`, run.id)) {
+      items.set(r.key, JSON.parse(r.payload, (k, v: unknown) => (k === 'fromCache' ? undefined : v)));
+    }
+    out.set(run.id, { status: run.status, items });
+  }
+  return out;
+}
+
+function spec(name: string): string {
+  const file = join(dir, `spec${++n}.json`);
+  writeFileSync(file, JSON.stringify(tinySpec({ name, generator: { remote: 'lab' }, decoding: { maxTokens: 8 } })));
+  return file;
+}
+
+/** `fairground run` in a child process: its exit code and stderr. */
+function runProcess(specFile: string, ws: string, extra: string[] = []): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'fairground.js'), 'run', specFile, '--workspace', ws, ...extra], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
+}
+
+const generations = () => server.requestsTo('/v1/completions').length;
+
+describe('one computation per call across processes', () => {
+  it('three fairground run processes of one spec: requests = distinct calls, nothing computed twice, items identical to one run', async () => {
+    const file = spec('three processes');
+    const alone = copyWorkspace(base, join(dir, `alone${++n}.fairground`));
+    const before = generations();
+    const single = await runProcess(file, alone);
+    expect(single.code, single.stderr).toBe(0);
+    const distinct = generations() - before;
+    expect(distinct).toBe(query<{ n: number }>(alone, `SELECT count(*) AS n FROM llm_call_cache`)[0]!.n);
+    expect(distinct).toBeGreaterThan(10);
+    const [reference] = [...runItems(alone).values()];
+
+    const shared = copyWorkspace(base, join(dir, `shared${++n}.fairground`));
+    // Each answer takes a while, so the three processes compute at the same time.
+    server.options.postDelayMs = 150;
+    try {
+      const start = generations();
+      const runs = await Promise.all([runProcess(file, shared, ['--new']), runProcess(file, shared, ['--new']), runProcess(file, shared, ['--new'])]);
+      for (const r of runs) expect(r.code, r.stderr).toBe(0);
+      expect(generations() - start).toBe(distinct);
+    } finally {
+      server.options.postDelayMs = 0;
+    }
+    expect(query<{ n: number }>(shared, `SELECT count(*) AS n FROM llm_call_cache`)[0]!.n).toBe(distinct);
+    expect(query<{ n: number }>(shared, `SELECT coalesce(sum(computations - 1), 0) AS n FROM llm_call_cache`)[0]!.n).toBe(0);
+    expect(query<{ n: number }>(shared, `SELECT count(*) AS n FROM call_claims`)[0]!.n).toBe(0);
+    const runs = [...runItems(shared).values()];
+    expect(runs).toHaveLength(3);
+    for (const r of runs) {
+      expect(r.status).toBe('succeeded');
+      expect(r.items).toEqual(reference!.items);
+    }
+  }, 600_000);
+
+  it("a claim of a process that died is taken over: the run computes the call and finishes", async () => {
+    const file = spec('dead claim');
+    // One run alone, to learn the calls' keys; then a fresh workspace where one of them is claimed by a dead process.
+    const first = copyWorkspace(base, join(dir, `first${++n}.fairground`));
+    expect((await runProcess(file, first)).code).toBe(0);
+    const keys = query<{ key: string }>(first, `SELECT key FROM llm_call_cache ORDER BY key`).map((r) => r.key);
+    const dead = spawn(process.execPath, ['-e', '']);
+    const pid = dead.pid!;
+    await new Promise((resolve) => dead.on('exit', resolve));
+
+    const ws = copyWorkspace(base, join(dir, `dead${++n}.fairground`));
+    const w = openWorkspace(ws);
+    try {
+      // A fresh heartbeat: only the pid tells that its process is gone.
+      w.db.prepare(`INSERT INTO call_claims(key, pid, boot, started_at, heartbeat) VALUES (?, ?, ?, ?, ?)`).run(keys[0], pid, machineBoot(), new Date().toISOString(), Date.now());
+    } finally {
+      w.close();
+    }
+    const before = generations();
+    const r = await runProcess(file, ws);
+    expect(r.code, r.stderr).toBe(0);
+    expect(generations() - before).toBe(keys.length);
+    expect(query<{ key: string }>(ws, `SELECT key FROM llm_call_cache ORDER BY key`).map((k) => k.key)).toEqual(keys);
+    expect(query<{ n: number }>(ws, `SELECT count(*) AS n FROM call_claims`)[0]!.n).toBe(0);
+    expect([...runItems(ws).values()][0]!.items).toEqual([...runItems(first).values()][0]!.items);
+  }, 600_000);
+});
