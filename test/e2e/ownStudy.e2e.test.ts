@@ -17,6 +17,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { ensureDemo } from '../../src-main/services/demoSetup';
+import { DEMO_SIM_NAME } from '../../src-main/services/simulation/demoSim';
 import { launchBrowser, openJobTray, screenshot } from '../support/browser';
 
 const SEED = Number(process.env.FG_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -191,6 +192,28 @@ describe('a study of one’s own, every step on screen', () => {
     await dense.waitFor({ timeout: 60_000 });
     expect(await dense.locator('td.num').first().textContent()).toBe(String(Q));
     await screenshot(page, 'own-study-dense');
+  }, 120_000);
+
+  it('a cancelled embedding set shows what it holds and resumes from the UI to the whole collection', async () => {
+    // Cancelled after 5 of 48 documents (one per batch): the set stays 'partial' with what it embedded.
+    const ac = new AbortController();
+    await app.services.retrieval
+      .buildDense({ collectionId, model: DEMO_SIM_NAME, metric: 'cosine', batchSize: 1 }, { signal: ac.signal, progress: (done) => (done >= 5 ? ac.abort() : undefined) })
+      .catch(() => undefined);
+    await page.reload();
+    await page.getByTestId('run-method').selectOption('dense');
+    const partial = page.locator(`[data-testid="dense-set"][data-model="${DEMO_SIM_NAME}"]`);
+    await expect.poll(() => partial.getAttribute('data-status'), { timeout: 20_000 }).toBe('partial');
+    const held = Number(((await partial.getByTestId('dense-set-count').textContent()) ?? '').split(' / ')[0]);
+    expect(held).toBeGreaterThanOrEqual(5);
+    expect(held).toBeLessThan(Q * 6);
+    expect(await partial.textContent()).toContain('cancelled part way (resume to finish)');
+    await partial.getByTestId('dense-resume').click();
+    await expect.poll(() => partial.getAttribute('data-status'), { timeout: 60_000 }).toBe('ready');
+    expect(await partial.getByTestId('dense-set-count').textContent()).toBe(`${Q * 6} / ${Q * 6}`);
+    // Resumed, not redone: the job embedded only the documents the set lacked.
+    const job = app.services.jobs.list(['succeeded']).find((j) => j.kind === 'retrieval.dense.build' && (j.result as { skipped?: number } | undefined)?.skipped === held);
+    expect(job?.result).toMatchObject({ skipped: held, embedded: Q * 6 - held, total: Q * 6 });
   }, 120_000);
 
   it('adds a server without asking it: the error names no command-line flag; it is marked unverified', async () => {
