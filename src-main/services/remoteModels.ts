@@ -18,6 +18,12 @@ import { ApiFailure } from '../api/apiFailure';
 import { generateRefusal, type GenerateRefusal } from '../engine/remote/generateRequestBody';
 import type { GenerateRequest } from '../engine/types';
 
+/**
+ * How to record a server that cannot be reached, in words that fit every client (no command-line flag in
+ * a message the UI shows; the CLI's `remote add` names its --no-probe, the Models screen its checkbox).
+ */
+export const ADD_WITHOUT_ASKING = 'add it without asking the servers to record it anyway, marked unverified';
+
 export interface RemoteRow {
   id: number;
   name: string;
@@ -224,7 +230,7 @@ export async function settleRemote(input: RemoteInput): Promise<{ baseUrl: strin
       settings: {
         ...common,
         ...(stated !== undefined ? { revision: stated, checkRevision: false } : {}),
-        identity: { source: stated !== undefined ? 'stated' : 'none', verified: false, note: 'added without asking the servers (--no-probe): not known to be reachable, to serve this model, or which weights it serves' },
+        identity: { source: stated !== undefined ? 'stated' : 'none', verified: false, note: 'added without asking the servers: not known to be reachable, to serve this model, or which weights it serves' },
       },
       warnings: [],
     };
@@ -237,7 +243,7 @@ export async function settleRemote(input: RemoteInput): Promise<{ baseUrl: strin
   // 1. Reachable, and listing the model (else: what it lists).
   const listings = await Promise.all(endpoints.map(async (e) => ({ baseUrl: e.baseUrl, listing: await listModel(target(e.baseUrl, listTimeoutMs), input.model) })));
   for (const { baseUrl: url, listing } of listings) {
-    if (listing.kind === 'unreachable') throw new ApiFailure('validation', `${url} cannot be reached: ${listing.detail} (add it with --no-probe to record it anyway, marked unverified)`, 'endpoints');
+    if (listing.kind === 'unreachable') throw new ApiFailure('validation', `${url} cannot be reached: ${listing.detail} (${ADD_WITHOUT_ASKING})`, 'endpoints');
     if (listing.kind === 'unlisted') throw new ApiFailure('validation', `${url} does not serve ${JSON.stringify(input.model)}: it lists ${listedNames(listing.listed)}`, 'model');
     if (listing.kind === 'no-list') warnings.push(`${url} keeps no model list (${listing.detail}): whether it serves ${JSON.stringify(input.model)} is not checked`);
   }
@@ -285,7 +291,7 @@ export async function settleRemote(input: RemoteInput): Promise<{ baseUrl: strin
   const fingerprinted = await fingerprintPool(endpoints.map((e) => target(e.baseUrl)), input.model, resolved.serverKind);
   if (fingerprinted.kind === 'conflict') throw new ApiFailure('validation', fingerprinted.message, 'endpoints');
   if (fingerprinted.kind === 'unusable') {
-    const note = `${reported !== undefined ? `the servers report only ${reported}, which does not tell weights of one shape apart, and ` : 'the servers report no revision and '}no fingerprint could be taken: ${fingerprinted.reason}; state the weights with --revision`;
+    const note = `${reported !== undefined ? `the servers report only ${reported}, which does not tell weights of one shape apart, and ` : 'the servers report no revision and '}no fingerprint could be taken: ${fingerprinted.reason}; state which weights it serves (their revision) when adding it`;
     return {
       baseUrl,
       settings: { ...common, ...(reported !== undefined ? { revision: reported, checkRevision: true } : {}), capabilities, identity: { source: reported !== undefined ? 'reported' : 'none', verified: false, note } },

@@ -138,6 +138,11 @@ describe('the simulated reader in a wizard', () => {
     await page.getByTestId('moi-run').waitFor();
     await page.getByTestId('moi-fig6').and(page.locator('[data-ready="true"]')).waitFor();
     expect(await page.getByTestId('moi-run').textContent()).toContain('Simulated reader');
+    // a_j renders as a with a subscript j, never the raw "a_j" (issue 34 item 9).
+    // (plotly writes a subscript as a lowered tspan between zero-width spaces)
+    expect((await page.getByTestId('moi-fig6').locator('.gtitle').textContent())?.replace(/\u200b/g, '')).toBe('Mean position bias aj');
+    expect(await page.getByTestId('moi-fig6').locator('.gtitle tspan[dy]', { hasText: 'j' }).count()).toBeGreaterThanOrEqual(1);
+    expect(await page.getByTestId('moi-fig6').locator('.main-svg').first().textContent()).not.toContain('a_j');
   }, 180_000);
 
   it('the bundled MoI demo spec’s power panel shows where its power was measured to reach 0.8 (240 queries)', async () => {

@@ -69,6 +69,9 @@ describe('remotes.add probes the server', () => {
     const out = await add({ name: 'dead', baseUrl: deadUrl, model: 'm' });
     expect(performance.now() - t0).toBeLessThan(6_000);
     expect(out).toMatchObject({ ok: false, error: { code: 'validation', field: 'endpoints', message: expect.stringContaining(`${deadUrl} cannot be reached`) } });
+    // No command-line flag in a message the UI shows (issue 34 item 9).
+    expect((out as { error: { message: string } }).error.message).toMatch(/\(add it without asking the servers to record it anyway, marked unverified\)$/);
+    expect((out as { error: { message: string } }).error.message).not.toMatch(/--[a-z]/);
     expect((out as { error: { message: string } }).error.message).toContain('ECONNREFUSED');
     expect(s.models.listRemotes().map((r) => r.name)).not.toContain('dead');
   });
@@ -114,7 +117,7 @@ describe('remotes.add probes the server', () => {
     const out = await add({ name: 'llamalike', baseUrl: llamaLike.baseUrl, model: 'm', serverKind: 'llama.cpp' });
     expect(out).toMatchObject({ ok: true, data: { capabilities: { echoScoring: { value: 'no', detail: expect.stringContaining('echo ignored') } } } });
     const offline = await add({ name: 'offline', baseUrl: deadUrl, model: 'm', probe: false });
-    expect(offline).toMatchObject({ ok: true, data: { capabilities: null, identity: { source: 'none', verified: false, note: expect.stringContaining('--no-probe') } } });
+    expect(offline).toMatchObject({ ok: true, data: { capabilities: null, identity: { source: 'none', verified: false, note: expect.stringContaining('added without asking the servers: not known to be reachable') } } });
   });
 });
 

@@ -9,6 +9,7 @@ import { WORKSPACE_HELP, workspaceOptionSpec } from '../workspaceOption';
 import { ApiFailure } from '../../api/router';
 import type { RemoteServerKind } from '../../engine/remote/remoteEngineConfig';
 import type { AppServices } from '../../services/appServices';
+import { ADD_WITHOUT_ASKING } from '../../services/remoteModels';
 import { createCliAppServices } from './cliAppServices';
 
 const ENDPOINT_HELP = `      --endpoint URL[=N]   a replica's API root (…/v1), optionally with its limit of requests at
@@ -107,7 +108,7 @@ Example: fairground remote add llama8b --model meta-llama/Llama-3.1-8B-Instruct 
     }
     const name = positionals[0]!;
     const added = await withServices(values.workspace, io, (s) =>
-      s.models.addRemote({
+      cliHint(s.models.addRemote({
         name,
         model: values.model!,
         ...(values.url !== undefined ? { baseUrl: values.url } : {}),
@@ -119,7 +120,7 @@ Example: fairground remote add llama8b --model meta-llama/Llama-3.1-8B-Instruct 
         probe: values['no-probe'] !== true,
         ...(timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {}),
         ...(values['concurrent-slots'] === true ? { concurrentSlots: true } : {}),
-      }),
+      })),
     );
     io.stdout.write(`Added '${added.name}': ${added.model}${added.revision ? ` (${added.revision})` : ''}\n`);
     writeRemoteDetails(io, added);
@@ -127,6 +128,17 @@ Example: fairground remote add llama8b --model meta-llama/Llama-3.1-8B-Instruct 
     return 0;
   },
 };
+
+/** The service's words for recording an unreachable server, with this command's flag. */
+async function cliHint<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof ApiFailure && err.message.includes(ADD_WITHOUT_ASKING))
+      throw new ApiFailure(err.code, err.message.replace(ADD_WITHOUT_ASKING, 'add it with --no-probe to record it anyway, marked unverified'), err.field);
+    throw err;
+  }
+}
 
 type RemoteInfo = Awaited<ReturnType<AppServices['models']['addRemote']>>;
 

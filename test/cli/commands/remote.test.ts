@@ -60,12 +60,14 @@ describe('fairground remote', () => {
     const refused = await remote(['add', 'dead', '--model', 'fake-model', '--url', dead]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`endpoints: ${dead} cannot be reached`);
+    // The command line names its own flag (the service's message names none: the UI shows it too).
+    expect(refused.stderr).toContain('(add it with --no-probe to record it anyway, marked unverified)');
     const offline = await remote(['add', 'dead', '--model', 'fake-model', '--url', dead, '--no-probe', '--timeout', '45']);
     expect(offline.code).toBe(0);
     expect(offline.stdout).toBe(
       [
         `Added 'dead': fake-model`,
-        `  weights: the model name only — UNVERIFIED: added without asking the servers (--no-probe): not known to be reachable, to serve this model, or which weights it serves`,
+        `  weights: the model name only — UNVERIFIED: added without asking the servers: not known to be reachable, to serve this model, or which weights it serves`,
         `  timeout: 45 s per request`,
         `  capabilities: not probed`,
         `  ${dead}  up to 4 at once`,

@@ -11,6 +11,7 @@ import type { ApiOutput } from '$contract';
 import { api } from '../../api/client';
 import { attempt, showError } from '../../state/errors.svelte';
 import { changedPaths, pathPrefixes } from './specPaths';
+import { fitSelection, serverVerified, type BlockerQuery, type BlockerServer } from './designBlockers';
 
 export type QuerySummary = ApiOutput<'queries.list'>['items'][number];
 
@@ -51,6 +52,8 @@ export class WizardChoices {
   collection = $state<ApiOutput<'collections.get'> | undefined>();
   queries = $state<QuerySummary[]>([]);
   runs = $state<ApiOutput<'retrieval.runs.list'>>([]);
+  /** The chosen collection's utility labels per query (what Fair RAG reads; relevance judgments do not count). */
+  utility = $state<ApiOutput<'labels.utility.summary'> | undefined>();
 
   /** `collectionName` is read in an effect; `onLoaded` may fill in the form's defaults from the lists. */
   constructor(collectionName: () => string, onLoaded?: (choices: WizardChoices) => void) {
@@ -73,19 +76,22 @@ export class WizardChoices {
         this.collection = undefined;
         this.queries = [];
         this.runs = [];
+        this.utility = undefined;
         return;
       }
       let stale = false;
       void (async () => {
-        const [queries, detail, runs] = await Promise.all([
+        const [queries, detail, runs, utility] = await Promise.all([
           loadQueries(id),
           attempt('Could not open the collection', () => api.call('collections.get', { id })),
           attempt('Could not list the retrieval runs', () => api.call('retrieval.runs.list', { collectionId: id })),
+          api.call('labels.utility.summary', { collectionId: id, minUseful: 0 }).catch(() => undefined),
         ]);
         if (stale) return;
         this.collection = detail;
         this.queries = queries;
         this.runs = runs ?? [];
+        this.utility = utility;
       })();
       return () => (stale = true);
     });
@@ -106,6 +112,26 @@ export class WizardChoices {
     const sim = collection ? ready.find((m) => m.kind === 'sim' && (m.metadata.profile as { collection?: unknown } | undefined)?.collection === collection) : undefined;
     const model = sim ?? ready.find((m) => m.name === preferred) ?? ready[0];
     return model ? `model:${model.name}` : this.remotes[0] ? `remote:${this.remotes[0].name}` : '';
+  }
+
+  /** The chosen collection's queries with their utility labels, once loaded for `name` (undefined before). */
+  blockerQueries(name: string): BlockerQuery[] | undefined {
+    if (!this.collection || this.collection.name !== name) return undefined;
+    const labels: Record<string, { n: number; useful: number }> = {};
+    for (const u of this.utility?.queries ?? []) labels[u.queryId] = u;
+    return this.queries.map((q) => ({
+      queryId: q.queryId,
+      task: q.task,
+      candidateCount: q.candidateCount,
+      answers: q.answers.length,
+      utilityJudged: labels[q.queryId]?.n ?? 0,
+      utilityUseful: labels[q.queryId]?.useful ?? 0,
+    }));
+  }
+
+  /** Every server with whether it is known to be running and serving its model. */
+  get servers(): BlockerServer[] {
+    return this.remotes.map((r) => ({ name: r.name, model: r.model, ...serverVerified(r) }));
   }
 
   /** The tasks of the collection's queries with their counts. */
@@ -271,6 +297,15 @@ export function emptyBasics(): BasicsForm {
   return { name: '', description: '', collection: '', queryMode: 'all', tasks: [], queryIds: [], generator: '' };
 }
 
+/** Drops the tasks and query ids the loaded collection does not have (every query when none is left). */
+export function fitFormSelection(form: Pick<BasicsForm, 'queryMode' | 'tasks' | 'queryIds'>, queries: readonly QuerySummary[]): void {
+  const fitted = fitSelection(form, queries);
+  if (!fitted) return;
+  form.queryMode = fitted.queryMode;
+  form.tasks = fitted.tasks;
+  form.queryIds = fitted.queryIds;
+}
+
 /** The demo the MoI and RichRAG wizards prefill: its collection, model and the multi-aspect questions. */
 const DEMO = { collection: 'Fairground demo', model: 'fairground-tiny', task: 'multi-aspect' };
 
@@ -293,14 +328,27 @@ export class KindWizard<F extends BasicsForm> {
     this.spec = $derived(toSpec(this.form));
     this.validation = new LiveValidation(() => this.spec);
     // The demo spec's subset: the multi-aspect questions, once the collection's queries show it has them.
+    // On another collection the selection is fitted to its queries (the demo's filter must not stay).
     let prefilled = false;
+    let fittedFor: string | undefined;
     $effect(() => {
-      if (prefilled || !this.choices.queries.length) return;
-      prefilled = true;
-      if (this.form.queryMode === 'all' && this.choices.queries.some((q) => q.task === DEMO.task)) {
-        this.form.queryMode = 'tasks';
-        this.form.tasks = [DEMO.task];
-      }
+      const loaded = this.choices.collection?.name;
+      const queries = this.choices.queries;
+      if (!loaded || loaded !== this.form.collection || !queries.length) return;
+      untrack(() => {
+        if (!prefilled) {
+          prefilled = true;
+          fittedFor = loaded;
+          if (this.form.queryMode === 'all' && queries.some((q) => q.task === DEMO.task)) {
+            this.form.queryMode = 'tasks';
+            this.form.tasks = [DEMO.task];
+          }
+          return;
+        }
+        if (fittedFor === loaded) return;
+        fittedFor = loaded;
+        fitFormSelection(this.form, queries);
+      });
     });
   }
 }
