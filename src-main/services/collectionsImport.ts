@@ -20,10 +20,21 @@ import type { ImportReport } from '../api/contract/collections';
 import { groupThousands } from '../core/format/thousands';
 import { ImportCancelledError, runImporter, type ColumnMapping, type ImportKind, type SourceStats, type TextSource } from '../io/importers/index';
 import { emptyCounts, type AddCounts, type SourceEntry } from '../store/collectionTypes';
-import type { CollectionsRepo } from '../store/collectionsRepo';
+import { throwLabelDifferences, type CollectionsRepo, type LabelDifference } from '../store/collectionsRepo';
 import { ImportStaging } from '../store/importStaging';
 import { withWriteLock, type WriteLockOptions } from '../store/workspace';
 import { ownerGone } from './processOwner';
+
+/**
+ * The collection to import into. `replaceLabels`: imported judgments replace stored labels of another
+ * value (manual, LLM or earlier imports; counted in the report); without it such a label is an error
+ * naming the first differences, and nothing is written.
+ */
+export interface ImportTarget {
+  name: string;
+  description?: string | undefined;
+  replaceLabels?: boolean | undefined;
+}
 
 export interface ImportInput {
   kind: ImportKind;
@@ -60,7 +71,7 @@ let importSequence = 0;
  */
 export async function importIntoCollection(
   repo: CollectionsRepo,
-  target: { name: string; description?: string | undefined },
+  target: ImportTarget,
   inputOrInputs: ImportInput | readonly ImportInput[],
   opts: ImportProgress = {},
 ): Promise<ImportReport> {
@@ -139,7 +150,7 @@ export async function importIntoCollection(
  */
 async function importInRanges(
   repo: CollectionsRepo,
-  target: { name: string; description?: string | undefined },
+  target: ImportTarget,
   staging: ImportStaging,
   range: number,
   lock: (what: string) => WriteLockOptions,
@@ -204,7 +215,7 @@ export async function removeAbandonedImports(repo: CollectionsRepo, signal: Abor
 function commitLoaded(
   repo: CollectionsRepo,
   loadingId: number,
-  target: { name: string; description?: string | undefined },
+  target: ImportTarget,
   resolveProfileIds: boolean,
   stats: SourceStats[],
   sha256: ReadonlyMap<string, string>,
@@ -219,13 +230,13 @@ function commitLoaded(
     }
     repo.update(loadingId, { name: target.name });
     const documents = { ...emptyCounts(), added: staging.counts().documents };
-    return loadRestAndReport(repo, { id: loadingId, name: target.name, contentHash: '' }, true, documents, resolveProfileIds, stats, sha256, staging, hashIfNew);
+    return loadRestAndReport(repo, { id: loadingId, name: target.name, contentHash: '' }, true, documents, { resolveProfileIds, replaceLabels: target.replaceLabels }, stats, sha256, staging, hashIfNew);
   });
 }
 
 function commit(
   repo: CollectionsRepo,
-  target: { name: string; description?: string | undefined },
+  target: ImportTarget,
   resolveProfileIds: boolean,
   stats: SourceStats[],
   sha256: ReadonlyMap<string, string>,
@@ -237,7 +248,7 @@ function commit(
     const collection = existing ?? repo.create(target.name, target.description ?? '');
     const documents = emptyCounts();
     staging.publishDocuments(collection.id, existing === undefined, documents);
-    return loadRestAndReport(repo, collection, existing === undefined, documents, resolveProfileIds, stats, sha256, staging, hashIfNew);
+    return loadRestAndReport(repo, collection, existing === undefined, documents, { resolveProfileIds, replaceLabels: target.replaceLabels }, stats, sha256, staging, hashIfNew);
   });
 }
 
@@ -251,7 +262,7 @@ function loadRestAndReport(
   c: { id: number; name: string; contentHash: string },
   created: boolean,
   documents: AddCounts,
-  resolveProfileIds: boolean,
+  labels: { resolveProfileIds: boolean; replaceLabels: boolean | undefined },
   stats: SourceStats[],
   sha256: ReadonlyMap<string, string>,
   staging: ImportStaging,
@@ -260,8 +271,11 @@ function loadRestAndReport(
   const queries = emptyCounts();
   const judgments = emptyCounts();
   for (const chunk of staging.queryChunks()) repo.addQueryTexts(c.id, chunk, queries);
-  for (const chunk of staging.judgmentChunks()) repo.addJudgmentTexts(c.id, chunk, { resolveProfileIds }, judgments);
-  const noop = !created && documents.added + queries.added + judgments.added === 0;
+  const differences: LabelDifference[] = [];
+  for (const chunk of staging.judgmentChunks()) repo.addJudgmentTexts(c.id, chunk, { ...labels, differences }, judgments);
+  // Labels that differ from stored manual/LLM ones: an error naming the first ones (the transaction writes nothing).
+  throwLabelDifferences(differences);
+  const noop = !created && documents.added + queries.added + judgments.added + judgments.replaced === 0;
   const now = new Date().toISOString();
   const files: SourceEntry[] = stats.map((s) => ({ file: s.name, kind: s.role, sha256: sha256.get(s.name) ?? '', rows: s.rows, importedAt: now }));
   let contentHash = c.contentHash;
@@ -296,10 +310,11 @@ function summarize(name: string, noop: boolean, d: AddCounts, q: AddCounts, j: A
   part(d, 'document', 'documents');
   part(q, 'query', 'queries');
   part(j, 'judgment', 'judgments');
-  let msg = `added ${parts.join(', ')} to '${name}'`;
+  let msg = parts.length ? `added ${parts.join(', ')} to '${name}'` : `nothing added to '${name}'`;
   const same = d.unchanged + q.unchanged + j.unchanged;
   if (same) msg += ` (${groupThousands(same)} already there)`;
-  if (j.kept) msg += `; kept ${j.kept} manual/LLM labels`;
+  if (j.replaced) msg += `; replaced ${groupThousands(j.replaced)} stored label${j.replaced === 1 ? '' : 's'} that differed`;
+  if (j.kept) msg += `; kept ${j.kept} manual/LLM labels (same values)`;
   if (j.unknownDocuments) msg += `; ${j.unknownDocuments} judgments name documents not in the collection`;
   if (j.unknownQueries) msg += `; ${j.unknownQueries} judgments name queries not in the collection`;
   return msg;

@@ -87,7 +87,7 @@ export class CollectionsService {
     return this.jobs.start('collections.importText', title, params, (ctx) =>
       importIntoCollection(
         this.repo,
-        { name: req.collectionName.trim(), description: req.description },
+        { name: req.collectionName.trim(), description: req.description, replaceLabels: req.replaceLabels },
         { kind: req.kind, sources, mapping: req.mapping },
         { signal: ctx.signal, progress: (d, t, m) => ctx.progress(d, t, m) },
       ),
@@ -122,7 +122,7 @@ export class CollectionsService {
   /** Run an import of files now (CLI, tests, the demo); the job wrapper calls this too. */
   async importFiles(req: ImportFilesRequest, opts: ImportProgress = {}): Promise<ImportReport> {
     const sources = req.files.map((p) => fileSource(p));
-    return importIntoCollection(this.repo, { name: req.collectionName.trim(), description: req.description }, { kind: req.kind, sources, mapping: req.mapping }, opts);
+    return importIntoCollection(this.repo, { name: req.collectionName.trim(), description: req.description, replaceLabels: req.replaceLabels }, { kind: req.kind, sources, mapping: req.mapping }, opts);
   }
 
   /** Run an import of in-memory contents now. */

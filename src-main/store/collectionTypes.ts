@@ -118,13 +118,15 @@ export interface AddCounts {
   unchanged: number;
   /** Judgments only: stored manual/LLM labels that an import does not overwrite. */
   kept: number;
+  /** Judgments only: stored labels with another value that the import replaced (only with `replaceLabels`). */
+  replaced: number;
   /** Judgments only: rows naming a query / document the collection does not have (yet). */
   unknownQueries: number;
   unknownDocuments: number;
 }
 
 export function emptyCounts(): AddCounts {
-  return { added: 0, unchanged: 0, kept: 0, unknownQueries: 0, unknownDocuments: 0 };
+  return { added: 0, unchanged: 0, kept: 0, replaced: 0, unknownQueries: 0, unknownDocuments: 0 };
 }
 
 /** An id quoted for a one-line message: control characters (a line break in a JSON id) escaped, a long id cut (core/errors quoteIdText). */

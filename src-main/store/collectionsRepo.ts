@@ -262,6 +262,8 @@ export class CollectionsRepo {
     const insert = this.st(`INSERT INTO judgments(collection_id, query_id, doc_id, kind, label, source, provenance, updated_at) VALUES (?, ?, ?, ?, ?, 'import', ?, ?)`);
     const hasDoc = this.st(`SELECT 1 FROM documents WHERE collection_id = ? AND doc_id = ?`).pluck();
     const hasQuery = this.st(`SELECT 1 FROM queries WHERE collection_id = ? AND query_id = ?`).pluck();
+    const replace = this.st(`UPDATE judgments SET label = ?, source = 'import', provenance = ?, updated_at = ? WHERE collection_id = ? AND query_id = ? AND doc_id = ? AND kind = ?`);
+    const differences = opts.differences ?? [];
     for (const j of judgments) {
       let docId = j.docId;
       // LaMP documents renamed `<qid>/<pid>` (io/importers/lampImporter.ts) keep the labels of (qid, pid).
@@ -274,14 +276,24 @@ export class CollectionsRepo {
         counts.added++;
         continue;
       }
+      if (old.label !== j.label && opts.replaceLabels) {
+        // Asked for: the imported label replaces the stored one, which stays in provenance.previous.
+        const provenance = { ...(parseJsonColumn<JsonObject>(j.provenance) ?? {}), previous: { label: old.label, source: old.source, provenance: parseJsonColumn<JsonObject>(old.provenance) ?? {} } };
+        replace.run(j.label, canonicalJson(provenance), now, collectionId, j.queryId, docId, j.kind);
+        counts.replaced++;
+        continue;
+      }
       if (old.source !== 'import') {
-        counts.kept++;
+        // A manual or LLM label is never overwritten silently: the same value is kept, another value is a difference.
+        if (old.label === j.label) counts.kept++;
+        else differences.push({ queryId: j.queryId, docId, kind: j.kind, stored: old.label, source: old.source, imported: j.label, file: j.file, line: j.line });
         continue;
       }
       const differs = old.label !== j.label ? 'label' : old.provenance !== j.provenance ? 'provenance' : undefined;
       if (differs) throw conflict(`query ${quoteId(j.queryId)} already has a ${j.kind} judgment of ${quoteId(docId)} with a different ${differs} (${old.label} → ${j.label})`, j, differs);
       counts.unchanged++;
     }
+    if (!opts.differences) throwLabelDifferences(differences);
     return counts;
   }
 
@@ -447,6 +459,46 @@ export interface JudgmentAddOptions {
   now?: Date;
   /** Attach (qid, pid) labels to a LaMP document renamed `<qid>/<pid>` when there is one. */
   resolveProfileIds?: boolean;
+  /**
+   * Imported labels replace stored labels of another value (manual, LLM or imported; the old one is
+   * kept in provenance.previous, counted as `replaced`). Without it such a label is an error.
+   */
+  replaceLabels?: boolean | undefined;
+  /**
+   * Collect labels that differ from stored manual/LLM labels here instead of throwing at the end of
+   * this call (an import adds its judgments in chunks and throws once, after the last: `throwLabelDifferences`).
+   */
+  differences?: LabelDifference[];
+}
+
+/** An imported label that differs from a stored manual or LLM label. */
+export interface LabelDifference {
+  queryId: string;
+  docId: string;
+  kind: JudgmentKind;
+  stored: number;
+  source: JudgmentSource;
+  imported: number;
+  file?: string | undefined;
+  line?: number | undefined;
+}
+
+/**
+ * The error for imported labels that differ from stored manual/LLM labels (issue 34 item 8): how many,
+ * the first five with their file line, and how to replace them. Nothing is written (the caller's
+ * transaction rolls back).
+ */
+export function throwLabelDifferences(differences: readonly LabelDifference[]): void {
+  if (differences.length === 0) return;
+  const first = differences[0]!;
+  const shown = differences
+    .slice(0, 5)
+    .map((d) => `query ${quoteId(d.queryId)} document ${quoteId(d.docId)}: stored ${d.source} label ${d.stored}, imported ${d.imported}${d.line !== undefined ? ` (line ${d.line})` : ''}`);
+  const more = differences.length > 5 ? `; and ${differences.length - 5} more` : '';
+  throw new DataError(
+    `${differences.length} imported ${first.kind} label${differences.length === 1 ? '' : 's'} differ${differences.length === 1 ? 's' : ''} from the stored ones (${shown.join('; ')}${more}): nothing was imported; to replace the stored labels, import with "replace labels" (replaceLabels; CLI --replace-labels)`,
+    { ...(first.file !== undefined ? { file: first.file } : {}), ...(first.line !== undefined ? { line: first.line } : {}), field: 'label' },
+  );
 }
 
 interface DocDbRow {

@@ -115,6 +115,8 @@ const AddCounts = z.object({
   added: z.number().int(),
   unchanged: z.number().int(),
   kept: z.number().int(),
+  /** Judgments: stored labels of another value replaced by the import (only when asked: replaceLabels). */
+  replaced: z.number().int().default(0),
   unknownQueries: z.number().int(),
   unknownDocuments: z.number().int(),
 });
@@ -153,6 +155,8 @@ const ImportCommon = {
   description: z.string().max(5000).optional(),
   kind: ImportKind,
   mapping: ColumnMapping.optional(),
+  /** Imported labels replace stored labels of another value (counted in the report's judgments.replaced); without it they are an error. */
+  replaceLabels: z.boolean().optional(),
 };
 
 /** One file of a combined import: a path on this machine or uploaded content, with its column mapping. */

@@ -42,7 +42,9 @@ export const collectionImport: CliCommand = {
 
 Reads FILE... completely and checks every line before writing anything; the collection is created
 when it does not exist. Importing content the collection already has changes nothing (reported);
-an id that is already there with different content is an error naming file and line.
+an id that is already there with different content is an error naming file and line. Labels
+(qrels, fairrag-mapping) that differ from stored ones — manual, LLM (label utility) or imported —
+are an error naming the first differences, unless --replace-labels is given.
 
 Kinds and their files:
   corpus            documents: .jsonl, .json (array), .csv (RFC 4180) or .tsv
@@ -68,6 +70,8 @@ Options:
   --task T, --metric M     queries: task/metric for rows without one
   --generator G            judgments: generator named in the labels' provenance
   --lamp-task T            lamp: LaMP-1..7 when no outputs file names the task
+  --replace-labels         judgments: replace stored labels of another value (the old one stays in the
+                           label's provenance.previous); the report says how many were replaced
 ${WORKSPACE_HELP}
       --json             print the import report as JSON
 
@@ -83,6 +87,7 @@ Example: fairground collection import --kind lamp --name lamp2 dev_questions.jso
         format: { type: 'string' },
         'no-header': { type: 'boolean' },
         'attr-column': { type: 'string', multiple: true },
+        'replace-labels': { type: 'boolean' },
         json: { type: 'boolean' },
         ...Object.fromEntries(Object.keys(MAPPING_OPTIONS).map((k) => [k, { type: 'string' as const }])),
       },
@@ -110,7 +115,14 @@ Example: fairground collection import --kind lamp --name lamp2 dev_questions.jso
       let last = Date.now(); // quiet for imports that take less than a second
       let lastWait = '';
       const report = await svc.importFiles(
-        { collectionName: name, kind: kind as ImportKind, files, mapping, ...(values.description !== undefined ? { description: values.description as string } : {}) },
+        {
+          collectionName: name,
+          kind: kind as ImportKind,
+          files,
+          mapping,
+          ...(values.description !== undefined ? { description: values.description as string } : {}),
+          ...(values['replace-labels'] ? { replaceLabels: true } : {}),
+        },
         {
           progress: (done, total, message) => {
             // Another writer holds the workspace (issue 15 item 5): say whom we wait for, once per holder.

@@ -32,6 +32,14 @@ Options:
                                   objective, reversed ranking)
                    seed           seed of the random starts beyond the first four (default ${MOI_SOLVE_DEFAULTS.seed})
                    starts         ALS starts (default ${MOI_SOLVE_DEFAULTS.starts}; never the uniform a)
+                   maxStarts      seeded random starts are added until two random ones agree (after 12)
+                                  or this many starts ran (default ${MOI_SOLVE_DEFAULTS.maxStarts})
+                   lowSignalStarts at low signal — noise variance (residual/(M − params), or noiseSd²)
+                                  above 5% of the scores' variance, or fewer residual degrees of
+                                  freedom than passages — all these starts run (default
+                                  ${MOI_SOLVE_DEFAULTS.lowSignalStarts}, at least maxStarts): agreement is no evidence there
+                   noiseSd        sd of the noise on s when known (simulated reader): decides low signal,
+                                  and certifies only fits within σ²·χ²₀.₉₉₉(M − params)
                    maxIterations  ALS sweeps per start (default ${MOI_SOLVE_DEFAULTS.maxIterations})
                    tolerance      relative objective change that stops ALS (default ${MOI_SOLVE_DEFAULTS.tolerance})
                    exactFit       ALS also stops once f <= exactFit * |s|^2 (default ${MOI_SOLVE_DEFAULTS.exactFit})
@@ -46,7 +54,8 @@ Prints one JSON line:
    "orientationRule", "orientationByRule", "biasSlope", "retrieverTau", "iterations", "converged",
    "certificate", "positionEffect", "bestStart", "starts", "identifiability", "predictions"}
 converged: the fit is certified — an exact fit, or an optimum reached by at least two random starts
-(after 12), by a start that met its stopping rule, and (with noiseSd) within the noise bound; otherwise
+(after 12; at low signal after all lowSignalStarts, certificate.lowSignal true), by a start that met its
+stopping rule, and (with noiseSd) within the noise bound; otherwise
 false, with certificate.reasons (iteration cap, restarts disagree, residual above noise) and
 certificate.distinctOptima, also on stderr. positionEffect.detected false: "no position effect
 detected" (a indistinguishable from uniform; F-test screen, bootstrap in between), on stderr.

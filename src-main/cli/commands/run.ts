@@ -45,7 +45,8 @@ ${WORKSPACE_HELP}
                          operation, calls the cache answers, prompt size, an estimated time from
                          this engine's measured throughput) and the design warnings (what
                          this design cannot show, e.g. k ≥ the candidates, too few queries or
-                         samples, with the fix), and exit
+                         samples, with the fix), and exit; stores nothing (no experiment, no
+                         new spec version)
       --cache-only       compute nothing: finish from the call cache, or stop (exit 75, resumable)
                          naming how many calls to export with \`fairground plan export\`
       --shard k/N        compute only the k-th of N deterministic shards of the plan's calls into
@@ -87,15 +88,17 @@ export const runCommand: CliCommand = {
       // Everything the spec names must exist here; list each missing one (issue 17 item 2).
       const check = s.experiments.validateSpec(raw);
       if (!check.ok) throw new DataError(check.issues.map((i) => `${i.path || '(spec)'}: ${i.message}`).join('; '), { file: given });
-      const { experiment, created, changed } = s.experiments.upsert(raw);
       if (values['dry-run']) {
+        // A dry run stores nothing (issue 34): no experiment, no new spec version — the plan is walked
+        // on a throwaway copy of the spec, whether or not its checks pass.
         const plans = new BatchPlanService(s.workspace.db, s.experiments, s.models.cache);
-        const estimate = await plans.estimate(experiment.id, new AbortController().signal);
-        io.stdout.write(values.json ? `${JSON.stringify(estimate)}\n` : describeEstimate(experiment.name, estimate));
+        const estimate = await plans.estimateSpec(raw, new AbortController().signal);
+        io.stdout.write(values.json ? `${JSON.stringify(estimate)}\n` : describeEstimate(String(spec.name), estimate));
         return 0;
       }
       // Before anything runs: what the servers' concurrency costs in reproducibility (issue 35 item 2).
       for (const w of s.experiments.reproducibilityWarnings(raw)) io.stderr.write(`warning: ${w.message}\n  fix: ${w.fix}\n`);
+      const { experiment, created, changed } = s.experiments.upsert(raw);
       const { run, resumed } = s.experiments.runToContinue(experiment.id, values.new ?? false);
       io.stderr.write(
         `${created ? 'created' : changed ? `updated (spec version ${experiment.version})` : 'using'} experiment '${experiment.name}' (id ${experiment.id}); ${resumed ? 'resuming' : 'starting'} run ${run.id}\n`,

@@ -72,6 +72,13 @@ describe('fairground moi solve', () => {
     };
     expect(many.starts).toHaveLength(6);
     expect(many.orientationRule).toBe('none');
+    // Issue 34: the documented maxStarts, lowSignalStarts and noiseSd are accepted.
+    const noisy = { ...planted, scores: planted.scores.map((v, i) => v + (i % 2 === 0 ? 0.3 : -0.3)) };
+    const bounded = await cli(['--input', file({ ...noisy, options: { maxStarts: 8, lowSignalStarts: 10, noiseSd: 0.3 } })]);
+    expect(bounded.code).toBe(0);
+    const out = JSON.parse(bounded.stdout) as { starts: unknown[]; certificate: { lowSignal: boolean } };
+    expect(out.certificate.lowSignal).toBe(true);
+    expect(out.starts).toHaveLength(10);
   });
 
   it('notes why a cyclic set is underdetermined on stderr', async () => {
@@ -92,6 +99,8 @@ describe('fairground moi solve', () => {
     expect(await errorOf({ ...planted, n: 0 })).toMatch(/^n: /);
     expect(await errorOf({ ...planted, options: { orientation: 'up' } })).toMatch(/^options\.orientation: /);
     expect(await errorOf({ ...planted, options: { starts: 1.5 } })).toMatch(/^options\.starts: /);
+    expect(await errorOf({ ...planted, options: { noiseSd: -1 } })).toMatch(/^options\.noiseSd: /);
+    expect(await errorOf({ ...planted, options: { maxStarts: 0 } })).toMatch(/^options\.maxStarts: /);
     expect(await errorOf({ ...planted, options: { fixedA: [0.5, 0.5] } })).toBe('options.fixedA: expected 5 coefficients (one per prompt position), got 2');
     expect(await errorOf({ ...planted, options: { fixedA: [0.5, 0.5, 0.5, 0, 0] } })).toMatch(/^options\.fixedA: coefficients must sum to 1/);
     expect(await errorOf({ ...planted, options: { fixedA: [1.5, 0, 0, 0, 0] } })).toMatch(/^options\.fixedA\[0\]: /);

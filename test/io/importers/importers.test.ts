@@ -126,7 +126,7 @@ describe('judgments', () => {
     await imp('corpus', [fx('corpus.jsonl')]);
     await imp('queries', [fx('queries.jsonl')]);
     const r = await imp('qrels', [fx('qrels.txt')]);
-    expect(r.judgments).toEqual({ added: 5, unchanged: 0, kept: 0, unknownQueries: 0, unknownDocuments: 1 });
+    expect(r.judgments).toEqual({ added: 5, unchanged: 0, kept: 0, replaced: 0, unknownQueries: 0, unknownDocuments: 1 });
     expect(r.message).toContain('1 judgments name documents not in the collection');
     const detail = svc.repo.getQueryWithJudgments(r.collectionId, 'q2')!;
     expect(detail.documents.map((d) => [d.doc.docId, d.missing, d.judgments[0]!.label, d.judgments[0]!.kind])).toEqual([
@@ -264,15 +264,21 @@ describe('re-imports and conflicts', () => {
     expect(snapshot()).toEqual(before);
   });
 
-  it('a conflicting label is a DataError; a stored manual label is kept, not overwritten', async () => {
+  it('a conflicting label is a DataError; a stored manual label is never overwritten silently (issue 34: its difference is an error too)', async () => {
     await imp('qrels', [fx('qrels.txt')]);
     const id = svc.repo.byName('C')!.id;
     const err = await rejects(imp('qrels', [file('q1 0 d2 1\n', 'x.qrels')]));
     expect(err).toMatchObject({ line: 1, field: 'label' });
     svc.repo.setManualJudgment(id, 'q1', 'd2', 'relevance', 3);
+    const differs = await rejects(imp('qrels', [fx('qrels.txt')]));
+    expect(differs).toMatchObject({ line: 2, field: 'label' });
+    expect(differs.message).toContain("1 imported relevance label differs from the stored ones (query 'q1' document 'd2': stored manual label 3, imported 0 (line 2))");
+    expect(svc.repo.getJudgment(id, 'q1', 'd2', 'relevance')).toMatchObject({ label: 3, source: 'manual' });
+    // The same value as the manual label is kept, not a difference.
+    svc.repo.setManualJudgment(id, 'q1', 'd2', 'relevance', 0);
     const r = await imp('qrels', [fx('qrels.txt')]);
     expect(r).toMatchObject({ noop: true, judgments: { unchanged: 4, kept: 1 } });
-    expect(svc.repo.getJudgment(id, 'q1', 'd2', 'relevance')).toMatchObject({ label: 3, source: 'manual' });
+    expect(svc.repo.getJudgment(id, 'q1', 'd2', 'relevance')).toMatchObject({ label: 0, source: 'manual' });
   });
 });
 
