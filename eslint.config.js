@@ -1,4 +1,4 @@
-// Lint, including the layering of ../shared/design/architecture.md, bottom to top:
+// Lint, including the layering of docs/architecture.md, bottom to top:
 //   core (pure) < store, engine, retrieval, io < api (contract: zod only; router: validation and
 //   error mapping) < experiments < services < handlers (contract methods onto services) < server,
 //   cli, app (transports). Nothing imports a layer above its own; only src-main/app imports electron;

@@ -3,7 +3,7 @@
 # offline, and caches the binary outside the clone, keyed by the bundle's commit:
 #   ${FAIRGROUND_LLAMA_SERVER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/fairground/llama-server}/<commit>/llama-server
 # Prints the binary's path on its last line. A cached binary is reused (a few ms); the first build takes
-# about 8-12 min on 2 quiet cores (31 min measured at load 13-23, 80 min at load 15-19). Flags: ../shared/reference/engines.md.
+# about 8-12 min on 2 quiet cores (31 min measured at load 13-23, 80 min at load 15-19). Flags below; what the server accepts and ignores: docs/remote.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bundle=node_modules/node-llama-cpp/llama/gitRelease.bundle

@@ -2,7 +2,7 @@
 /**
  * Builds better-sqlite3 for Electron's ABI in a scratch copy and writes only the .node file to
  * native/electron-abi<ABI>-<platform>-<arch>/, so the Node build in node_modules (used by
- * `npm test` and the CLI) stays intact. See ../shared/reference/stack-facts.md: @electron/rebuild
+ * `npm test` and the CLI) stays intact. Measured when this was written: @electron/rebuild
  * in place either builds for the wrong ABI (with npm's nodedir set) or deletes the Node build.
  * Needs Electron's headers (network access to electronjs.org or a local headers folder via
  * ELECTRON_HEADERS_DIR).

@@ -4,7 +4,7 @@
  * Electron shell (src-main/app), for Electron 45.4.1 (package.json's pin; the scanner cannot detect it from the
  * sources). It fails on every finding that is not justified below (rule, file and a piece of the flagged line) and on
  * every file the scanner could not parse; a justification that matches nothing any more is reported (stale), so the
- * list stays the README's ("The desktop app's hardening" lists the same findings and why each stands).
+ * list stays docs/hardening.md's ("The desktop app's hardening" lists the same findings and why each stands).
  *
  * Offline: the scanner asks the network for translations (1 s timeout, then it says "Could not retrieve updated
  * translations" and goes on in English) and, in its AvailableSecurityFixesGlobalCheck, for Electron's release list;
@@ -22,7 +22,7 @@ const inputAt = process.argv.indexOf('--input');
 const INPUT = inputAt > 0 && process.argv[inputAt + 1] ? process.argv[inputAt + 1] : join(ROOT, 'src-main', 'app');
 const ELECTRON = '45.4.1';
 
-/** Findings that stand, each with its reason (README, "The desktop app's hardening"). `line`: a piece of the flagged line. */
+/** Findings that stand, each with its reason (docs/hardening.md). `line`: a piece of the flagged line. */
 export const JUSTIFIED = [
   {
     rule: 'CSP_GLOBAL_CHECK',
@@ -94,11 +94,11 @@ function main() {
   }
   const stale = JUSTIFIED.filter((_, i) => !used.has(i));
   console.log(`electronegativity (Electron ${ELECTRON}) over ${INPUT === join(ROOT, 'src-main', 'app') ? 'src-main/app' : INPUT}: ${results.length} findings, ${results.length - open.length} justified, ${open.length} not`);
-  for (const s of stale) console.log(`note: the justification of ${s.rule} ${s.file}${s.line ? ` (${s.line})` : ''} matches no finding any more; remove it here and in the README`);
+  for (const s of stale) console.log(`note: the justification of ${s.rule} ${s.file}${s.line ? ` (${s.line})` : ''} matches no finding any more; remove it here and in docs/hardening.md`);
   for (const e of parseErrors) console.error(`not scanned: ${e.trim()}`);
   for (const o of open) console.error(`unjustified finding: ${o}`);
   if (open.length > 0 || parseErrors.length > 0) {
-    console.error('Fix each finding, or justify it in scripts/scan-electron.mjs and in the README ("The desktop app\'s hardening").');
+    console.error('Fix each finding, or justify it in scripts/scan-electron.mjs and in docs/hardening.md.');
     process.exit(1);
   }
 }

@@ -45,7 +45,7 @@ export interface LazyCliCommand {
 export type CliCommandEntry = CliCommand | LazyCliCommand;
 
 /**
- * Exit codes of every command (README "The command line"): 0 success; 1 a failure; 2 bad input or
+ * Exit codes of every command (docs/cli.md): 0 success; 1 a failure; 2 bad input or
  * options; 75 (sysexits EX_TEMPFAIL) cancelled with its work kept, run the same command again to
  * resume; 130 (128 + SIGINT) interrupted by Ctrl-C (work kept and resumable as well).
  */

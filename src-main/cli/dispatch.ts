@@ -112,7 +112,7 @@ export async function processMain(registered: readonly CliCommandEntry[]): Promi
     // V8 grows the young generation to 2 × 16 MiB under a steady stream of short-lived strings
     // (one per run line). A command that reads a file once and keeps little does not need that:
     // kept at its initial size, `eval ir` on 500k lines peaks at ~70 MiB instead of ~110 MiB and
-    // runs as fast (README Performance). V8 reads this flag whenever it would grow the space, so
+    // runs as fast (docs/performance.md). V8 reads this flag whenever it would grow the space, so
     // setting it now, before the input is read, takes effect; this process only.
     setFlagsFromString('--semi-space-growth-factor=1');
   }

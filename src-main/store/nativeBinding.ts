@@ -2,7 +2,7 @@
  * better-sqlite3 is a native addon compiled for one ABI. Plain Node (tests, CLI, browser mode) uses
  * the build npm made in node_modules; Electron needs a build against Electron's headers, which
  * `npm run rebuild:electron` writes to a separate path so both can live in one checkout.
- * See ../shared/reference/stack-facts.md ("build for Electron only in a copy ... nativeBinding").
+ * (Build for Electron only in a copy: rebuilding in place replaces the Node build that tests and the CLI use.)
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';

@@ -5,15 +5,38 @@
  * line each starts on. Backslash-continued lines are joined; comments and blank lines dropped.
  */
 export interface ReadmeCommand {
-  /** 1-based line of README.md where the command starts. */
+  /** The file it was read from, relative to the repository (README.md, docs/cli.md, …). */
+  file: string;
+  /** 1-based line of that file where the command starts. */
   line: number;
   /** The command as a shell would read it (continuations joined). */
   text: string;
-  /** Index of its fenced block in the README, or -1 for an inline span. */
+  /** Index of its fenced block (numbered across every file read), or -1 for an inline span. */
   block: number;
 }
 
-export function readmeCommands(markdown: string): ReadmeCommand[] {
+/**
+ * README.md and then every `docs/*.md` page it links, in the order of their first link (issue 37
+ * item 5: the long sections moved to docs/, and their commands still run).
+ */
+export function documentedCommands(read: (file: string) => string): ReadmeCommand[] {
+  const files = ['README.md', ...linkedDocs(read('README.md'))];
+  const out: ReadmeCommand[] = [];
+  for (const file of files) {
+    const blocks = out.reduce((n, c) => Math.max(n, c.block + 1), 0);
+    for (const c of readmeCommands(read(file), file)) out.push({ ...c, block: c.block < 0 ? -1 : c.block + blocks });
+  }
+  return out;
+}
+
+/** The `docs/*.md` pages a markdown file links, each once, in order of first link. */
+export function linkedDocs(markdown: string): string[] {
+  const seen: string[] = [];
+  for (const m of markdown.matchAll(/\]\((docs\/[^)#\s]+\.md)(#[^)]*)?\)/g)) if (!seen.includes(m[1]!)) seen.push(m[1]!);
+  return seen;
+}
+
+export function readmeCommands(markdown: string, file = 'README.md'): ReadmeCommand[] {
   const lines = markdown.split('\n');
   const out: ReadmeCommand[] = [];
   let block = -1;
@@ -42,7 +65,7 @@ export function readmeCommands(markdown: string): ReadmeCommand[] {
       const piece = continues ? trimmed.slice(0, -1).trim() : trimmed;
       pending = pending ? { line: pending.line, text: `${pending.text} ${piece}` } : { line: i + 1, text: piece };
       if (!continues) {
-        out.push({ line: pending.line, text: stripComment(pending.text), block });
+        out.push({ file, line: pending.line, text: stripComment(pending.text), block });
         pending = undefined;
       }
       continue;
@@ -50,7 +73,7 @@ export function readmeCommands(markdown: string): ReadmeCommand[] {
     for (const m of raw.matchAll(/`(npx fairground [^`]+)`/g)) {
       const text = m[1]!.trim();
       if (/<|\b[A-Z][A-Z_]{2,}\b|…/.test(text)) continue; // a template, not a command
-      out.push({ line: i + 1, text, block: -1 });
+      out.push({ file, line: i + 1, text, block: -1 });
     }
   }
   return out;

@@ -7,14 +7,15 @@
  * README command fails too. The other commands of a block that runs (gzip) run with it.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isFairgroundCommand, readmeCommands, type ReadmeCommand } from './readmeCommands';
+import { documentedCommands, isFairgroundCommand, linkedDocs, type ReadmeCommand } from './readmeCommands';
 
 const repo = path.resolve(__dirname, '..', '..');
-const readme = readFileSync(path.join(repo, 'README.md'), 'utf8');
+const read = (file: string) => readFileSync(path.join(repo, file), 'utf8');
+const readme = read('README.md');
 
 /** README commands that cannot run on the demo data here, and why (matched as a substring). */
 const EXEMPT: { match: string; why: string }[] = [
@@ -35,7 +36,7 @@ interface Ran {
   stderr: string;
 }
 
-const commands = readmeCommands(readme);
+const commands = documentedCommands(read);
 const exempt = (c: ReadmeCommand) => EXEMPT.some((e) => c.text.includes(e.match));
 /** Blocks with at least one fairground command that runs: their other commands run too. */
 const runBlocks = new Set(commands.filter((c) => c.block >= 0 && isFairgroundCommand(c) && !exempt(c)).map((c) => c.block));
@@ -70,6 +71,29 @@ beforeAll(() => {
 }, 600_000);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+describe('README and the docs it links', () => {
+  const markdownFiles = ['README.md', ...readdirSync(path.join(repo, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+  it('the README guides: at most 300 lines, and it links every page of docs/', () => {
+    expect(readme.split('\n').length).toBeLessThanOrEqual(300);
+    expect(new Set(linkedDocs(readme))).toEqual(new Set(markdownFiles.filter((f) => f.startsWith('docs/'))));
+  });
+
+  it('every relative link resolves, and nothing points outside the repository', () => {
+    for (const file of markdownFiles) {
+      const text = read(file);
+      expect(text, file).not.toMatch(/\.\.\/shared\//);
+      for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1]!.split('#')[0]!;
+        if (target === '' || /^[a-z]+:/.test(target)) continue;
+        const resolved = path.resolve(path.dirname(path.join(repo, file)), target);
+        expect(resolved.startsWith(repo + path.sep), `${file}: ${m[1]} leaves the repository`).toBe(true);
+        expect(existsSync(resolved), `${file}: ${m[1]} does not exist`).toBe(true);
+      }
+    }
+  });
+});
+
 describe('README examples on the demo data', () => {
   it('the README is read: the demo walkthrough and the workspace commands are among the commands run', () => {
     expect(toRun.filter(isFairgroundCommand).length).toBeGreaterThanOrEqual(15);
@@ -84,7 +108,7 @@ describe('README examples on the demo data', () => {
 
   it('every command that runs exits 0', () => {
     for (const r of ran) {
-      expect(r.status, `README.md:${r.command.line}: ${r.command.text}\n${r.stderr.slice(-2000)}`).toBe(0);
+      expect(r.status, `${r.command.file}:${r.command.line}: ${r.command.text}\n${r.stderr.slice(-2000)}`).toBe(0);
     }
     expect(ran.length).toBe(toRun.length);
   });

@@ -105,7 +105,7 @@ export async function probeCapabilities(target: ProbeTarget, model: string, serv
     ['chat.response_format', () => chat({ response_format: schemaFormat }), expectedJson],
     // llama.cpp's server also reads its own fields on chat requests. Its response_format and json_schema
     // there go through the chat template's output parser, which can fail where `grammar` works (a
-    // SentencePiece vocabulary: HTTP 400 "Failed to initialize samplers"; README, Remote models).
+    // SentencePiece vocabulary: HTTP 400 "Failed to initialize samplers"; docs/remote.md).
     ...(llama
       ? ([
           ['chat.grammar', () => chat({ grammar: probeGrammar }), 'fairground'],

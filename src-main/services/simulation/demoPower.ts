@@ -1,9 +1,9 @@
 /**
  * Where the bundled demo specs' power reaches 0.8 (issue 23 item 3: "for each bundled demo spec, report (README and
  * the panel) the number of queries and samples at which power reaches 0.8 for a stated effect"). Measured with
- * `scripts/powerGrid.ts` on the simulated reader (20 runs per point; the README's power table gives every grid point,
+ * `scripts/powerGrid.ts` on the simulated reader (20 runs per point; the power table in docs/simulated-reader.md gives every grid point,
  * seed, CPU time and load); `simulate power` and the panel show these beside a run of the same spec, and a
- * table in test/services/simulation/demoPower.test.ts keeps them equal to the README's.
+ * table in test/services/simulation/demoPower.test.ts keeps them equal to the docs'.
  *
  * A spec counts as the bundled one when it equals a file of resources/demo/experiments once both are read by
  * the kind's schema, name and description aside: an edited copy (other queries, samples, test) gets none.
@@ -37,7 +37,7 @@ export interface MeasuredDemoPower {
   source: string;
 }
 
-const SOURCE = "README § Power; scripts/powerGrid.ts on the simulated reader, 20 runs per point, 28 Nov 2026";
+const SOURCE = "docs/simulated-reader.md (power grids); scripts/powerGrid.ts on the simulated reader, 20 runs per point, 28 Nov 2026";
 
 /** By bundled file. */
 export const DEMO_POWER: Record<string, Omit<MeasuredDemoPower, 'file'>> = {

@@ -114,7 +114,7 @@ describe.skipIf(llamaServerSkip !== undefined)('next-token logits: node-llama-cp
         // F16 weights: nearly every prompt agrees to float rounding. Not all: prompt seed 188452061 gave one prompt
         // (16 tokens) of twelve a difference of 1.7e-3 with the order changed, the same on every repetition and on
         // the commit before (610d7ac) — the bench case's all-or-nothing difference, seen here once in about 120
-        // prompts over ten seeds. Its cause is open (README, Remote models).
+        // prompts over ten seeds. Its cause is open (docs/remote.md).
         expect(results.auto!.filter(agree).length).toBeGreaterThanOrEqual(tokens.length - 2);
       } else {
         // Q8_0 weights: with 'auto' some prompts agree exactly and others differ by 0.07–0.16, whatever their
@@ -122,7 +122,7 @@ describe.skipIf(llamaServerSkip !== undefined)('next-token logits: node-llama-cp
         // --no-host, -c or the batch split (-b/-ub on the server, batchSize locally) change nothing on either
         // side. An all-or-nothing difference that grows likelier with more tokens fits the two builds rounding
         // a tie in the 8-bit activation quantization differently, but that is not shown; the cause is open
-        // (README, Remote models).
+        // (docs/remote.md).
         expect(results.auto!.filter(agree).length).toBeGreaterThan(0);
       }
     }, 300_000);

@@ -55,8 +55,8 @@ describe('the bundled demo specs’ measured power', () => {
     expect(measuredDemoPower({ kind: 'moi', name: 'broken' })).toBeNull();
   });
 
-  it('each point’s interval is the Wilson interval of its runs, and the README states the point', () => {
-    const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+  it('each point’s interval is the Wilson interval of its runs, and docs/simulated-reader.md states the point', () => {
+    const readme = readFileSync(join(process.cwd(), 'docs', 'simulated-reader.md'), 'utf8');
     for (const [file, m] of Object.entries(DEMO_POWER)) {
       for (const p of m.points) {
         const w = wilson(Math.round(p.power * p.runs), p.runs);
