@@ -164,6 +164,12 @@ describe('one experiment flow for every kind (1366×768)', () => {
     await nextByKeyboard(/^5\. Review/);
     await page.getByTestId('wiz-valid').waitFor({ timeout: 15_000 });
     await reviewShows('k-covers-candidates', 2);
+    // k ≥ every query's candidates blocks the run (issue 34 item 3): Create and run stays off until k is lowered.
+    expect(await page.getByTestId('wiz-create-run').isDisabled()).toBe(true);
+    await page.getByTestId('wiz-step-design').click();
+    await page.getByTestId('wiz-k').fill('2');
+    await page.getByTestId('wiz-step-review').click();
+    await expect.poll(() => page.getByTestId('wiz-create-run').isDisabled(), { timeout: 15_000 }).toBe(false);
     await burst('wiz-create-run');
     await page.getByTestId('experiment-notice').waitFor({ timeout: 90_000 });
     expect(await text('experiment-notice')).toMatch(/Created flow fair rag \(version 1\) and started a run\./);

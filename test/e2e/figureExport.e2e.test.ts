@@ -85,11 +85,11 @@ describe('Results → intervals of bounded measures', () => {
     expect(files[1]!.name).toMatch(/manifest.*\.json$/);
     expect((JSON.parse(files[1]!.body.toString('utf8')) as { evaluation: { measures: string[] } }).evaluation.measures).toEqual(['P@2', 'RR']);
     const lines = files.find((f) => f.name === 'evaluation-summary.csv')!.body.toString('utf8').trim().split('\n');
-    expect(lines[0]!.endsWith(',ci_method,test,correction')).toBe(true);
-    expect(lines.find((l) => l.startsWith('A.run,P@2,'))).toMatch(/^A\.run,P@2,0\.333333333333,0,1,.*,"t, clipped to \[0, 1\] \(clipped\)",,$/);
+    expect(lines[0]!.endsWith(',ci_method,test,correction,aggregate,trec_eval_all')).toBe(true);
+    expect(lines.find((l) => l.startsWith('A.run,P@2,'))).toMatch(/^A\.run,P@2,0\.333333333333,0,1,.*,"t, clipped to \[0, 1\] \(clipped\)",,,mean per query,[0-9.]+$/);
     const b = lines.find((l) => l.startsWith('B.run,P@2,'))!;
     expect(b.split(',').slice(3, 5).map(Number).map((v) => v.toFixed(4))).toEqual(['0.0000', '1.0000']);
-    expect(b).toMatch(/,"t, clipped to \[0, 1\] \(clipped\)",two-sided paired (t-test|randomization test),(holm|bonferroni|bh|none)$/);
+    expect(b).toMatch(/,"t, clipped to \[0, 1\] \(clipped\)",two-sided paired (t-test|randomization test),(holm|bonferroni|bh|none),mean per query,[0-9.]+$/);
   });
 });
 

@@ -56,15 +56,37 @@ async function runAndKill(path: string, after: number): Promise<{ signal: NodeJS
   let rowsAtKill = 0;
   let alive = true;
   void exited.then(() => (alive = false));
+  // The kill lands where the test needs it (issue 37 item 4), not at a wall-clock moment: once at least
+  // `after` calls are cached, the run is stopped (SIGSTOP) and killed only if a generation item is stored
+  // too (items are written in batches, so the first cached calls may have none yet); else it goes on.
   while (alive) {
     rowsAtKill = cacheRows(path);
     if (rowsAtKill >= after) {
-      child.kill('SIGKILL');
-      break;
+      child.kill('SIGSTOP');
+      rowsAtKill = cacheRows(path);
+      if (generationItems(path) > 0) {
+        child.kill('SIGKILL');
+        break;
+      }
+      child.kill('SIGCONT');
     }
     await new Promise((r) => setTimeout(r, 50));
   }
   return { signal: await exited, rowsAtKill, stderr };
+}
+
+/** Fair RAG generation items stored for run 1 (0 before the workspace or the table exists). */
+function generationItems(path: string): number {
+  try {
+    const db = new Database(path, { readonly: true, fileMustExist: true });
+    try {
+      return (db.prepare(`SELECT count(*) AS n FROM run_items WHERE run_id = 1 AND key LIKE '["g",%'`).get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return 0;
+  }
 }
 
 function rows(path: string): { key: string; payload: Record<string, unknown> }[] {

@@ -83,7 +83,7 @@ describe('Table 2 default significance (one constant)', () => {
     expect(withBlock.significance).toEqual({ test: 'within-query-exchange', correction: 'holm', alpha: 0.05 });
     const withoutBlock = FairRagSpec.parse({ ...demo, significance: undefined });
     expect(withoutBlock.significance).toBeUndefined();
-    expect(table2Options(withoutBlock)).toEqual({ test: 'within-query-exchange', correction: 'holm', alpha: 0.05, seed: withoutBlock.seeds.sampling });
+    expect(table2Options(withoutBlock)).toEqual({ test: 'within-query-exchange', correction: 'holm', alpha: 0.05, seed: withoutBlock.seeds.sampling, uMaxZero: 'zero' });
     expect(table2Options({ ...withoutBlock, significance: { test: 'paired-t', correction: 'none', alpha: 0.1 } })).toMatchObject({ test: 'paired-t', correction: 'none', alpha: 0.1 });
   });
 });
