@@ -156,8 +156,17 @@ export class ExperimentService {
   /** Create the experiment of a spec, or store the spec as its new version when the name exists. */
   upsert(raw: unknown): { experiment: ExperimentInfo; created: boolean; changed: boolean } {
     const { spec } = this.parse(raw);
-    const existing = this.repo.experimentByName(String(spec.name));
-    if (!existing) return { experiment: this.create(raw), created: true, changed: true };
+    let existing = this.repo.experimentByName(String(spec.name));
+    if (!existing) {
+      try {
+        return { experiment: this.create(raw), created: true, changed: true };
+      } catch (err) {
+        // Another process (a second `fairground run` of the same spec started at once) created it between
+        // the look-up and the insert: use that one, as if it had been there.
+        existing = this.repo.experimentByName(String(spec.name));
+        if (!existing) throw err;
+      }
+    }
     const { changed, ...experiment } = this.update(existing.id, raw);
     return { experiment, created: false, changed };
   }
