@@ -77,6 +77,15 @@ export interface LlamaServerOptions {
    */
   flashAttention?: 'auto' | 'on' | 'off';
   startTimeoutMs?: number;
+  /**
+   * false passes `--no-repack` (no extra weight buffer types: no repacking, no AMX). On a CPU that reports
+   * AMX (Xeon Sapphire Rapids, this project's CI machines) the native server build ran the bench model's Q8_0
+   * matrix products in ggml_backend_amx_mul_mat and crashed (SIGSEGV) in its warm-up decode, while
+   * node-llama-cpp's sapphirerapids CPU variant ran them. Left on by default: on the F16 tiny model the AMX
+   * buffer type is what keeps the server's logits equal to node-llama-cpp's (with --no-repack they differed
+   * by 3e-3 on that machine).
+   */
+  extraBufferTypes?: boolean;
 }
 
 async function freePort(): Promise<number> {
@@ -104,7 +113,7 @@ export async function startLlamaServer(modelPath: string, options: LlamaServerOp
       // Flash attention as node-llama-cpp's contexts have it: 'auto', which llama.cpp turns on for
       // the CPU. With '-fa off' a 2-token prompt's logits differed by up to 6e-3 (tiny F16 model) and
       // 0.18 (bench Q8_0 model), and 10 of 367 greedy texts parted at near ties.
-      '-fa', options.flashAttention ?? 'auto'];
+      '-fa', options.flashAttention ?? 'auto', ...(options.extraBufferTypes === false ? ['--no-repack'] : [])];
     const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-20_000)));

@@ -16,6 +16,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { getLlama, LlamaLogLevel, type Llama, type Token } from 'node-llama-cpp';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRng } from '../../../src-main/core/random/rng';
@@ -28,6 +29,15 @@ const TOP = 40;
 const LENGTHS = [2, 3, 4, 5, 6, 8, 9, 12, 16, 23, 40, 60];
 const SEED = Number(process.env.FAIRGROUND_TEST_SEED ?? randomInt(1, 2 ** 31));
 console.log(`logitsParity: prompt seed ${SEED} (FAIRGROUND_TEST_SEED=${SEED} repeats it)`);
+
+/** Whether this CPU reports AMX (Linux), which changes the Q8_0 kernels on both sides (see the bench case). */
+const AMX = (() => {
+  try {
+    return /\bamx_int8\b/.test(readFileSync('/proc/cpuinfo', 'utf8'));
+  } catch {
+    return false;
+  }
+})();
 
 let models: TinyModels;
 let llama: Llama;
@@ -97,7 +107,8 @@ describe.skipIf(llamaServerSkip !== undefined)('next-token logits: node-llama-cp
       const local = await localLogits(modelPath, shape.contextLength, tokens);
       const results: Record<string, Array<{ maxDiff: number; sameOrder: boolean }>> = {};
       for (const fa of ['auto', 'off'] as const) {
-        const server = await startLlamaServer(modelPath, { contextSize: shape.contextLength, flashAttention: fa });
+        // Q8_0 with `--no-repack`: the server's AMX Q8_0 kernel crashed on AMX CPUs (test/support/llamaServer.ts).
+        const server = await startLlamaServer(modelPath, { contextSize: shape.contextLength, flashAttention: fa, extraBufferTypes: preset !== 'bench' });
         try {
           results[fa] = [];
           for (let i = 0; i < tokens.length; i++) results[fa].push(compare(local[i]!, await serverTop(server.port, tokens[i]!)));
@@ -123,7 +134,16 @@ describe.skipIf(llamaServerSkip !== undefined)('next-token logits: node-llama-cp
         // side. An all-or-nothing difference that grows likelier with more tokens fits the two builds rounding
         // a tie in the 8-bit activation quantization differently, but that is not shown; the cause is open
         // (docs/remote.md).
-        expect(results.auto!.filter(agree).length).toBeGreaterThan(0);
+        if (AMX) {
+          // On an AMX CPU the two sides run different Q8_0 kernels: node-llama-cpp's sapphirerapids CPU variant uses
+          // the AMX buffer type, and the server cannot (its AMX Q8_0 kernel crashed, so it runs with --no-repack).
+          // Measured there: no prompt or one of twelve agrees exactly, the others differ by 0.07–0.32, as without
+          // AMX. Only the size of the difference is held; which kernel rounds how is not.
+          console.log('bench: this CPU reports AMX; the server runs Q8_0 without AMX kernels, node-llama-cpp with them');
+          for (const r of results.auto!) expect(r.maxDiff).toBeLessThan(0.5);
+        } else {
+          expect(results.auto!.filter(agree).length).toBeGreaterThan(0);
+        }
       }
     }, 300_000);
   }
