@@ -145,7 +145,10 @@ export interface WorkspaceState {
 
 /** Opens the file read-write (so SQLite recovers the WAL of a killed writer) and reads its state. */
 export function inspectWorkspace(path: string): WorkspaceState {
-  const db = new Database(path);
+  // fileMustExist: opening a missing path would create a 0-byte file, which the next start then (rightly)
+  // refuses as "an empty file, not a Fairground workspace" — seen in 3 of 10 demoKill runs under load, where
+  // the kill landed before the child had created its workspace.
+  const db = new Database(path, { fileMustExist: true });
   try {
     loadVectorExtension(db);
     db.pragma('busy_timeout = 5000');
