@@ -284,7 +284,13 @@ export const conversationsContract = lazyMethods(() => ({
         evaluation: ConversationSetEvaluation,
         format: z.enum(['csv', 'csv-tests', 'latex']),
         latex: z
-          .object({ caption: z.string().max(2000).optional(), label: z.string().regex(/^[A-Za-z0-9:._\-/]+$/, 'letters, digits and : . _ - / only').max(200).optional(), digits: z.number().int().min(1).max(8).default(4), environment: z.enum(['table', 'table*']).default('table*') })
+          .object({
+            caption: z.string().max(2000).optional(),
+            label: z.string().regex(/^[A-Za-z0-9:._\-/]+$/, 'letters, digits and : . _ - / only').max(200).optional(),
+            /** Decimal places of every measure column; absent: each column's own, 3 significant digits of its smallest value. */
+            digits: z.number().int().min(1).max(8).optional(),
+            environment: z.enum(['table', 'table*']).default('table*'),
+          })
           .strict()
           .optional(),
       })
