@@ -47,7 +47,8 @@ FILE has one conversation per line:
      {"role": "system", "text": "...", "nuggets": [
         {"text": "Andrew Ng https://...", "level": 2, "groups": {"PRONOUN": [1, 0, 0], "HINDEX": "G4"}}]}]}
 A nugget is found by its text (the first occurrence not taken by an earlier nugget of the turn) or
-placed by "start"/"end" character offsets in the turn's text; a membership is a vector or a group
+placed by "start"/"end" character offsets in the turn's text (end exclusive; with offsets alone, e.g.
+{"start": 6, "end": 16, "level": 2}, the text is those characters); a membership is a vector or a group
 label. The first line may describe the set: {"conversation_set": {"L": 1000, "l_max": 2,
 "attribute_sets": [{"name", "kind": "nominal|ordinal", "groups": [...], "target"?, "measure"?}]}}.
 Without it, attribute sets are inferred from the nuggets (nominal, uniform target, JSD).
