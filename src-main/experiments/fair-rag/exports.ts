@@ -227,7 +227,7 @@ export function table2Latex(metrics: FairRagMetrics, scale: 'raw' | 'normalized'
       : "Each cell: the mean utility of all runs (query $\\times$ $\\alpha$ arm) in the interval minus the baseline's mean over all queries, as the paper's Table 2; it also moves with which queries fall into the interval (the paired per-query difference is in the metrics JSON, pairedDifference).";
   const notes =
     `${cellText} ${scaleText} In parentheses: the baseline's mean utility (deterministic ranking)` +
-    `${generators.length === 1 ? `; generator ${escapeLatex(generators[0]!)}` : ''}. Intervals are half-open, [a,b) = $a \\le$ ${eed} $< b$; --: no run in the interval. ` +
+    `${generators.length === 1 ? `; generator ${escapeLatex(generators[0]!)}` : ''}. Intervals are half-open, [a,b) = $a \\le$ ${eed} $< b$; --: ${cells === 'paired' ? 'no query with both a run in the interval and a deterministic utility' : 'no run in the interval'}. ` +
     `$^{\\dagger}$ / $^{\\ddagger}$: significant difference from the baseline at ${pName} $\\le ${t.alpha}$ / $< 0.01$ (${escapeLatex(t.test)}${correction}).` +
     `${t.departure ? ` ${escapeLatex(t.departure)}` : ''}${calibration}${outOfRangeCaption(metrics)}`;
   const n = t.intervals.length;
