@@ -151,15 +151,20 @@ describe('Conversations → nugget annotation', () => {
       { key: queryKey('q1'), queryId: 'q1', condition: '', sample: null, payload: { type: 'query', text: 'Rain in Lyon?', retrievalText: 'rain lyon', answers: [], task: null, metric: 'rougeL', lowerIsBetter: false, worst: null, candidates, scores: {} } },
       { key: sampleKey('q1', 'oracle', 0), queryId: 'q1', condition: 'oracle', sample: 0, payload: { type: 'sample', retriever: null, alpha: null, policy: 'oracle', ranking: ['d1', 'd2'], promptHash: 'p1' } },
       { key: generationKey('q1', 'p1'), queryId: 'q1', condition: '', sample: null, payload: { type: 'generation', promptHash: 'p1', prompt: 'x', output: 'Expect showers in Lyon after noon.', outputHash: 'o1', fromCache: false } },
+      // A second arm: one click makes conversations of both (issue 34 item 8g).
+      { key: sampleKey('q1', 'bm25/alpha=2', 0), queryId: 'q1', condition: 'bm25/alpha=2', sample: 0, payload: { type: 'sample', retriever: 'bm25', alpha: 2, policy: 'pl', ranking: ['d2', 'd1'], promptHash: 'p2' } },
+      { key: generationKey('q1', 'p2'), queryId: 'q1', condition: '', sample: null, payload: { type: 'generation', promptHash: 'p2', prompt: 'y', output: 'Perhaps some rain.', outputHash: 'o2', fromCache: false } },
     ]);
     await page.locator('nav a[data-screen="conversations"]').click();
     await page.getByTestId('conversations-from-run-open').click();
     const form = page.getByTestId('conversations-from-run');
     await expect.poll(() => form.locator('select').first().inputValue()).toBe(String(run.id));
+    expect(await form.getByTestId('conversations-from-run-condition').inputValue()).not.toBe('oracle'); // all conditions by default
     await form.locator('button[type="submit"]').click();
     await page.getByTestId('set-name').filter({ hasText: 'tiny-rag answers' }).waitFor();
     expect(await page.getByTestId('attribute-sets').locator('tbody tr').first().innerText()).toContain('desk, wire');
-    await page.getByTestId('conversation-row').locator('a').click();
+    await expect.poll(() => page.getByTestId('conversation-row').count()).toBe(2);
+    await page.getByTestId('conversation-row').filter({ hasText: 'oracle' }).locator('a').click();
     await expect.poll(() => page.getByTestId('turn-1').innerText()).toContain('Expect showers in Lyon after noon.');
   });
 });

@@ -17,17 +17,21 @@ export function pdflatexPath(): string {
 }
 
 /**
- * Compiles; returns the log's warnings about missing characters and the widths (pt) of overfull
- * boxes. Packages named in the fragment's `%` comment lines (`% Requires \usepackage{booktabs}`)
+ * Compiles; returns the log's warnings about missing characters, the widths (pt) of overfull
+ * boxes and the log itself. `doc` sets the class options (e.g. `twocolumn`) and preamble lines. Packages named in the fragment's `%` comment lines (`% Requires \usepackage{booktabs}`)
  * are loaded too. Throws with the log's error lines on failure.
  */
-export function compileLatex(fragment: string, packages: string[] = ['booktabs']): { missingCharacters: string[]; pdfBytes: number; overfullPt: number[] } {
+export function compileLatex(
+  fragment: string,
+  packages: string[] = ['booktabs'],
+  doc: { classOptions?: string; preamble?: string } = {},
+): { missingCharacters: string[]; pdfBytes: number; overfullPt: number[]; log: string } {
   const dir = mkdtempSync(join(tmpdir(), 'fg-tex-'));
   const named = fragment.split('\n').filter((l) => l.startsWith('%')).flatMap((l) => [...l.matchAll(/\\usepackage\{([A-Za-z0-9,-]+)\}/g)].flatMap((m) => m[1]!.split(',')));
   packages = [...new Set([...packages, ...named])];
   try {
-    const doc = `\\documentclass{article}\n${packages.map((p) => `\\usepackage{${p}}\n`).join('')}\\begin{document}\n${fragment}\n\\end{document}\n`;
-    writeFileSync(join(dir, 'doc.tex'), doc);
+    const source = `\\documentclass${doc.classOptions ? `[${doc.classOptions}]` : ''}{article}\n${packages.map((p) => `\\usepackage{${p}}\n`).join('')}${doc.preamble ?? ''}\\begin{document}\n${fragment}\n\\end{document}\n`;
+    writeFileSync(join(dir, 'doc.tex'), source);
     const r = spawnSync(pdflatexPath(), ['-interaction=nonstopmode', '-halt-on-error', '-no-shell-escape', 'doc.tex'], { cwd: dir, encoding: 'utf8', timeout: 60_000 });
     const log = readFileSync(join(dir, 'doc.log'), 'latin1');
     if (r.status !== 0) {
@@ -35,7 +39,7 @@ export function compileLatex(fragment: string, packages: string[] = ['booktabs']
       throw new Error(`pdflatex failed (exit ${r.status}):\n${errors.join('\n')}\n--- source ---\n${fragment}`);
     }
     const overfullPt = [...log.matchAll(/Overfull \\hbox \(([0-9.]+)pt too wide\)/g)].map((m) => Number(m[1]));
-    return { missingCharacters: log.split('\n').filter((l) => l.includes('Missing character')), pdfBytes: readFileSync(join(dir, 'doc.pdf')).length, overfullPt };
+    return { missingCharacters: log.split('\n').filter((l) => l.includes('Missing character')), pdfBytes: readFileSync(join(dir, 'doc.pdf')).length, overfullPt, log };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

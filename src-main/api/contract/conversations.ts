@@ -284,7 +284,13 @@ export const conversationsContract = lazyMethods(() => ({
         evaluation: ConversationSetEvaluation,
         format: z.enum(['csv', 'csv-tests', 'latex']),
         latex: z
-          .object({ caption: z.string().max(2000).optional(), label: z.string().regex(/^[A-Za-z0-9:._\-/]+$/, 'letters, digits and : . _ - / only').max(200).optional(), digits: z.number().int().min(1).max(8).default(4), environment: z.enum(['table', 'table*']).default('table*') })
+          .object({
+            caption: z.string().max(2000).optional(),
+            label: z.string().regex(/^[A-Za-z0-9:._\-/]+$/, 'letters, digits and : . _ - / only').max(200).optional(),
+            /** Decimal places of every measure column; absent: each column's own, 3 significant digits of its smallest value. */
+            digits: z.number().int().min(1).max(8).optional(),
+            environment: z.enum(['table', 'table*']).default('table*'),
+          })
           .strict()
           .optional(),
       })
@@ -297,14 +303,18 @@ export const conversationsContract = lazyMethods(() => ({
       .object({
         setName: SetName,
         runId: Id,
-        condition: z.string().min(1).max(200),
+        /** One arm, e.g. bm25/alpha=2; or `conditions`. */
+        condition: z.string().min(1).max(200).optional(),
+        /** Several arms in one import: `all` (every condition of the run) or a list. */
+        conditions: z.union([z.literal('all'), z.array(z.string().min(1).max(200)).min(1).max(1000)]).optional(),
         sample: z.number().int().nonnegative().default(0),
         attribute: z.string().min(1).max(100).optional(),
         ...SetParams,
       })
-      .strict(),
-    ConversationImportReport.extend({ attributeSet: AttributeSet.nullable(), skipped: z.array(z.string()) }),
-    'Conversations from one condition and sample of a Fair RAG run: query → user turn, generated answer → system turn, providers of the ranked documents as an attribute set.',
+      .strict()
+      .refine((r) => (r.condition === undefined) !== (r.conditions === undefined), { message: 'give a condition, or conditions (all or a list), not both', path: ['condition'] }),
+    ConversationImportReport.extend({ attributeSet: AttributeSet.nullable(), skipped: z.array(z.string()), conditions: z.array(z.string()).optional() }),
+    'Conversations from one condition, several or all conditions (one import) and one sample of a Fair RAG run: query → user turn, generated answer → system turn, providers of the ranked documents as an attribute set.',
   ),
   'conversations.loadDemo': method(
     z.object({}).strict(),

@@ -376,5 +376,5 @@ export type RunItemRow = z.infer<typeof RunItemRow>;
 export const FairRagItemsPage = itemsPage('fair-rag', RunItemRow);
 export type FairRagItemsPage = z.infer<typeof FairRagItemsPage>;
 
-export const ExportFormat = z.enum(['per-query-csv', 'per-sample-csv', 'trec-run', 'qrels', 'attribution', 'latex-table2', 'latex-table2-normalized', 'metrics-json', 'manifest']);
+export const ExportFormat = z.enum(['per-query-csv', 'per-sample-csv', 'trec-run', 'qrels', 'attribution', 'latex-table2', 'latex-table2-normalized', 'latex-table2-paper', 'latex-table2-normalized-paper', 'metrics-json', 'manifest']);
 export type ExportFormat = z.infer<typeof ExportFormat>;

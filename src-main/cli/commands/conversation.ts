@@ -1,4 +1,4 @@
-/** `fairground conversation import|evaluate|export`: conversation sets for GFRC / GFRC2 from the command line. */
+/** `fairground conversation import|evaluate|export|from-run`: conversation sets for GFRC / GFRC2 from the command line. */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { OUTPUT_HELP, checkOutputs, outputOptionSpec, writeChecked } from '../writeOutput';
 import { join, resolve } from 'node:path';
@@ -9,7 +9,9 @@ import type { RVariant } from '../../core/fairness/gfrc';
 import { jsonSyntaxError } from '../../io/importers/jsonElements';
 import { decodeUtf8 } from '../../io/lines';
 import { csvField } from '../../io/measureCsv';
+import { ApiFailure } from '../../api/apiFailure';
 import { ConversationsService } from '../../services/conversations/conversationsService';
+import { conversationsFromFairRagRun } from '../../services/conversations/ragBridge';
 import { inspectWorkspace, openWorkspace } from '../../store/workspace';
 import { numberOption, parseCliArgs, requireOption } from '../args';
 import { CliError, type CliCommand } from '../command';
@@ -47,7 +49,8 @@ FILE has one conversation per line:
      {"role": "system", "text": "...", "nuggets": [
         {"text": "Andrew Ng https://...", "level": 2, "groups": {"PRONOUN": [1, 0, 0], "HINDEX": "G4"}}]}]}
 A nugget is found by its text (the first occurrence not taken by an earlier nugget of the turn) or
-placed by "start"/"end" character offsets in the turn's text; a membership is a vector or a group
+placed by "start"/"end" character offsets in the turn's text (end exclusive; with offsets alone, e.g.
+{"start": 6, "end": 16, "level": 2}, the text is those characters); a membership is a vector or a group
 label. The first line may describe the set: {"conversation_set": {"L": 1000, "l_max": 2,
 "attribute_sets": [{"name", "kind": "nominal|ordinal", "groups": [...], "target"?, "measure"?}]}}.
 Without it, attribute sets are inferred from the nuggets (nominal, uniform target, JSD).
@@ -193,5 +196,77 @@ Example: fairground conversation export --set fairweb-cs --format gfrc2 --out gf
       io.stdout.write(`wrote ${files.length} file(s) to ${dir}\n`);
       return 0;
     });
+  },
+};
+
+export const conversationFromRun: CliCommand = {
+  path: ['conversation', 'from-run'],
+  summary: "Turn a Fair RAG run's answers into conversations, for one, several or all conditions at once",
+  help: `Usage: fairground conversation from-run RUN --set NAME [--conditions all|C1,C2,...] [--sample N] [options]
+
+One conversation per (condition, query): the query is the user turn, the generated answer of the
+sample the system turn; the providers of the documents the generator was given become an attribute
+set (groups: the values seen over every chosen condition). All chosen conditions are one import:
+nothing is written when any conversation is refused (e.g. an id already in the set). Conversation
+ids are EXPERIMENT#RUN/CONDITION/QUERY, the run column EXPERIMENT#RUN/CONDITION. Nuggets are then
+marked by hand (Conversations screen) or imported.
+
+Options:
+  --set NAME               the conversation set (created when it does not exist)
+  --conditions all|LIST    all (default) or a comma-separated list, e.g. bm25/deterministic,bm25/alpha=2
+  --condition C            one condition (the same as --conditions C)
+  --sample N               sample index within each condition (default 0)
+  --attribute A            document attribute that gives the groups (default provider)
+  --L N                    reading budget in words for a new set (default 1000)
+  --l-max N                highest relevance level for a new set (default 2)
+${WORKSPACE_HELP}
+      --json               print the report as JSON
+
+Example: fairground conversation from-run 3 --set weather-answers --conditions all`,
+  async run(argv, io) {
+    const { values, positionals } = parseCliArgs(
+      argv,
+      {
+        ...workspaceOptionSpec,
+        set: { type: 'string' },
+        conditions: { type: 'string' },
+        condition: { type: 'string' },
+        sample: { type: 'string' },
+        attribute: { type: 'string' },
+        L: { type: 'string' },
+        'l-max': { type: 'string' },
+        json: { type: 'boolean' },
+      },
+      true,
+    );
+    const setName = requireOption(values.set, 'set');
+    if (positionals.length !== 1) throw new CliError(positionals.length === 0 ? 'give the run id (fairground experiment list shows them)' : 'give one run id');
+    const runId = Number(positionals[0]);
+    if (!Number.isInteger(runId) || runId < 1) throw new CliError(`expected a run id (a positive integer), got '${positionals[0]}'`);
+    if (values.condition !== undefined && values.conditions !== undefined) throw new CliError('give --condition or --conditions, not both');
+    const list = values.condition ?? values.conditions ?? 'all';
+    const names = list === 'all' ? 'all' : list.split(',').map((c) => c.trim()).filter((c) => c !== '');
+    if (names !== 'all' && names.length === 0) throw new CliError(`--conditions: expected all or a comma-separated list of conditions, got '${list}'`);
+    const sample = numberOption(values.sample, 'sample', { integer: true, min: 0 });
+    const L = numberOption(values.L, 'L', { integer: true, min: 1 });
+    const lMax = numberOption(values['l-max'], 'l-max', { integer: true, min: 1 });
+    const path = resolveWorkspacePath(values.workspace, io);
+    const report = withService(path, false, (svc) => {
+      try {
+        return conversationsFromFairRagRun(svc, { setName, runId, conditions: names, sample, attribute: values.attribute, L, lMax });
+      } catch (err) {
+        if (err instanceof ApiFailure) throw new CliError(err.message);
+        throw err;
+      }
+    });
+    if (values.json) io.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    else {
+      io.stdout.write(
+        `${report.createdSet ? 'created' : 'added to'} '${report.setName}' (id ${report.setId}): ${report.conversations} conversations from ${report.conditions.length} condition(s): ${report.conditions.join(', ')}\n`,
+      );
+      if (report.attributeSet) io.stdout.write(`attribute set ${report.attributeSet.name}: ${report.attributeSet.groups.join(', ')}\n`);
+      for (const n of report.notes) io.stdout.write(`note: ${n}\n`);
+    }
+    return 0;
   },
 };

@@ -80,8 +80,12 @@ Formats:
   qrels            the run's utility labels as TREC qrels (every candidate, rel 1/0)
   attribution      one arm's judgments 'qid sample docno 0|1'; needs --condition
   latex-table2     Table 2 (utility vs the deterministic baseline per disparity interval) on the
-                   metric's own scale (LaMP-3: 4 - MAE), as the paper's Table 2
+                   metric's own scale (LaMP-3: 4 - MAE), one column wide, notes below the table;
+                   cells: what the table's test tests (paired per-query differences; the paper's
+                   unpaired difference of means with significance.test = kim-diaz-unpaired-t)
   latex-table2-normalized  the same on EU/u_max (Eq. 30); each caption names its scale
+  latex-table2-paper, latex-table2-normalized-paper  the same with the paper's cells (mean of the
+                   interval's runs - mean baseline, unpaired), as the published Table 2
   metrics-json     all metrics as JSON
   manifest         the reproducibility manifest
 MoI runs: table1-csv, table1-latex, table7-csv, table7-latex, table8-csv, table8-latex, fig6-csv, costs-csv,

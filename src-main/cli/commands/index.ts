@@ -17,6 +17,7 @@ export const commands: LazyCliCommand[] = [
   { path: ['collection', 'list'], summary: 'List the collections of a workspace with their counts', load: () => import('./collection').then((m) => m.collectionList) },
   { path: ['conversation', 'evaluate'], summary: 'GFRC2, EGNP, EGF, GFRC, R and GF per conversation of a set, with the mean per run', load: () => import('./conversation').then((m) => m.conversationEvaluate) },
   { path: ['conversation', 'export'], summary: 'Write a conversation set as JSONL, or one `eval gfrc2` input JSON per conversation', load: () => import('./conversation').then((m) => m.conversationExport) },
+  { path: ['conversation', 'from-run'], summary: "Turn a Fair RAG run's answers into conversations, for one, several or all conditions at once", load: () => import('./conversation').then((m) => m.conversationFromRun) },
   { path: ['conversation', 'import'], summary: 'Import conversations (JSONL) with their nuggets into a conversation set', load: () => import('./conversation').then((m) => m.conversationImport) },
   { path: ['eval', 'compare'], summary: 'Several runs against a baseline: measures as columns, paired tests, Holm/Bonferroni/BH, CSV or LaTeX', load: () => import('./evalCompare').then((m) => m.evalCompareCommand) },
   { path: ['eval', 'exposure'], summary: 'Expected exposure (EE-D/EE-R/EE-L) and attribution (EAR/EAE-D) of a stochastic run', load: () => import('./evalExposure').then((m) => m.evalExposureCommand), streaming: true },

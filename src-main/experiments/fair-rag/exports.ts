@@ -11,14 +11,17 @@
  *                   which is what `eval exposure` needs to know n and m
  *   attribution     one arm's judgments as `qid Q<s> docno 0|1` for every top-k item of every sample
  *                   (`eval exposure --attribution`)
- *   latex-table2    Table 2 on the raw utility scale (booktabs; † / ‡ = significant at p_adj ≤ α / < 0.01; the caption names the test, correction and departure)
+ *   latex-table2    Table 2 on the raw utility scale (booktabs, one column wide; cells: the quantity the table's test
+ *                   tests, by default the paired per-query difference; † / ‡ = significant at p_adj ≤ α / < 0.01;
+ *                   a one-sentence caption, the notes below the table name the cells, test, correction and departure)
  *   latex-table2-normalized  the same on EU̅ = EU / u_max; each caption says which scale it shows
+ *   latex-table2-paper, latex-table2-normalized-paper  the same with the paper's cells (unpaired difference of means)
  *   metrics-json    everything `runs.metrics` returns
  */
 import type { FairRagMetrics, FairRagSpec } from '../../api/contract/experiments';
 import { DataError } from '../../core/errors';
 import { csvField as quoteCsv } from '../../core/format/csv';
-import { escapeLatex, fitTabular } from '../../core/format/latex';
+import { escapeLatex } from '../../core/format/latex';
 import { formatQrels, formatRun } from '../../io/trec';
 import type { ExportedFile } from '../registry';
 import { generationUtility } from './queryMetrics';
@@ -162,14 +165,48 @@ function outOfRangeCaption(metrics: FairRagMetrics): string {
   return ` ${o.count} of ${o.answers} answers lie outside the labels 1--5 and score $\\max(0, 4 - |p - g|)$ (never clamped).`;
 }
 
-/** Table 2 as a booktabs table: rows retriever+generator (baseline utility), columns the intervals. */
-export function table2Latex(metrics: FairRagMetrics, scale: 'raw' | 'normalized' = 'raw'): string {
+/**
+ * What Table 2's LaTeX cells hold (issue 34 item 8f):
+ *  - `paired`: the quantity the paired tests test: the mean over the queries with a run in the
+ *    interval of (mean utility of the query's runs in the interval − its deterministic utility)
+ *    (`pairedDifference`); a run where every query's utility is the same in every arm gives 0;
+ *  - `paper`: Kim & Diaz's number (their Table 2): the mean utility of all runs in the interval minus
+ *    the mean deterministic utility over all queries (`difference`), which also moves with which
+ *    queries fall into the interval. The unpaired test (`kim-diaz-unpaired-t`) tests this one.
+ * Default: the quantity the table's test tests (`paper` for kim-diaz-unpaired-t, else `paired`).
+ */
+export type Table2Cells = 'paired' | 'paper';
+
+export interface Table2LatexOptions {
+  cells?: Table2Cells;
+}
+
+/** The cells a table shows by default: what its test tests. */
+export function defaultTable2Cells(metrics: Pick<FairRagMetrics, 'table2'>): Table2Cells {
+  return metrics.table2.testId === 'kim-diaz-unpaired-t' ? 'paper' : 'paired';
+}
+
+/** An interval bound as the header writes it: 0, .2, .4, 1 (the paper's "[0.0, 0.2)" is two digits wider per bound). */
+const bound = (v: number) => (v === 0 ? '0' : v === 1 ? '1' : v.toFixed(1).replace(/^0\./, '.'));
+
+/**
+ * Table 2 as a booktabs table that fits one column (issue 34 item 9): rows are the retrievers with
+ * the baseline utility in parentheses (one generator per run, named in the notes), columns the
+ * disparity intervals written compactly ([0,.2)), `\small` with 2pt column gaps; a table still
+ * wider than `\linewidth` (long retriever names) is shrunk to it with graphicx's \resizebox. The
+ * caption is one sentence (at most three lines in a two-column page); what the cells are exactly,
+ * the test, correction, departure, calibration and notes are set below the table in \footnotesize.
+ * In a two-column paper, `table*` for `table` gives the full text width with no other change.
+ */
+export function table2Latex(metrics: FairRagMetrics, scale: 'raw' | 'normalized' = 'raw', opts: Table2LatexOptions = {}): string {
   const t = metrics.table2;
   const rows = scale === 'raw' ? t.rows : t.normalizedRows;
+  // Metrics written before pairedDifference existed have only the paper's difference.
+  const hasPaired = rows.every((r) => r.cells.every((c) => c.pairedDifference !== undefined));
+  const cells: Table2Cells = (opts.cells ?? defaultTable2Cells(metrics)) === 'paired' && hasPaired ? 'paired' : 'paper';
   const scaleText =
-    scale === 'raw'
-      ? "Utility on the metric's own scale (higher is better; for LaMP-3, 4 $-$ MAE), as in the paper's Table 2."
-      : 'Normalised utility $\\overline{\\mathrm{EU}} = \\mathrm{EU}/u_{\\max}$ (Eq. 30, in $[0, 1]$).';
+    scale === 'raw' ? "Utility on the metric's own scale (higher is better; for LaMP-3, 4 $-$ MAE), as in the paper's Table 2." : 'Normalised utility $\\overline{\\mathrm{EU}} = \\mathrm{EU}/u_{\\max}$ (Eq. 30, in $[0, 1]$).';
+  const scaleShort = scale === 'raw' ? 'raw utility' : 'normalised utility';
   const corr = t.correction ?? 'none';
   const correction = corr === 'none' ? '; no multiple-comparison correction' : `; ${correctionName(corr)}-corrected over each row's intervals`;
   const pName = corr === 'none' ? '$p$' : '$p_{\\mathrm{adj}}$';
@@ -177,38 +214,60 @@ export function table2Latex(metrics: FairRagMetrics, scale: 'raw' | 'normalized'
   const calibration = cal
     ? ` Measured null rejection rate of this test at $\\alpha = ${cal.alpha}$: ${cal.nullRejectionRate.toFixed(3)} [${cal.lo.toFixed(3)}, ${cal.hi.toFixed(3)}] over ${cal.runs} simulated runs.`
     : ' Null rejection rate of this test: not simulated.';
+  const eed = '$\\overline{\\mathrm{EE\\mbox{-}D}}$';
+  const generators = [...new Set(rows.map((r) => r.generator))];
+  const caption =
+    cells === 'paired'
+      ? `Utility of fairer runs minus the deterministic baseline's, paired by query, per ${eed} interval (${scaleShort}; see the notes).`
+      : `Mean utility of the runs per ${eed} interval minus the baseline's mean (${scaleShort}; unpaired, as the paper's Table 2).`;
+  const cellText =
+    cells === 'paired'
+      ? "Each cell: over the queries that have a run (query $\\times$ $\\alpha$ arm) in the interval, the mean of (the mean utility of the query's runs in the interval $-$ the query's deterministic utility); a ranking that changes no query's utility gives 0. " +
+        "The paper's Table 2 shows instead the mean utility of all runs in the interval minus the baseline's mean over all queries (unpaired; export latex-table2-paper, metrics JSON field difference)."
+      : "Each cell: the mean utility of all runs (query $\\times$ $\\alpha$ arm) in the interval minus the baseline's mean over all queries, as the paper's Table 2; it also moves with which queries fall into the interval (the paired per-query difference is in the metrics JSON, pairedDifference).";
+  const notes =
+    `${cellText} ${scaleText} In parentheses: the baseline's mean utility (deterministic ranking)` +
+    `${generators.length === 1 ? `; generator ${escapeLatex(generators[0]!)}` : ''}. Intervals are half-open, [a,b) = $a \\le$ ${eed} $< b$; --: ${cells === 'paired' ? 'no query with both a run in the interval and a deterministic utility' : 'no run in the interval'}. ` +
+    `$^{\\dagger}$ / $^{\\ddagger}$: significant difference from the baseline at ${pName} $\\le ${t.alpha}$ / $< 0.01$ (${escapeLatex(t.test)}${correction}).` +
+    `${t.departure ? ` ${escapeLatex(t.departure)}` : ''}${calibration}${outOfRangeCaption(metrics)}`;
+  const n = t.intervals.length;
   const lines: string[] = [];
-  lines.push('% Requires \\usepackage{booktabs} in the preamble.');
+  lines.push('% Requires \\usepackage{booktabs} in the preamble (and \\usepackage{graphicx} when the table is wider than the column: it is then shrunk to \\linewidth).');
+  lines.push('% One column wide; in a two-column paper, table* in place of table gives it the full text width.');
+  lines.push(`% Cells: ${cells === 'paired' ? 'paired per-query differences (what the paired tests test)' : "the paper's unpaired difference of means"}.`);
   lines.push('\\begin{table}[ht]');
   lines.push('\\centering');
-  lines.push(
-    `\\caption{Utility of fairer RAG models minus the utility of the deterministic baseline, per retrieval disparity interval of $\\overline{\\mathrm{EE\\mbox{-}D}}$. ${scaleText} ` +
-      `$^{\\dagger}$ / $^{\\ddagger}$: significant difference from the baseline at ${pName} $\\le ${t.alpha}$ / $< 0.01$ (${escapeLatex(t.test)}${correction}); --: no run in the interval.` +
-      `${t.departure ? ` ${escapeLatex(t.departure)}` : ''}${calibration}${outOfRangeCaption(metrics)}}`,
-  );
+  lines.push(`\\caption{${caption}}`);
   lines.push(`\\label{tab:fair-rag-table2${scale === 'raw' ? '' : '-normalized'}}`);
-  const tabular: string[] = [];
-  tabular.push(`\\begin{tabular}{l${'r'.repeat(t.intervals.length)}}`);
-  tabular.push('\\toprule');
-  tabular.push(`Model (baseline utility) & \\multicolumn{${t.intervals.length}}{c}{Disparity intervals} \\\\`);
-  tabular.push(`\\cmidrule(lr){2-${t.intervals.length + 1}}`);
-  tabular.push(` & ${t.intervals.map(([a, b]) => `[${a.toFixed(1)}, ${b.toFixed(1)})`).join(' & ')} \\\\`);
-  tabular.push('\\midrule');
+  lines.push('\\small\\setlength{\\tabcolsep}{2pt}%');
+  lines.push('\\sbox0{%');
+  lines.push(`\\begin{tabular}{l${'r'.repeat(n)}}`);
+  lines.push('\\toprule');
+  lines.push(`Retriever (baseline) & \\multicolumn{${n}}{c}{${eed} interval} \\\\`);
+  lines.push(`\\cmidrule(lr){2-${n + 1}}`);
+  lines.push(` & ${t.intervals.map(([a, b]) => `[${bound(a)},${bound(b)})`).join(' & ')} \\\\`);
+  lines.push('\\midrule');
   for (const row of rows) {
-    const name = `${escapeLatex(`${row.retriever}+${row.generator}`)} (${row.baseline === null ? '--' : fmt(row.baseline, 3)})`;
-    const cells = row.cells.map((c) => {
-      if (c.difference === null) return '--';
-      const v = `${c.difference > 0 ? '+' : ''}${fmt(c.difference)}`;
-      // † p < α, ‡ p < 0.01 (PyTerrier style, as in the app's Table 2); the phantom keeps digits aligned.
+    const name = `${escapeLatex(generators.length === 1 ? row.retriever : `${row.retriever}+${row.generator}`)} (${row.baseline === null ? '--' : fmt(row.baseline, 3)})`;
+    const values = row.cells.map((c) => {
+      const d = cells === 'paired' ? (c.pairedDifference ?? null) : c.difference;
+      if (d === null) return '--';
+      const text = fmt(d);
+      const v = text.startsWith('-') ? `$-$${text.slice(1)}` : `${d > 0 && Number(text) !== 0 ? '+' : ''}${text}`;
+      // † p ≤ α, ‡ p < 0.01 (PyTerrier style, as in the app's Table 2); the phantom keeps digits aligned.
       const p = c.pAdjusted ?? c.pValue;
       const mark = !c.significant ? '' : p !== null && p !== undefined && p < 0.01 ? '\\ddagger' : '\\dagger';
       return mark ? `${v}$^{${mark}}$` : `${v}\\hphantom{$^{\\ddagger}$}`;
     });
-    tabular.push(`${name} & ${cells.join(' & ')} \\\\`);
+    lines.push(`${name} & ${values.join(' & ')} \\\\`);
   }
-  tabular.push('\\bottomrule');
-  tabular.push('\\end{tabular}');
-  lines.push(...fitTabular(tabular, t.intervals.length + 1));
+  lines.push('\\bottomrule');
+  lines.push('\\end{tabular}}%');
+  lines.push('\\ifdim\\wd0>\\linewidth\\sbox0{\\resizebox{\\linewidth}{!}{\\usebox0}}\\fi');
+  lines.push('\\usebox0');
+  lines.push('');
+  lines.push('\\smallskip');
+  lines.push(`\\parbox{\\linewidth}{\\footnotesize\\raggedright Notes. ${notes}}`);
   lines.push('\\end{table}');
   return lines.join('\n') + '\n';
 }
@@ -240,6 +299,10 @@ export function exportFairRag(
       return { name: `${base}.table2.tex`, mediaType: 'application/x-tex', text: table2Latex(metrics()) };
     case 'latex-table2-normalized':
       return { name: `${base}.table2-normalized.tex`, mediaType: 'application/x-tex', text: table2Latex(metrics(), 'normalized') };
+    case 'latex-table2-paper':
+      return { name: `${base}.table2-paper.tex`, mediaType: 'application/x-tex', text: table2Latex(metrics(), 'raw', { cells: 'paper' }) };
+    case 'latex-table2-normalized-paper':
+      return { name: `${base}.table2-normalized-paper.tex`, mediaType: 'application/x-tex', text: table2Latex(metrics(), 'normalized', { cells: 'paper' }) };
     case 'metrics-json':
       return { name: `${base}.metrics.json`, mediaType: 'application/json', text: `${JSON.stringify(metrics(), null, 2)}\n` };
     default:

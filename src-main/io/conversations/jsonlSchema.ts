@@ -9,7 +9,8 @@
  *
  * A nugget names its words by `text` (the first occurrence not claimed by an earlier nugget of the
  * turn, as `eval gfrc2` does) or, exactly, by the character offsets `start`/`end` (end exclusive) in
- * the turn's text, which Fairground's own export writes. A membership is a vector (one value per
+ * the turn's text, which Fairground's own export writes (with the text too, which must then match);
+ * given offsets alone, the text is the turn's characters start..end. A membership is a vector (one value per
  * group) or a group label (one-hot). The first line may instead describe the set:
  *
  *   {"conversation_set": {"L": 1000, "l_max": 2, "attribute_sets": [{"name": "PRONOUN",
@@ -26,14 +27,21 @@ export const NUGGET_SOURCES = ['import', 'manual', 'llm-suggested', 'accepted'] 
 
 const membership = z.union([z.array(z.number()), z.string().min(1)]);
 
-const nuggetSchema = z.strictObject({
-  text: nonEmpty,
-  level: z.number().int().nonnegative(),
-  groups: z.record(z.string(), membership).optional(),
-  start: z.number().int().nonnegative().optional(),
-  end: z.number().int().positive().optional(),
-  source: z.enum(NUGGET_SOURCES).optional(),
-});
+const nuggetSchema = z
+  .strictObject({
+    /** Optional when start and end are given: the nugget's words are then the turn's characters start..end. */
+    text: nonEmpty.optional(),
+    level: z.number().int().nonnegative(),
+    groups: z.record(z.string(), membership).optional(),
+    start: z.number().int().nonnegative().optional(),
+    end: z.number().int().positive().optional(),
+    source: z.enum(NUGGET_SOURCES).optional(),
+  })
+  .superRefine((n, ctx) => {
+    if (n.text === undefined && (n.start === undefined || n.end === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['text'], message: "required: the nugget's text, or its character offsets start and end in the turn's text" });
+    }
+  });
 
 const turnSchema = z.strictObject({
   role: z.enum(['user', 'system']),

@@ -20,7 +20,8 @@ export type EvaluationExportFormat = 'csv' | 'csv-tests' | 'latex';
 export interface EvaluationLatexOptions {
   caption?: string | undefined;
   label?: string | undefined;
-  digits: number;
+  /** Decimal places for every measure column; absent: each column's own, from its values' scale (columnDecimals). */
+  digits?: number | undefined;
   environment: 'table' | 'table*';
 }
 
@@ -30,7 +31,7 @@ export function exportSetEvaluation(ev: SetEvaluation, format: EvaluationExportF
   if (format === 'csv') file = { fileName: `${stem}.csv`, mediaType: 'text/csv', content: tableCsv(ev) };
   else if (format === 'csv-tests') file = { fileName: `${stem}-tests.csv`, mediaType: 'text/csv', content: testsCsv(ev) };
   else if (ev.runs.length === 0 || ev.measures.length === 0) throw new ApiFailure('validation', 'the evaluation has no runs to put in a table', 'evaluation.runs');
-  else file = { fileName: `${stem}.tex`, mediaType: 'application/x-tex', content: latexTable(ev, latex ?? { digits: 4, environment: 'table*' }) };
+  else file = { fileName: `${stem}.tex`, mediaType: 'application/x-tex', content: latexTable(ev, latex ?? { environment: 'table*' }) };
 
   const manifest = buildManifest({
     environment: collectEnvironment(),
@@ -97,17 +98,39 @@ function latexTable(ev: SetEvaluation, opts: EvaluationLatexOptions): string {
       ev.runs.map((b, j) => (i === j ? null : (ev.comparisons.find((x) => x.measure === m && ((x.runA === a && x.runB === b) || (x.runA === b && x.runB === a)))?.pAdjusted ?? null))),
     ),
   );
+  const values = ev.runs.map((r) => ev.measures.map((m) => ev.means.find((x) => x.run === r)?.values[m] ?? null));
   return formatBooktabsTable({
     systems: ev.runs.map((r) => r || '(no run)'),
-    columns: ev.measures.map((m) => ({ label: m })),
-    values: ev.runs.map((r) => ev.measures.map((m) => ev.means.find((x) => x.run === r)?.values[m] ?? null)),
-    digits: opts.digits,
+    columns: ev.measures.map((m, c) => ({ label: m, digits: opts.digits ?? columnDecimals(values.map((row) => row[c] ?? null)) })),
+    values,
     environment: opts.environment,
     systemHeader: 'Run',
     caption: opts.caption ?? `GFRC2, EGNP, EGF, GFRC, R and GF of the runs of ${ev.setName}, mean over ${ev.topics.length} topics (L = ${ev.L}, R by ${ev.settings.rVariant}).`,
     label: opts.label ?? 'tab:gfrc',
     ...(tested ? { significance: { markers: { style: 'letters' as const, pValues }, test: ev.settings.test, correction: ev.settings.correction as Correction, alpha: ev.settings.alpha } } : {}),
   });
+}
+
+/** Significant digits of the smallest value of a measure column (issue 34 item 8g). */
+export const LATEX_SIGNIFICANT_DIGITS = 3;
+/** A column's values are placed at most this many decades below its largest (so one near-zero mean does not widen every cell). */
+const MAX_DECADES = 3;
+
+/**
+ * Decimal places of a measure column from the scale of its values: enough for the smallest nonzero
+ * |value| to show LATEX_SIGNIFICANT_DIGITS significant digits (but looking no further than
+ * MAX_DECADES below the largest), one number of places for the whole column so the points line up.
+ * GFRC2 means of 0.0012–0.0213 get 5 places (0.00120, 0.02130), R or GF near 0.5 get 3 (0.500);
+ * 0 to 8 places. A column of zeros or nulls gets 3.
+ */
+export function columnDecimals(values: readonly (number | null)[]): number {
+  const magnitudes = values.filter((v): v is number => v !== null && Number.isFinite(v) && v !== 0).map(Math.abs);
+  if (magnitudes.length === 0) return LATEX_SIGNIFICANT_DIGITS;
+  const largest = Math.max(...magnitudes);
+  const smallest = Math.max(Math.min(...magnitudes), largest / 10 ** MAX_DECADES);
+  // The exponent of the smallest value as it would print with the wanted significant digits (0.000999 rounds to 1.00e-3).
+  const exponent = Number(smallest.toExponential(LATEX_SIGNIFICANT_DIGITS - 1).split('e')[1]);
+  return Math.min(8, Math.max(0, LATEX_SIGNIFICANT_DIGITS - 1 - exponent));
 }
 
 function slug(name: string): string {

@@ -92,7 +92,7 @@ function withField<T>(field: string, sub: (inner: string | undefined) => string,
  */
 function locateSpans(turns: readonly { role: 'user' | 'system'; text: string; nuggets?: NuggetLine[] | undefined }[], layout: ReturnType<typeof conversationLayout>) {
   const spans = new Map<string, { start: number; end: number }>();
-  const byText = turns.map((t) => ({ role: t.role, text: t.text, nuggets: (t.nuggets ?? []).filter((n) => n.start === undefined && n.end === undefined).map((n) => ({ text: n.text, level: n.level })) }));
+  const byText = turns.map((t) => ({ role: t.role, text: t.text, nuggets: (t.nuggets ?? []).filter((n) => n.start === undefined && n.end === undefined).map((n) => ({ text: n.text ?? '', level: n.level })) }));
   const indexOf = turns.map((t) => (t.nuggets ?? []).map((n, j) => ({ n, j })).filter(({ n }) => n.start === undefined && n.end === undefined).map(({ j }) => j));
   let located;
   try {
@@ -121,10 +121,14 @@ function locateSpans(turns: readonly { role: 'user' | 'system'; text: string; nu
       if (n.start === undefined && n.end === undefined) return;
       const field = `turns[${i}].nuggets[${j}]`;
       if (n.start === undefined || n.end === undefined) throw new DataError(`give both start and end, or neither`, { field: `${field}.${n.start === undefined ? 'start' : 'end'}` });
+      if (n.start >= t.text.length) throw new DataError(`must be within the turn's ${t.text.length} characters (0 to ${t.text.length - 1}), got ${n.start}`, { field: `${field}.start` });
       if (n.end <= n.start || n.end > t.text.length) throw new DataError(`must be after start (${n.start}) and within the turn's ${t.text.length} characters, got ${n.end}`, { field: `${field}.end` });
       const squash = (s: string) => s.trim().replace(/\s+/gu, ' ');
       const slice = t.text.slice(n.start, n.end);
-      if (squash(slice) !== squash(n.text)) throw new DataError(`does not match characters ${n.start}-${n.end} of the turn ('${clip(slice)}')`, { field: `${field}.text` });
+      // Offsets alone (no text): the nugget is those characters, which must hold a word.
+      if (n.text === undefined) {
+        if (squash(slice) === '') throw new DataError(`characters ${n.start}-${n.end} of the turn are white space only`, { field: `${field}.start` });
+      } else if (squash(slice) !== squash(n.text)) throw new DataError(`does not match characters ${n.start}-${n.end} of the turn ('${clip(slice)}')`, { field: `${field}.text` });
       spans.set(`${i}/${j}`, { start: n.start, end: n.end });
     });
   });

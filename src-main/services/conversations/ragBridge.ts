@@ -10,7 +10,7 @@
  * they were attributed) so the screen can show them beside the answer.
  *
  * A Fair RAG run (src-main/experiments/fair-rag) is connected by `conversationsFromFairRagRun`: for
- * one condition and sample, fairRagAnswers.ts reads the query text, the generated answer, the
+ * one condition (or several, or all of them, in one import) and one sample, fairRagAnswers.ts reads the query text, the generated answer, the
  * sampled ranking with each document's provider, and the attribution judgments from the run items.
  */
 import { ApiFailure } from '../../api/router';
@@ -93,8 +93,10 @@ export function conversationsFromAnswers(service: ConversationsService, req: Rag
 export interface FairRagConversationsRequest {
   setName: string;
   runId: number;
-  /** The arm, e.g. `bm25/alpha=2`, `bm25/deterministic`, `oracle`. */
-  condition: string;
+  /** The arm, e.g. `bm25/alpha=2`, `bm25/deterministic`, `oracle`; or give `conditions`. */
+  condition?: string | undefined;
+  /** Several arms at once: `all` (every condition of the run) or a list; one import, all or nothing. */
+  conditions?: 'all' | readonly string[] | undefined;
   /** Sample index within the arm (default 0). */
   sample?: number | undefined;
   attribute?: string | undefined;
@@ -102,11 +104,53 @@ export interface FairRagConversationsRequest {
   lMax?: number | undefined;
 }
 
-/** Conversations from one condition and sample of a Fair RAG run (queries without an answer are skipped and reported). */
-export function conversationsFromFairRagRun(service: ConversationsService, req: FairRagConversationsRequest): RagConversationsReport & { skipped: string[] } {
-  const { run, answers, skipped } = answersFromFairRagRun(new ExperimentsRepo(service.db), req.runId, req.condition, req.sample ?? 0);
-  if (answers.length === 0) throw new ApiFailure('conflict', `run ${req.runId} has no generated answers for '${req.condition}' sample ${req.sample ?? 0} yet`, 'condition');
-  const report = conversationsFromAnswers(service, { setName: req.setName, run, answers, attribute: req.attribute, L: req.L, lMax: req.lMax });
-  const notes = skipped.length ? [...report.notes, `${skipped.length} quer${skipped.length === 1 ? 'y has' : 'ies have'} no answer for this sample and ${skipped.length === 1 ? 'was' : 'were'} left out: ${skipped.join(', ')}`] : report.notes;
-  return { ...report, notes, skipped };
+export type FairRagConversationsReport = RagConversationsReport & {
+  /** Queries without an answer for the sample (with several conditions: `condition/query`). */
+  skipped: string[];
+  /** The conditions whose answers became conversations, in order. */
+  conditions: string[];
+};
+
+/**
+ * Conversations from one condition, several, or all conditions of a Fair RAG run, for one sample
+ * (queries without an answer are skipped and reported). Several conditions are one import: the
+ * attribute set's groups are the providers seen over all of them, and nothing is written when any
+ * conversation is refused. A condition with no answer at all is left out with a note; none at all is
+ * an error.
+ */
+export function conversationsFromFairRagRun(service: ConversationsService, req: FairRagConversationsRequest): FairRagConversationsReport {
+  const repo = new ExperimentsRepo(service.db);
+  const sample = req.sample ?? 0;
+  if ((req.condition === undefined) === (req.conditions === undefined)) throw new ApiFailure('validation', 'give a condition, or conditions (all or a list), not both', 'condition');
+  if (req.condition !== undefined) {
+    const { run, answers, skipped } = answersFromFairRagRun(repo, req.runId, req.condition, sample);
+    if (answers.length === 0) throw new ApiFailure('conflict', `run ${req.runId} has no generated answers for '${req.condition}' sample ${sample} yet`, 'condition');
+    const report = conversationsFromAnswers(service, { setName: req.setName, run, answers, attribute: req.attribute, L: req.L, lMax: req.lMax });
+    const notes = skipped.length ? [...report.notes, `${skipped.length} quer${skipped.length === 1 ? 'y has' : 'ies have'} no answer for this sample and ${skipped.length === 1 ? 'was' : 'were'} left out: ${skipped.join(', ')}`] : report.notes;
+    return { ...report, notes, skipped, conditions: [req.condition] };
+  }
+  const run = repo.run(req.runId);
+  if (!run) throw new ApiFailure('not-found', `no run with id ${req.runId}`, 'runId');
+  const wanted = req.conditions === 'all' ? repo.conditions(req.runId) : [...new Set(req.conditions)];
+  if (wanted.length === 0) throw new ApiFailure('conflict', `run ${req.runId} has no conditions yet`, 'conditions');
+  const answers: RagAnswer[] = [];
+  const skipped: string[] = [];
+  const used: string[] = [];
+  const empty: string[] = [];
+  for (const condition of wanted) {
+    const got = answersFromFairRagRun(repo, req.runId, condition, sample);
+    if (got.answers.length === 0) {
+      empty.push(condition);
+      continue;
+    }
+    used.push(condition);
+    answers.push(...got.answers.map((a) => ({ ...a, run: got.run })));
+    skipped.push(...got.skipped.map((q) => `${condition}/${q}`));
+  }
+  if (answers.length === 0) throw new ApiFailure('conflict', `run ${req.runId} has no generated answers for sample ${sample} in ${wanted.map((c) => `'${c}'`).join(', ')} yet`, 'conditions');
+  const report = conversationsFromAnswers(service, { setName: req.setName, run: `${run.experimentName}#${req.runId}`, answers, attribute: req.attribute, L: req.L, lMax: req.lMax });
+  const notes = [...report.notes];
+  if (empty.length) notes.push(`${empty.length} condition(s) have no answer for sample ${sample} and were left out: ${empty.join(', ')}`);
+  if (skipped.length) notes.push(`${skipped.length} (condition, query) pair(s) have no answer for this sample and were left out: ${skipped.join(', ')}`);
+  return { ...report, notes, skipped, conditions: used };
 }

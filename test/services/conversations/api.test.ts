@@ -91,6 +91,11 @@ describe('conversations API', () => {
     expect(await call('conversations.export', { format: 'jsonl' })).toMatchObject({ ok: false, error: { code: 'validation' } });
     expect(await call('conversations.get', { conversationId: 9999 })).toMatchObject({ ok: false, error: { code: 'not-found' } });
     expect(await call('conversations.fromFairRagRun', { setName: 'x', runId: 5, condition: 'oracle' })).toMatchObject({ ok: false, error: { code: 'not-found', field: 'runId' } });
+    // Issue 34 item 8g: a condition, or conditions (all or a list), exactly one of them.
+    expect(await call('conversations.fromFairRagRun', { setName: 'x', runId: 5, conditions: 'all' })).toMatchObject({ ok: false, error: { code: 'not-found', field: 'runId' } });
+    expect(await call('conversations.fromFairRagRun', { setName: 'x', runId: 5 })).toMatchObject({ ok: false, error: { code: 'validation', field: 'condition' } });
+    expect(await call('conversations.fromFairRagRun', { setName: 'x', runId: 5, condition: 'oracle', conditions: ['oracle'] })).toMatchObject({ ok: false, error: { code: 'validation', field: 'condition' } });
+    expect(await call('conversations.fromFairRagRun', { setName: 'x', runId: 5, conditions: [] })).toMatchObject({ ok: false, error: { code: 'validation' } });
     // an evaluation sent back for export is checked: no internal errors from the table or manifest builders
     const ev = await ok('conversations.evaluateSet', { setId });
     expect(await call('conversations.exportEvaluation', { evaluation: { ...ev, dataSha256: 'x' }, format: 'csv' })).toMatchObject({ ok: false, error: { code: 'validation', field: 'evaluation.dataSha256' } });

@@ -1,9 +1,12 @@
-/** `fairground conversation import|evaluate|export` in-process (src-main/cli/commands/conversation.ts). */
+/** `fairground conversation import|evaluate|export|from-run` in-process (src-main/cli/commands/conversation.ts). */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { conversationEvaluate, conversationExport, conversationImport } from '../../../src-main/cli/commands/conversation';
+import { conversationEvaluate, conversationExport, conversationFromRun, conversationImport } from '../../../src-main/cli/commands/conversation';
+import { generationKey, queryKey, sampleKey } from '../../../src-main/experiments/fair-rag/items';
+import { ExperimentsRepo } from '../../../src-main/store/experimentsRepo';
+import { openWorkspace } from '../../../src-main/store/workspace';
 import { evalGfrc2Command } from '../../../src-main/cli/commands/evalGfrc2';
 import { runCliCaptured } from '../../support/cli';
 
@@ -61,5 +64,43 @@ describe('fairground conversation', () => {
     const csv = await cli(['evaluate', '--set', 'custom', '--csv']);
     // one L3 nugget ending at word 4: GNP = 3/(3 + 3) = 0.5, EGNP = 0.05
     expect(csv.stdout.split('\n')[1]).toMatch(/^r,t,c,[\d.]+,0\.05,/);
+  });
+});
+
+describe('fairground conversation from-run (issue 34 item 8g)', () => {
+  it("turns every condition of a Fair RAG run into conversations in one command, or the listed ones", async () => {
+    // A hand-built run in a workspace file: q1 answered in two arms, q2 only in the deterministic one.
+    const ws = openWorkspace(path.join(dir, 'rag.fairground'));
+    let runId: number;
+    try {
+      const repo = new ExperimentsRepo(ws.db);
+      const exp = repo.createExperiment({ kind: 'fair-rag', name: 'rag', spec: {} });
+      runId = repo.createRun({ experimentId: exp.id, spec: {}, specVersion: 1 }).id;
+      const candidates = [
+        { docId: 'd1', useful: true, provider: 'desk' },
+        { docId: 'd2', useful: false, provider: 'wire' },
+      ];
+      const query = (qid: string) => ({ key: queryKey(qid), queryId: qid, condition: '', sample: null, payload: { type: 'query', text: `query ${qid}`, retrievalText: qid, answers: [], task: null, metric: 'rougeL', lowerIsBetter: false, worst: null, candidates, scores: {} } });
+      const sample = (qid: string, cond: string, hash: string) => ({ key: sampleKey(qid, cond, 0), queryId: qid, condition: cond, sample: 0, payload: { type: 'sample', retriever: 'bm25', alpha: null, policy: 'pl', ranking: ['d1', 'd2'], promptHash: hash } });
+      const generation = (qid: string, hash: string) => ({ key: generationKey(qid, hash), queryId: qid, condition: '', sample: null, payload: { type: 'generation', promptHash: hash, prompt: '…', output: `answer ${hash}`, outputHash: `o${hash}`, fromCache: false } });
+      repo.upsertItems(runId, [query('q1'), query('q2'), sample('q1', 'bm25/alpha=2', 'a'), sample('q1', 'bm25/deterministic', 'b'), sample('q2', 'bm25/deterministic', 'c'), generation('q1', 'a'), generation('q1', 'b'), generation('q2', 'c')]);
+    } finally {
+      ws.close();
+    }
+    const run = (argv: string[]) => runCliCaptured(['conversation', 'from-run', ...argv, '--workspace', 'rag.fairground'], { cwd: dir, commands: [conversationFromRun] });
+    const all = await run([String(runId), '--set', 'answers']);
+    expect(all).toEqual({
+      code: 0,
+      stdout: "created 'answers' (id 1): 3 conversations from 2 condition(s): bm25/alpha=2, bm25/deterministic\nattribute set PROVIDER: desk, wire\nnote: 1 (condition, query) pair(s) have no answer for this sample and were left out: bm25/alpha=2/q2\n",
+      stderr: '',
+    });
+    const listed = await run([String(runId), '--set', 'det', '--conditions', 'bm25/deterministic', '--json']);
+    expect(JSON.parse(listed.stdout)).toMatchObject({ conversations: 2, conditions: ['bm25/deterministic'] });
+    const twice = await run([String(runId), '--set', 'answers', '--conditions', 'all']);
+    expect(twice.code).toBe(2);
+    expect(twice.stderr).toContain(`conversation 'rag#${runId}/bm25/alpha=2/q1' is already in the set`);
+    expect((await run([String(runId), '--set', 'x', '--conditions', 'oracle'])).stderr).toContain(`run ${runId} has no condition 'oracle' (it has 'bm25/alpha=2', 'bm25/deterministic')`);
+    expect((await run(['0', '--set', 'x'])).stderr).toContain("expected a run id (a positive integer), got '0'");
+    expect((await run([String(runId), '--set', 'x', '--condition', 'a', '--conditions', 'all'])).stderr).toContain('give --condition or --conditions, not both');
   });
 });

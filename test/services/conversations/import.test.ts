@@ -141,6 +141,23 @@ describe('conversation import', () => {
     );
   });
 
+  it('takes a nugget given by offsets alone (issue 34 item 8g): its text is the turn’s characters start..end', () => {
+    const header = JSON.stringify({ conversation_set: { L: 1000, l_max: 2, attribute_sets: [{ name: 'G', kind: 'nominal', groups: ['a', 'b'] }] } });
+    const turns = (nuggets: unknown[]) => [{ role: 'user', text: 'q' }, { role: 'system', text: 'alpha beta gamma delta', nuggets }];
+    // 'alpha beta gamma delta': characters 6-16 are 'beta gamma'; after "U:q" (word 1), "S:alpha" is word 2, so the nugget is words 3-4.
+    const byOffsets = svc.importText({ setName: 'offsets' }, { name: 'o.jsonl', content: `${header}\n${JSON.stringify({ id: 'c', turns: turns([{ start: 6, end: 16, level: 2, groups: { G: 'a' } }]) })}\n` });
+    const byText = svc.importText({ setName: 'text' }, { name: 't.jsonl', content: `${header}\n${JSON.stringify({ id: 'c', turns: turns([{ text: 'beta gamma', level: 2, groups: { G: 'a' } }]) })}\n` });
+    const nuggets = (setId: number) => svc.getConversation(svc.repo.listConversations(setId)[0]!.id).nuggets.map((n) => [n.wordStart, n.wordEnd, n.level]);
+    expect(nuggets(byOffsets.setId)).toEqual([[3, 4, 2]]);
+    expect(nuggets(byText.setId)).toEqual(nuggets(byOffsets.setId));
+    // The export writes the derived text beside the offsets, and reads back to the same set.
+    const exported = svc.exportJsonl(byOffsets.setId).content;
+    const line = JSON.parse(exported.trim().split('\n')[1]!) as { turns: { nuggets?: { text: string; start: number; end: number }[] }[] };
+    expect(line.turns[1]!.nuggets![0]).toMatchObject({ text: 'beta gamma', start: 6, end: 16 });
+    const again = svc.importText({ setName: 'again' }, { name: 'e.jsonl', content: exported });
+    expect(nuggets(again.setId)).toEqual([[3, 4, 2]]);
+  });
+
   describe('malformed files', () => {
     const header = JSON.stringify({ conversation_set: { L: 1000, l_max: 2, attribute_sets: [{ name: 'G', kind: 'nominal', groups: ['a', 'b'] }] } });
     const good = JSON.stringify({ id: 'ok', turns: [{ role: 'user', text: 'q' }, { role: 'system', text: 'one two three', nuggets: [{ text: 'two', level: 2, groups: { G: 'a' } }] }] });
@@ -157,6 +174,12 @@ describe('conversation import', () => {
       ['text not in the turn', `${header}\n${conv([{ text: 'epsilon', level: 0 }])}\n`, "bad.jsonl:2: turns[1].nuggets[0].text: nugget text not found in the turn: 'epsilon'"],
       ['overlapping offsets', `${header}\n${conv([{ text: 'beta gamma', level: 0 }, { text: 'gamma', start: 11, end: 16, level: 0 }])}\n`, "bad.jsonl:2: turns[1].nuggets[1]: overlaps the nugget 'beta gamma' (words 3-4)"],
       ['offsets that do not match the text', `${header}\n${conv([{ text: 'beta', start: 0, end: 5, level: 0 }])}\n`, "bad.jsonl:2: turns[1].nuggets[0].text: does not match characters 0-5 of the turn ('alpha')"],
+      // Issue 34 item 8g: a nugget may be given by offsets alone; without text and offsets, or with offsets outside the turn, file/line/field.
+      ['neither text nor offsets', `${header}\n${conv([{ level: 0 }])}\n`, "bad.jsonl:2: turns[1].nuggets[0].text: required: the nugget's text, or its character offsets start and end in the turn's text"],
+      ['offsets alone, end past the turn', `${header}\n${conv([{ start: 6, end: 99, level: 0 }])}\n`, "bad.jsonl:2: turns[1].nuggets[0].end: must be after start (6) and within the turn's 22 characters, got 99"],
+      ['offsets alone, start past the turn', `${header}\n${conv([{ start: 22, end: 23, level: 0 }])}\n`, "bad.jsonl:2: turns[1].nuggets[0].start: must be within the turn's 22 characters (0 to 21), got 22"],
+      ['offsets alone on white space', `${header}\n${conv([{ start: 5, end: 6, level: 0 }])}\n`, 'bad.jsonl:2: turns[1].nuggets[0].start: characters 5-6 of the turn are white space only'],
+      ['offsets alone, only start', `${header}\n${conv([{ start: 5, level: 0 }])}\n`, "bad.jsonl:2: turns[1].nuggets[0].text: required: the nugget's text, or its character offsets"],
       ['a nugget in a user turn', `${header}\n${JSON.stringify({ id: 'x', turns: [{ role: 'user', text: 'q w', nuggets: [{ text: 'w', level: 1 }] }] })}\n`, 'bad.jsonl:2: turns[0].nuggets: nuggets are only allowed in system turns'],
       ['a duplicate id', `${header}\n${good}\n${good}\n`, "bad.jsonl:3: id: conversation 'ok' already appears on line 2"],
       ['a bad set description', `${JSON.stringify({ conversation_set: { L: 0, l_max: 2, attribute_sets: [] } })}\n${good}\n`, 'bad.jsonl:1: conversation_set.L: '],

@@ -135,4 +135,44 @@ describe('conversations from a Fair RAG run', () => {
     expect(() => answersFromFairRagRun(new ExperimentsRepo(ws.db), runId, 'oracle')).toThrow("run 1 has no condition 'oracle' (it has 'bm25/alpha=2')");
     expect(() => answersFromFairRagRun(new ExperimentsRepo(ws.db), 99, 'oracle')).toThrow('no run with id 99');
   });
+
+  /** seedRun plus a deterministic arm (both queries answered, q2's ranking has a 'blog' document) and an arm with no generation. */
+  function seedTwoArms(): number {
+    const runId = seedRun();
+    const det = 'bm25/deterministic';
+    new ExperimentsRepo(ws.db).upsertItems(runId, [
+      { key: sampleKey('q1', det, 0), queryId: 'q1', condition: det, sample: 0, payload: { type: 'sample', retriever: 'bm25', alpha: null, policy: 'deterministic', ranking: ['d1', 'd2'], promptHash: 'p3' } },
+      { key: sampleKey('q2', det, 0), queryId: 'q2', condition: det, sample: 0, payload: { type: 'sample', retriever: 'bm25', alpha: null, policy: 'deterministic', ranking: ['d3', 'd1'], promptHash: 'p4' } },
+      { key: generationKey('q1', 'p3'), queryId: 'q1', condition: '', sample: null, payload: { type: 'generation', promptHash: 'p3', prompt: '…', output: 'Rain, says the desk.', outputHash: 'o3', fromCache: false } },
+      { key: generationKey('q2', 'p4'), queryId: 'q2', condition: '', sample: null, payload: { type: 'generation', promptHash: 'p4', prompt: '…', output: 'No snow.', outputHash: 'o4', fromCache: false } },
+      { key: sampleKey('q1', 'oracle', 0), queryId: 'q1', condition: 'oracle', sample: 0, payload: { type: 'sample', retriever: null, alpha: null, policy: 'oracle', ranking: ['d1'], promptHash: 'p5' } },
+    ]);
+    return runId;
+  }
+
+  it('turns every condition into conversations in one import (issue 34 item 8g)', () => {
+    const runId = seedTwoArms();
+    const r = conversationsFromFairRagRun(svc, { setName: 'all', runId, conditions: 'all' });
+    // 3 answers: bm25/alpha=2 q1, bm25/deterministic q1 and q2; oracle has no generation, alpha=2 q2 none.
+    expect(r).toMatchObject({ createdSet: true, conversations: 3, conditions: ['bm25/alpha=2', 'bm25/deterministic'], skipped: ['bm25/alpha=2/q2'] });
+    // One attribute set over the providers of all arms (q2's deterministic ranking has d3, provider null).
+    expect(r.attributeSet?.groups).toEqual([UNKNOWN_GROUP, 'desk', 'wire']);
+    expect(r.notes).toEqual(["1 condition(s) have no answer for sample 0 and were left out: oracle", '1 (condition, query) pair(s) have no answer for this sample and were left out: bm25/alpha=2/q2']);
+    const rows = svc.repo.listConversations(r.setId).map((c) => [c.convId, c.run, c.topic]);
+    expect(rows).toEqual([
+      [`weather-rag#${runId}/bm25/alpha=2/q1`, `weather-rag#${runId}/bm25/alpha=2`, 'q1'],
+      [`weather-rag#${runId}/bm25/deterministic/q1`, `weather-rag#${runId}/bm25/deterministic`, 'q1'],
+      [`weather-rag#${runId}/bm25/deterministic/q2`, `weather-rag#${runId}/bm25/deterministic`, 'q2'],
+    ]);
+    expect(svc.getSet(r.setId).counts).toMatchObject({ conversations: 3, runs: 2, topics: 2 });
+    // A list picks arms; the same ids again are refused and nothing is added (one transaction).
+    const again = () => conversationsFromFairRagRun(svc, { setName: 'all', runId, conditions: ['bm25/deterministic', 'bm25/alpha=2'] });
+    expect(again).toThrow(/already in the set/);
+    expect(svc.getSet(r.setId).counts.conversations).toBe(3);
+    const one = conversationsFromFairRagRun(svc, { setName: 'det', runId, conditions: ['bm25/deterministic'] });
+    expect(one).toMatchObject({ conversations: 2, conditions: ['bm25/deterministic'], skipped: [] });
+    expect(() => conversationsFromFairRagRun(svc, { setName: 'x', runId, conditions: ['oracle'] })).toThrow(`run ${runId} has no generated answers for sample 0 in 'oracle' yet`);
+    expect(() => conversationsFromFairRagRun(svc, { setName: 'x', runId, conditions: ['nope'] })).toThrow(`run ${runId} has no condition 'nope'`);
+    expect(() => conversationsFromFairRagRun(svc, { setName: 'x', runId, condition: 'oracle', conditions: 'all' })).toThrow('give a condition, or conditions');
+  });
 });
