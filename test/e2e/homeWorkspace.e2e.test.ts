@@ -80,6 +80,11 @@ describe('a workspace in the home folder (browser mode)', () => {
     expect(text).toContain(`this workspace is kept in your home folder (${home})`);
     expect(await page.getByTestId('path-browser').locator('select').count()).toBe(0);
     expect(await page.content()).not.toContain('SECRET-e2e-aws');
+    // Settings says the same where folders are added.
+    await page.keyboard.press('Escape');
+    await page.locator('nav a[data-screen="settings"]').click();
+    await page.getByTestId('allowed-folders-none').waitFor();
+    expect(await page.getByTestId('allowed-folders-none').textContent()).toContain('a workspace kept in your home folder does not allow it');
   });
 
   it('once the data folder is added its files are listed, the credential folder linked into it is not', async () => {
