@@ -48,6 +48,7 @@ const S = {
   chrome: 'chrome-cookie-SECRET-77',
   firefox: 'firefox-login-SECRET-42',
   gh: 'gho_ghhostsSECRET999',
+  key: 'k3y-material-SECRET-0b5e',
 };
 const GGUF = 'model.gguf';
 
@@ -271,6 +272,13 @@ describe('a workspace kept in a fake HOME with planted secrets', () => {
     refused(await api('collections.import', { collectionName: 'stolen', kind: 'corpus', files: [made] }), 'import gh', PRIVATE);
     refused(await api('files.browse', { path: p('dotfiles/config/gh') }), 'browse gh', PRIVATE);
     refused(await api('workspaces.create', { path: p('.config/gh/x.fairground') }), 'create in gh', PRIVATE);
+    // The key that seals stored API keys, in the app's config folder reached through the ~/.config link (the issue's
+    // `models.add` echoed its first 4 characters): refused by every route that reads a file.
+    const key = plant('dotfiles/config/fairground/secret.key', `id\ttext\n${S.key}\tx\n`);
+    for (const kind of KINDS) refused(await api('collections.previewFile', { kind, path: key }), `preview key as ${kind}`, PRIVATE);
+    refused(await api('models.add', { path: key }), 'models.add key', PRIVATE);
+    refused(await api('workspaces.open', { path: key }), 'open key', PRIVATE);
+    refused(await api('collections.import', { collectionName: 'stolen', kind: 'corpus', files: [key] }), 'import key', PRIVATE);
     // A path not made yet under a private folder: refused as well, naming no content.
     refused(await api('collections.previewFile', { kind: 'corpus', path: p('.aws/not-yet.tsv') }), 'preview not-yet', /no such file/);
   });
