@@ -8,13 +8,13 @@ import type { ImportReport } from '../api/contract/collections';
 import type { Job } from '../api/contract/jobs';
 import { ApiFailure } from '../api/apiFailure';
 import { decodeUtf8 } from '../io/lines';
-import { fileSource, previewTable, textSource, type TextSource } from '../io/importers/index';
+import { fileSource, textSource, type TextSource } from '../io/importers/index';
 import { CollectionNameTakenError, CollectionsRepo } from '../store/collectionsRepo';
 import type { CollectionRow } from '../store/collectionTypes';
 import type { Database } from 'better-sqlite3';
 import { importIntoCollection, type ImportInput, type ImportProgress } from './collectionsImport';
 import type { JobRunner } from './jobRunner';
-import { checkPreviewParses } from './collectionsPreviewCheck';
+import { previewParsed } from './collectionsPreviewCheck';
 import { PathAccess } from './paths';
 
 export type ImportFilesRequest = ApiParsedInput<'collections.import'>;
@@ -144,10 +144,8 @@ export class CollectionsService {
 
   async previewFile(req: ApiParsedInput<'collections.previewFile'>): Promise<ApiOutput<'collections.previewFile'>> {
     const source = req.path !== undefined ? fileSource(this.paths.checkFile(req.path, 'path')) : uploadedSource(req.file!);
-    const preview = await previewTable(source, req.kind, req.mapping ?? {});
-    const badLine = await checkPreviewParses(source, req.kind, req.mapping ?? {}, preview);
-    // Only the lines before a bad one come back; the import names the bad line when it runs.
-    return badLine === undefined ? preview : { ...preview, lines: preview.lines.slice(0, badLine - 1) };
+    // Only what the kind's parser accepted comes back, never a raw line (collectionsPreviewCheck.ts).
+    return previewParsed(source, req.kind, req.mapping ?? {});
   }
 
   // ---- browsing ----------------------------------------------------------------------------

@@ -307,7 +307,7 @@ export class PathAccess {
   browse(folder?: string): { path: string; parent: string | null; entries: BrowseEntry[]; truncated: boolean } {
     const roots = this.allowedFolders().folders.map((f) => safeRealpath(f) ?? f);
     const target = folder ?? roots[0];
-    if (!target) throw new PathAccessError('no folder is allowed', 'path', 'forbidden');
+    if (!target) throw new PathAccessError(this.noFolderMessage(), 'path', 'forbidden');
     if (!isAbsolute(target)) throw new PathAccessError(`path: the folder must be an absolute path, got '${target}'`, 'path', 'validation');
     const real = safeRealpath(target);
     if (!real) throw new PathAccessError(`path: no such folder: ${target}`, 'path', 'not-found');
@@ -341,6 +341,18 @@ export class PathAccess {
     entries.sort((a, b) => (a.kind === b.kind ? a.name.localeCompare(b.name) : a.kind === 'folder' ? -1 : 1));
     const parent = dirname(real);
     return { path: real, parent: parent !== real && roots.some((r) => within(parent, r)) ? parent : null, entries, truncated };
+  }
+
+  /**
+   * Why there is nothing to browse: no folder is allowed. When the workspace is kept in the home folder (or above it)
+   * its folder is not allowed (issue 36 item 2), which the user must be told, with what to do instead.
+   */
+  private noFolderMessage(): string {
+    const add = this.mode === 'grants' ? 'Settings → Add folder… (the folder dialog)' : 'Settings → Add folder';
+    if (this.workspaceFolder !== null && this.coversHome(this.workspaceFolder)) {
+      return `no folder is allowed yet: this workspace is kept in your home folder (${this.workspaceFolder}), which holds your keys and credentials and is never allowed as a whole; add the folder that holds your data with ${add}`;
+    }
+    return `no folder is allowed yet; add the folder that holds your data with ${add}`;
   }
 
   private insideAllowed(real: string): boolean {

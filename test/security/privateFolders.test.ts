@@ -39,7 +39,7 @@ beforeAll(async () => {
   mkdirSync(join(dir, 'ws'));
   writeFileSync(keyFile, 'a\tsecret-key-material\n');
   writeFileSync(join(config, 'notes.tsv'), 'a\tb\n');
-  writeFileSync(join(dir, 'data', 'corpus.tsv'), 'd1\twind power\n');
+  writeFileSync(join(dir, 'data', 'corpus.tsv'), 'id\ttext\nd1\twind power\n');
   symlinkSync(keyFile, join(dir, 'data', 'innocent.tsv'));
   process.env.FAIRGROUND_CONFIG_DIR = config;
   process.env.FAIRGROUND_KEY_FILE = keyFile;

@@ -5,7 +5,6 @@
  */
 import { DataError } from '../../core/errors';
 import type { ColumnMapping } from './columnMapping';
-import { suggestMapping } from './columnMapping';
 import { importFairRagLabels, importQrels } from './judgmentImporters';
 import { importLamp } from './lampImporter';
 import { importMsMarco } from './msmarcoImporter';
@@ -13,7 +12,6 @@ import { checkedSink } from './ids';
 import type { ImportSink, JsonObject, SourceStats } from './records';
 import { LineCounter, type ReadOptions, type TextSource } from './source';
 import { importTable } from './tableImporter';
-import { readTableRows, tableFormatOf } from './tableRows';
 
 export const IMPORT_KINDS = ['corpus', 'queries', 'qrels', 'lamp', 'msmarco', 'fairrag-mapping'] as const;
 export type ImportKind = (typeof IMPORT_KINDS)[number];
@@ -56,32 +54,9 @@ export interface TablePreview {
   rows: Record<string, string>[];
   /** The mapping the import would use when none is given (corpus/queries only). */
   suggested: ColumnMapping;
-  /** Raw first lines, for kinds that are not tables (LaMP, qrels, …). */
+  /**
+   * For kinds that are not tables (LaMP, qrels, …): the first records the importer accepted, written back one a line —
+   * never a raw line of the file (services/collectionsPreviewCheck.ts builds it).
+   */
   lines: string[];
-}
-
-/** The first rows of a file and the guessed mapping, for the column-mapping step of the import dialog. */
-export async function previewTable(source: TextSource, kind: ImportKind, mapping: ColumnMapping = {}, maxRows = 8): Promise<TablePreview> {
-  const lines: string[] = [];
-  for await (const { text } of source.lines()) {
-    lines.push(text.length > 400 ? `${text.slice(0, 400)}…` : text);
-    if (lines.length >= maxRows + 1) break;
-  }
-  if (kind !== 'corpus' && kind !== 'queries') return { format: 'text', columns: [], rows: [], suggested: {}, lines };
-  const reader = readTableRows(source, new LineCounter(), mapping);
-  const rows: Record<string, string>[] = [];
-  const columns: string[] = [];
-  for await (const { row } of reader.rows) {
-    const cells: Record<string, string> = {};
-    for (const [k, v] of Object.entries(row)) {
-      if (!columns.includes(k)) columns.push(k);
-      const text = typeof v === 'string' ? v : JSON.stringify(v);
-      cells[k] = text.length > 300 ? `${text.slice(0, 300)}…` : text;
-    }
-    rows.push(cells);
-    if (rows.length >= maxRows) break;
-  }
-  const header = reader.columns();
-  const cols = header ?? columns;
-  return { format: tableFormatOf(source.baseName, mapping), columns: cols, rows, suggested: suggestMapping(cols, kind, mapping), lines };
 }

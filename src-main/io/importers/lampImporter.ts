@@ -24,7 +24,8 @@ import { describe, readId } from './columnMapping';
 import { parseElement, streamJsonElements } from './jsonElements';
 import { lampTaskByName, lampTaskByPrompt, lampTaskLabel, type LampTask } from './lampTasks';
 import { quoteId, stableStringify, type DocumentRecord, type ImportSink, type JsonObject, type QueryRecord, type SourceStats } from './records';
-import type { LineCounter, TextSource } from './source';
+import { checkedSink } from './ids';
+import { LineCounter, type TextSource } from './source';
 import type { NumberedLine } from '../lines';
 
 const TEXT_FIELDS = ['text', 'abstract', 'description'];
@@ -32,6 +33,11 @@ const TEXT_FIELDS = ['text', 'abstract', 'description'];
 export interface LampOptions {
   /** Task when no outputs file names it, e.g. 'LaMP-2'. */
   lampTask?: string | undefined;
+  /**
+   * A preview (collections.previewFile): stop after this many questions, hand each record to the sink as soon as it is
+   * read, and leave the task unknown (null) rather than fail when neither the outputs nor the prompt name it.
+   */
+  previewLimit?: number | undefined;
 }
 
 interface Gold {
@@ -73,8 +79,9 @@ export async function importLamp(sources: readonly TextSource[], opts: LampOptio
   }
 
   const file = questions.name;
-  const docs = new Batcher<DocumentRecord>((b) => sink.documents(b));
-  const queries = new Batcher<QueryRecord>((b) => sink.queries(b));
+  const preview = opts.previewLimit !== undefined;
+  const docs = new Batcher<DocumentRecord>((b) => sink.documents(b), preview ? 1 : undefined);
+  const queries = new Batcher<QueryRecord>((b) => sink.queries(b), preview ? 1 : undefined);
   /** Content key of every document emitted so far, by doc id. */
   const docKeys = new Map<string, string>();
   let rows = 0;
@@ -90,7 +97,7 @@ export async function importLamp(sources: readonly TextSource[], opts: LampOptio
     if (typeof o.input !== 'string') throw new DataError(o.input === undefined ? 'missing' : `expected a string, got ${describe(o.input)}`, { ...where, field: 'input' });
     if (!task) {
       task = lampTaskByPrompt(o.input);
-      if (!task) throw new DataError('cannot tell the LaMP task: give the outputs file (it names the task) or choose the task', { ...where, field: 'input' });
+      if (!task && !preview) throw new DataError('cannot tell the LaMP task: give the outputs file (it names the task) or choose the task', { ...where, field: 'input' });
     }
     if (!Array.isArray(o.profile)) throw new DataError(o.profile === undefined ? 'missing' : `expected a list of profile items, got ${describe(o.profile)}`, { ...where, field: 'profile' });
     const candidates: string[] = [];
@@ -123,15 +130,16 @@ export async function importLamp(sources: readonly TextSource[], opts: LampOptio
       queryId: qid,
       text: o.input,
       answers: gold ? [gold.output] : [],
-      task: lampTaskLabel(task),
-      metric: task.metric,
+      task: task ? lampTaskLabel(task) : null,
+      metric: task ? task.metric : null,
       subaspects: null,
       candidates,
-      attrs: { metrics: [...task.official], label_metric: task.labelMetric },
+      attrs: task ? { metrics: [...task.official], label_metric: task.labelMetric } : {},
       file,
       line,
     });
     rows++;
+    if (preview && rows >= opts.previewLimit!) return [{ name: file, role: 'lamp-questions', rows }];
   }
   if (stream.container() === '{') throw new DataError('expected a JSON array of questions', { file });
   await docs.flush();
@@ -142,6 +150,40 @@ export async function importLamp(sources: readonly TextSource[], opts: LampOptio
   }
   stats.unshift({ name: file, role: 'lamp-questions', rows });
   return stats;
+}
+
+/**
+ * A LaMP file as a preview shows it (collections.previewFile, issue 36 item 2): at most `max` questions the importer
+ * accepted, each written back as one JSON line (`{"id", "input", "task", "profile": <items>}`), or an outputs file's
+ * task and first golds. A file that does not parse as LaMP is refused naming its line, quoting none of it; a bad
+ * question after good ones ends the preview there.
+ */
+export async function previewLamp(source: TextSource, opts: LampOptions, max: number): Promise<string[]> {
+  const cut = (t: string): string => (t.length > 300 ? `${t.slice(0, 300)}…` : t);
+  if ((await firstChar(source)) === '{') {
+    const golds = new Map<string, Gold>();
+    const read = await readOutputs(source, new LineCounter(), golds);
+    const out = read.task ? [JSON.stringify({ task: lampTaskLabel(read.task) })] : [];
+    for (const [id, g] of golds) {
+      if (out.length >= max) break;
+      out.push(JSON.stringify({ id, output: cut(g.output) }));
+    }
+    return out;
+  }
+  const out: string[] = [];
+  const sink = checkedSink({
+    documents: () => {},
+    queries: (b) => void out.push(...b.map((q) => JSON.stringify({ id: q.queryId, input: cut(q.text), task: q.task, profile: q.candidates?.length ?? 0 }))),
+    judgments: () => {},
+  });
+  try {
+    await importLamp([source], { ...opts, previewLimit: max }, sink, new LineCounter());
+  } catch (err) {
+    // Questions read before a bad one (or before the end of a file cut short, as an upload's head is) are shown.
+    if (err instanceof DataError && out.length > 0) return out;
+    throw err;
+  }
+  return out;
 }
 
 function profileDocument(p: JsonObject, field: string, where: { file: string; line: number }): { title: string; text: string; attrs: JsonObject } {
