@@ -98,6 +98,21 @@ describe('certification', () => {
     expect(r.certificate.distinctOptima).toBeGreaterThanOrEqual(1);
   });
 
+  it('one random start that reaches the best optimum is not enough: restarts-disagree; two random hits certify', () => {
+    // Seeded planted case 'one-random-0' (N = 6, exp-decay, sigma 0.01): all five starts end at 4.074e-4.
+    const c = plantedCase(6, 'exp-decay', 'one-random-0', { sigma: 0.01 });
+    const one = solveMoi(c.problem, { starts: 4, maxStarts: 5, lowSignalStarts: 5 });
+    expect(one.starts.map((s) => s.kind)).toEqual(['harmonic', 'geometric', 'linear', 'first-0.7', 'random']);
+    expect(one.certificate.bestCount).toBe(5);
+    expect(one.converged).toBe(false);
+    expect(one.certificate.codes).toEqual(['restarts-disagree']);
+    expect(one.certificate.reasons[0]).toContain('reached by 5 of 5 starts, 1 of them random (1 distinct optima)');
+    const two = solveMoi(c.problem, { starts: 4, maxStarts: 6, lowSignalStarts: 6 });
+    expect(two.starts.filter((s) => s.kind === 'random')).toHaveLength(2);
+    expect(two.certificate.codes).toEqual([]);
+    expect(two.converged).toBe(true);
+  });
+
   it('noisy fits with the default starts are certified and are the optimum of the truth\'s basin', () => {
     for (let k = 0; k < 4; k++) {
       const c = plantedCase(6, 'exp-decay', `noisy-${k}`, { sigma: 0.01 });
