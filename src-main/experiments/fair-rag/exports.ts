@@ -15,7 +15,7 @@
  *   latex-table2-normalized  the same on EU̅ = EU / u_max; each caption says which scale it shows
  *   metrics-json    everything `runs.metrics` returns
  */
-import type { FairRagMetrics, FairRagSpec } from '../../api/contract/experiments';
+import type { FairRagMetrics, FairRagSpec } from '../../api/contract/fairRag';
 import { fairRagMeasureKey, type FairRagMeasureName } from '../../api/contract/fairRag';
 import { DataError } from '../../core/errors';
 import { csvField as quoteCsv } from '../../core/format/csv';

@@ -3,7 +3,7 @@
  * execution, metrics, drill-down, exports, manifest and prompt preview.
  */
 import { createHash } from 'node:crypto';
-import { FairRagSpec, type FairRagMetrics, type RunItemRow } from '../../api/contract/experiments';
+import { FairRagSpec, type FairRagMetrics, type RunItemRow } from '../../api/contract/fairRag';
 import { FAIR_RAG_MEASURE_NAMES } from '../../api/contract/fairRag';
 import { DataError } from '../../core/errors';
 import { deterministicTopK } from '../../core/sampling/deterministicTopK';

@@ -3,7 +3,7 @@
  * describeStats): one line per arm with the mean over queries of the main measures, and the
  * de-duplication and cache counters in one sentence each.
  */
-import type { FairRagMetrics } from '../../api/contract/experiments';
+import type { FairRagMetrics } from '../../api/contract/fairRag';
 import { fairRagMeasureKey, type FairRagMeasureName } from '../../api/contract/fairRag';
 import type { RunSummary } from '../registry';
 

@@ -33,7 +33,7 @@ import { withinUnitExchangeTest } from '../../core/stats/exchangeTest';
 import { exactPairedRandomizationTest, MAX_EXACT_PAIRED_N, pairedRandomizationTest } from '../../core/stats/randomization';
 import { adjustPValues, significantAt, type Correction } from '../../core/stats/multipleComparisons';
 import { pairedTTest, studentTTest } from '../../core/stats/tTest';
-import { TABLE2_DEFAULT_SIGNIFICANCE, type FairRagSpec } from '../../api/contract/experiments';
+import { TABLE2_DEFAULT_SIGNIFICANCE, type FairRagSpec } from '../../api/contract/fairRag';
 import type { SignificanceSettings } from '../../io/manifest/manifest';
 import type { QueryArmMetrics } from './queryMetrics';
 

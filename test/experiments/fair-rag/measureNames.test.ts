@@ -10,7 +10,7 @@ import { AGGREGATED_MEASURES } from '../../../src-main/experiments/fair-rag/aggr
 import { perQueryCsv } from '../../../src-main/experiments/fair-rag/exports';
 import { FAIR_RAG_MEASURES } from '../../../src-main/experiments/fair-rag/kind';
 import { fairRagSummaryTable } from '../../../src-main/experiments/fair-rag/summaryTable';
-import type { FairRagMetrics } from '../../../src-main/api/contract/experiments';
+import type { FairRagMetrics } from '../../../src-main/api/contract/fairRag';
 import type { RunSummary } from '../../../src-main/experiments/registry';
 
 describe('Fair RAG measure names', () => {
