@@ -32,9 +32,3 @@ export function writeChecked(target: OutputTarget, content: string | Uint8Array)
     throw new CliError(code ? `cannot write ${target.shown} (${code})` : (err as Error).message);
   }
 }
-
-/** Check and write one output file; a refusal is a CLI error. */
-export function writeOutput(io: CliIo, given: string, content: string | Uint8Array, followSymlinks: boolean | undefined): void {
-  const [target] = checkOutputs(io, [given], followSymlinks);
-  writeChecked(target!, content);
-}

@@ -7,7 +7,7 @@
  * also the planning time per query. Pure counting, no engine: seconds.
  */
 import { performance } from 'node:perf_hooks';
-import { FairRagSpec } from '../../src-main/api/contract/experiments';
+import { FairRagSpec } from '../../src-main/api/contract/fairRag';
 import { createRng } from '../../src-main/core/random/rng';
 import { planCounts, planQuery, type PlanQuery, type QueryPlan } from '../../src-main/experiments/fair-rag/plan';
 import { promptRenderer } from '../../src-main/experiments/fair-rag/prompt';

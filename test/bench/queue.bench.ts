@@ -17,7 +17,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FairRagSpec } from '../../src-main/api/contract/experiments';
+import { FairRagSpec } from '../../src-main/api/contract/fairRag';
 import { CachedEngine } from '../../src-main/engine/callCache';
 import { RemoteEngine } from '../../src-main/engine/remote/remoteEngine';
 import { forEachUnit, lanesFor } from '../../src-main/experiments/concurrency';

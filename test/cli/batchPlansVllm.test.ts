@@ -14,17 +14,17 @@
  * - `plan export` on a fresh workspace sets the demo up as `run` does.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync, closeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, openSync, readFileSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAppServices } from '../../src-main/services/appServices';
 import { latestSchemaVersion, openWorkspace } from '../../src-main/store/workspace';
-import { copyWorkspace, makeDemoWorkspace, tinySpec } from '../experiments/fixture';
+import { copyWorkspace, tinySpec } from '../experiments/fixture';
 import { runBatchFile } from '../support/batchRunner';
 import { runCliCaptured } from '../support/cli';
 import { FakeOpenAiServer } from '../support/fakeOpenAiServer';
+import { startLab, stopLab } from '../support/labServer';
 import { batchRequestInput, batchRequestOutput, VLLM_PINNED_COMMIT } from '../fixtures/vllm/runBatchModels';
 
 const ROOT = process.cwd();
@@ -35,21 +35,10 @@ let n = 0;
 const REMOTE = { remote: 'lab' };
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'fg-batch-vllm-'));
-  server = await FakeOpenAiServer.start({ models: ['lab-model'] });
-  base = await makeDemoWorkspace(dir, 'base.fairground');
-  const s = createAppServices(base, { transport: 'http' });
-  try {
-    await s.models.addRemote({ name: 'lab', baseUrl: server.baseUrl, model: 'lab-model', serverKind: 'vllm', maxConcurrency: 4 });
-  } finally {
-    await s.close();
-  }
+  ({ dir, base, server } = await startLab('fg-batch-vllm-'));
 }, 240_000);
 
-afterAll(async () => {
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopLab(dir, server));
 
 const workspace = () => copyWorkspace(base, join(dir, `w${++n}.fairground`));
 const cli = (...argv: string[]) => runCliCaptured(argv, { cwd: dir });

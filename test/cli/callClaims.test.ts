@@ -10,15 +10,14 @@
  *   the run computes that call and finishes.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppServices } from '../../src-main/services/appServices';
 import { machineBoot } from '../../src-main/store/callCacheRepo';
 import { openWorkspace } from '../../src-main/store/workspace';
-import { copyWorkspace, makeDemoWorkspace, tinySpec } from '../experiments/fixture';
+import { copyWorkspace, tinySpec } from '../experiments/fixture';
 import { FakeOpenAiServer } from '../support/fakeOpenAiServer';
+import { startLab, stopLab } from '../support/labServer';
 
 const ROOT = process.cwd();
 let dir: string;
@@ -27,21 +26,10 @@ let server: FakeOpenAiServer;
 let n = 0;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'fg-claims-'));
-  server = await FakeOpenAiServer.start({ models: ['lab-model'] });
-  base = await makeDemoWorkspace(dir, 'base.fairground');
-  const s = createAppServices(base, { transport: 'http' });
-  try {
-    await s.models.addRemote({ name: 'lab', baseUrl: server.baseUrl, model: 'lab-model', serverKind: 'vllm', maxConcurrency: 4 });
-  } finally {
-    await s.close();
-  }
+  ({ dir, base, server } = await startLab('fg-claims-'));
 }, 240_000);
 
-afterAll(async () => {
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopLab(dir, server));
 
 function query<T>(ws: string, sql: string, ...params: unknown[]): T[] {
   const w = openWorkspace(ws);

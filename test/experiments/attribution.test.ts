@@ -1,6 +1,6 @@
 /** Attribution helpers of the Fair RAG kind: judge prompts, answer parsing, citations. */
 import { describe, expect, it } from 'vitest';
-import { FairRagSpec } from '../../src-main/api/contract/experiments';
+import { FairRagSpec } from '../../src-main/api/contract/fairRag';
 import { entailmentProbability, nliGenerateRequest, nliPrompt, nliScoreRequest, parseCitations, parseNliAnswer, stripCitations } from '../../src-main/experiments/fair-rag/attribution';
 
 const attribution = (over: Record<string, unknown> = {}) =>

@@ -11,8 +11,7 @@
  *   recomputing a generation; a conflicting merge names the call and merges nothing;
  * - `--dry-run` prices exactly the calls the run then computes, and writes nothing.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiRouter } from '../../src-main/handlers/index';
@@ -21,7 +20,8 @@ import { openWorkspace } from '../../src-main/store/workspace';
 import { runBatchFile } from '../support/batchRunner';
 import { runCliCaptured } from '../support/cli';
 import { FakeOpenAiServer } from '../support/fakeOpenAiServer';
-import { copyWorkspace, makeDemoWorkspace, tinySpec } from './fixture';
+import { startLab, stopLab } from '../support/labServer';
+import { copyWorkspace, tinySpec } from './fixture';
 
 let dir: string;
 let server: FakeOpenAiServer;
@@ -31,21 +31,10 @@ let n = 0;
 const REMOTE = { remote: 'lab' };
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'fg-distributed-'));
-  server = await FakeOpenAiServer.start({ models: ['lab-model'], delayMs: 40 });
-  base = await makeDemoWorkspace(dir, 'base.fairground');
-  const s = createAppServices(base, { transport: 'http' });
-  try {
-    await s.models.addRemote({ name: 'lab', baseUrl: server.baseUrl, model: 'lab-model', serverKind: 'vllm', maxConcurrency: 4 });
-  } finally {
-    await s.close();
-  }
+  ({ dir, base, server } = await startLab('fg-distributed-', { delayMs: 40 }));
 }, 240_000);
 
-afterAll(async () => {
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopLab(dir, server));
 
 function workspace(): string {
   return copyWorkspace(base, join(dir, `w${++n}.fairground`));

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FairRagItemsPage, FairRagMetrics } from '../../src-main/api/contract/experiments';
+import type { FairRagItemsPage, FairRagMetrics } from '../../src-main/api/contract/fairRag';
 import type { ApiOutput } from '../../src-main/api/contract/index';
 import type { Job } from '../../src-main/api/contract/jobs';
 import { createApiRouter } from '../../src-main/handlers/index';

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { FairRagSpec } from '../../src-main/api/contract/experiments';
+import { FairRagSpec } from '../../src-main/api/contract/fairRag';
 import { samplePayloadJson, type SampleJsonHead, type SamplePayload } from '../../src-main/experiments/fair-rag/items';
 import { planQuery, type PlanQuery } from '../../src-main/experiments/fair-rag/plan';
 import { promptRenderer } from '../../src-main/experiments/fair-rag/prompt';

@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ExportFormat } from '../../src-main/api/contract/experiments';
+import { ExportFormat } from '../../src-main/api/contract/fairRag';
 import { MoiExportFormat } from '../../src-main/api/contract/moi';
 import { RichRagExportFormat } from '../../src-main/api/contract/richrag';
 import { contract } from '../../src-main/api/contract/index';

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FairRagSpec } from '../../src-main/api/contract/experiments';
+import type { FairRagSpec } from '../../src-main/api/contract/fairRag';
 import { ModelTokenCounter } from '../../src-main/core/prompts/index';
 import { LocalEngine } from '../../src-main/engine/local/localEngine';
 import { nliBudget, nliGenerateRequest, nliPrompt, nliPromptWithin, nliScoreRequest, nliTemplate } from '../../src-main/experiments/fair-rag/attribution';

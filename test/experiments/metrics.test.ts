@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FairRagSpec } from '../../src-main/api/contract/experiments';
+import { FairRagSpec } from '../../src-main/api/contract/fairRag';
 import { evalExposureCommand } from '../../src-main/cli/commands/evalExposure';
 import { studentTTest } from '../../src-main/core/stats/tTest';
 import { attributionLabels, perQueryCsv, table2Latex, trecRun, utilityQrels } from '../../src-main/experiments/fair-rag/exports';

@@ -1,6 +1,6 @@
 /** The Fair RAG planner: arms, seeded rankings and prompt de-duplication on hand-built cases. */
 import { describe, expect, it } from 'vitest';
-import { FairRagSpec } from '../../src-main/api/contract/experiments';
+import { FairRagSpec } from '../../src-main/api/contract/fairRag';
 import { armRankings, armsOf, planCounts, planQuery, type PlanQuery } from '../../src-main/experiments/fair-rag/plan';
 import { promptRenderer } from '../../src-main/experiments/fair-rag/prompt';
 

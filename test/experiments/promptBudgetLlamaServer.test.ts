@@ -6,7 +6,7 @@
  * prompt over long documents rendered with the server's counts fits its budget as the server counts it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FairRagSpec } from '../../src-main/api/contract/experiments';
+import type { FairRagSpec } from '../../src-main/api/contract/fairRag';
 import { ModelTokenCounter } from '../../src-main/core/prompts/index';
 import { RemoteEngine } from '../../src-main/engine/remote/remoteEngine';
 import { promptRenderer } from '../../src-main/experiments/fair-rag/prompt';

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FairRagSpec } from '../../src-main/api/contract/experiments';
+import type { FairRagSpec } from '../../src-main/api/contract/fairRag';
 import { ModelTokenCounter } from '../../src-main/core/prompts/index';
 import { LocalEngine } from '../../src-main/engine/local/localEngine';
 import { ESTIMATE_PROMPT_MARGIN, estimateTokenCount } from '../../src-main/engine/tokenBudget';

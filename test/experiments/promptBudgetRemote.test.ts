@@ -5,7 +5,7 @@
  * estimate and the cuts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FairRagSpec } from '../../src-main/api/contract/experiments';
+import type { FairRagSpec } from '../../src-main/api/contract/fairRag';
 import { ModelTokenCounter } from '../../src-main/core/prompts/index';
 import { RemoteEngine } from '../../src-main/engine/remote/remoteEngine';
 import { ESTIMATE_PROMPT_MARGIN, estimateTokenCount } from '../../src-main/engine/tokenBudget';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FairRagSpec } from '../../src-main/api/contract/experiments';
+import { FairRagSpec } from '../../src-main/api/contract/fairRag';
 import { UtilityMetricName } from '../../src-main/api/contract/kindParts';
 import { createApiRouter } from '../../src-main/handlers/index';
 import { experimentExport, experimentList, experimentShow } from '../../src-main/cli/commands/experiment';

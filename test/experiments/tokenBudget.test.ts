@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FairRagMetrics } from '../../src-main/api/contract/experiments';
+import type { FairRagMetrics } from '../../src-main/api/contract/fairRag';
 import type { Router } from '../../src-main/api/router';
 import { createApiRouter } from '../../src-main/handlers/index';
 import { createAppServices } from '../../src-main/services/appServices';

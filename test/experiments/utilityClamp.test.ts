@@ -6,7 +6,7 @@
  * Table 2 caption and the manifest. Hand-computed cases.
  */
 import { describe, expect, it } from 'vitest';
-import { FairRagSpec } from '../../src-main/api/contract/experiments';
+import { FairRagSpec } from '../../src-main/api/contract/fairRag';
 import { perSampleCsv, table2Latex } from '../../src-main/experiments/fair-rag/exports';
 import { generationKey, indexRunItems, queryKey, sampleKey } from '../../src-main/experiments/fair-rag/items';
 import { fairRagMetrics, fairRagSummary } from '../../src-main/experiments/fair-rag/metrics';

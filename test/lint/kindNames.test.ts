@@ -24,10 +24,6 @@ const EXCEPTIONS: Record<string, string> = {
   'src-main/cli/commands/richragCoverage.ts': 'the public command `richrag coverage`',
   'src-main/core/prompts/defaultTemplates.ts': "provenance names of Fair RAG's LaMP templates stored in results ('fair-rag/LaMP-2')",
   'src-main/services/conversations/fairRagAnswers.ts': "conversations from a Fair RAG run's answers (GFRC over Fair RAG's output: a bridge between two studies)",
-  // Not yet moved (issue 34 item 3 landed in the same round): the wizard's blocking rules per kind. They belong in a
-  // `blockers` member of each KindUi; until then they are named here so that no other file joins them.
-  'src-renderer/src/screens/experiments/designBlockers.ts': "the wizard's blocking rules per kind (to move into KindUi members)",
-  'src-renderer/src/screens/experiments/KindWizardShell.svelte': "the compact wizard's kind for the blockers (to move with them)",
   'src-renderer/src/screens/conversations/FromRunForm.svelte': 'the same bridge on screen: it lists Fair RAG runs',
 };
 

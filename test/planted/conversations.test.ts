@@ -8,7 +8,7 @@
  * uniform target, Experience = (GNP + DistrSim)/2, GFRC2 = ΣExperience/L).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FairRagMetrics } from '../../src-main/api/contract/experiments';
+import type { FairRagMetrics } from '../../src-main/api/contract/fairRag';
 import { conversationsFromFairRagRun } from '../../src-main/services/conversations/ragBridge';
 import { RetrievalRepo } from '../../src-main/store/retrievalRepo';
 import { addCollection, addSim, openWorkbench, runSpec, type Workbench } from './support';

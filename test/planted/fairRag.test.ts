@@ -13,7 +13,7 @@
  * the output is right.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { FairRagMetrics } from '../../src-main/api/contract/experiments';
+import type { FairRagMetrics } from '../../src-main/api/contract/fairRag';
 import { RetrievalRepo } from '../../src-main/store/retrievalRepo';
 import { addCollection, addSim, openWorkbench, permutations, runSpec, type Workbench } from './support';
 

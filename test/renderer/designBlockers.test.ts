@@ -2,30 +2,37 @@
  * The wizard's blocking rules (issue 34 item 3), hand-computed cases: a design that cannot run or answer
  * is named with its field and fix — 0 selected queries (the demo's task filter on another collection),
  * Fair RAG without usable utility labels (relevance judgments do not count), k ≥ every usable query's
- * candidates, an unverified server until the user confirms it — and the one status line says so.
+ * candidates, an unverified server until the user confirms it — and the one status line says so. Fair
+ * RAG's rules are its KindUi `blockers` member (fair-rag/blockers.ts, issue 37 item 3), given to the
+ * generic designBlockers as `kindBlockers` with the wizard's form; another kind without rules of its own
+ * gets only the generic ones.
  */
 import { describe, expect, it } from 'vitest';
-import { designBlockers, fitSelection, formGenerators, serverVerified, specServers, usableFairRag, wizardStatus, type BlockerInput, type BlockerQuery } from '../../src-renderer/src/screens/experiments/designBlockers';
+import { designBlockers, fitSelection, formGenerators, serverVerified, specServers, wizardStatus, type BlockerInput, type BlockerQuery } from '../../src-renderer/src/screens/experiments/designBlockers';
+import { fairRagBlockers, usableFairRag } from '../../src-renderer/src/screens/experiments/fair-rag/blockers';
 
 const q = (queryId: string, o: Partial<BlockerQuery> = {}): BlockerQuery => ({ queryId, task: null, candidateCount: null, answers: 1, utilityJudged: 0, utilityUseful: 0, ...o });
 
 /** A collection of one's own: 3 queries without candidate sets, q1 and q2 labelled from a run's top 5. */
 const own = [q('q1', { utilityJudged: 5, utilityUseful: 3 }), q('q2', { utilityJudged: 5, utilityUseful: 1 }), q('q3')];
 
-const base = (o: Partial<BlockerInput> = {}): BlockerInput => ({
-  kind: 'fair-rag',
-  collection: 'mine',
-  queries: own,
-  queryMode: 'all',
-  tasks: [],
-  queryIds: [],
-  minUseful: 2,
-  k: 2,
-  generators: [{ path: 'generator', value: 'model:sim' }],
-  servers: [],
-  confirmedServers: [],
-  ...o,
-});
+/** A Fair RAG wizard's input: its form's minUseful and k (default 2 and 2) go to its own rules. */
+const base = (o: Partial<BlockerInput> & { minUseful?: number; k?: number } = {}): BlockerInput => {
+  const { minUseful = 2, k = 2, ...rest } = o;
+  return {
+    collection: 'mine',
+    queries: own,
+    queryMode: 'all',
+    tasks: [],
+    queryIds: [],
+    kindBlockers: fairRagBlockers,
+    form: { minUseful, k },
+    generators: [{ path: 'generator', value: 'model:sim' }],
+    servers: [],
+    confirmedServers: [],
+    ...rest,
+  };
+};
 
 describe('designBlockers', () => {
   it('a runnable Fair RAG design on utility labels has no blocker', () => {
@@ -36,7 +43,7 @@ describe('designBlockers', () => {
   });
 
   it('the demo’s task filter kept on another collection: unknown task and 0 queries, with the fix', () => {
-    const b = designBlockers(base({ kind: 'moi', queryMode: 'tasks', tasks: ['multi-aspect'] }));
+    const b = designBlockers(base({ kindBlockers: undefined, queryMode: 'tasks', tasks: ['multi-aspect'] }));
     expect(b.map((x) => [x.code, x.path])).toEqual([
       ['unknown-tasks', 'tasks'],
       ['no-queries', 'tasks'],
@@ -97,6 +104,14 @@ describe('designBlockers', () => {
 
   it('nothing is judged while the collection’s queries are loading', () => {
     expect(designBlockers(base({ queries: undefined }))).toEqual([]);
+  });
+
+  it('a kind without rules of its own gets only the generic blockers: unlabelled queries and k = 5 do not block it', () => {
+    expect(designBlockers(base({ kindBlockers: undefined, queries: [q('a'), q('b')], k: 5 }))).toEqual([]);
+    // The kind's rules see only the selected queries and the form.
+    const seen: unknown[] = [];
+    designBlockers(base({ queryMode: 'ids', queryIds: ['q2'], kindBlockers: (selected, form) => (seen.push(selected.map((x) => x.queryId), form), []) }));
+    expect(seen).toEqual([['q2'], { minUseful: 2, k: 2 }]);
   });
 });
 

@@ -10,15 +10,14 @@
  * What this cannot show: that a real Ray cluster runs the script (its Ray calls are not executed).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAppServices } from '../../src-main/services/appServices';
 import { openWorkspace } from '../../src-main/store/workspace';
-import { copyWorkspace, makeDemoWorkspace, tinySpec } from '../experiments/fixture';
+import { copyWorkspace, tinySpec } from '../experiments/fixture';
 import { runCliCaptured } from '../support/cli';
 import { FakeOpenAiServer } from '../support/fakeOpenAiServer';
+import { startLab, stopLab } from '../support/labServer';
 
 const SCRIPT = join(process.cwd(), 'scripts', 'ray', 'fairground_ray_batch.py');
 const REMOTE = { remote: 'lab' };
@@ -28,21 +27,10 @@ let base: string;
 let n = 0;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'fg-ray-'));
-  server = await FakeOpenAiServer.start({ models: ['lab-model'], bosToken: '<s>' });
-  base = await makeDemoWorkspace(dir, 'base.fairground');
-  const s = createAppServices(base, { transport: 'http' });
-  try {
-    await s.models.addRemote({ name: 'lab', baseUrl: server.baseUrl, model: 'lab-model', serverKind: 'vllm', maxConcurrency: 4 });
-  } finally {
-    await s.close();
-  }
+  ({ dir, base, server } = await startLab('fg-ray-', { bosToken: '<s>' }));
 }, 240_000);
 
-afterAll(async () => {
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopLab(dir, server));
 
 const cli = (...argv: string[]) => runCliCaptured(argv, { cwd: dir });
 const file = (name: string) => join(dir, `${++n}-${name}`);

@@ -1,7 +1,7 @@
 /**
  * Experiments: versioned specs of any kind (`experiments.*`; runs and their results are `runs.*`,
  * runs.ts). Each kind's spec, metrics, rows and formats are in its own contract file (fairRag.ts,
- * moi.ts, richrag.ts), re-exported here for Fair RAG's names as they were before the split.
+ * moi.ts, richrag.ts), which the contract's index re-exports.
  */
 import { z } from 'zod';
 import { lazyMethods, method } from './define';
@@ -9,7 +9,6 @@ import { Job } from './jobs';
 import { Id } from './kindParts';
 
 export { GeneratorSelector } from './selectors';
-export * from './fairRag';
 
 // ---- experiments and runs ----------------------------------------------------------------------
 

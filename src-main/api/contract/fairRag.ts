@@ -181,6 +181,48 @@ export const FairRagSpec = z
 export type FairRagSpec = z.infer<typeof FairRagSpec>;
 export type FairRagSpecInput = z.input<typeof FairRagSpec>;
 
+// ---- Fair RAG measures: one name each -----------------------------------------------------------
+
+/**
+ * Each Fair RAG measure has one name, in ir_measures' style (ASCII; `_norm` for the normalised form
+ * of Eq. 16, 26–28 and 30): CSV headers, the CLI, the manifest's measure list and the metrics' lists
+ * use it. The two other forms are derived from it, never written by hand:
+ * - `fairRagMeasureKey`: the key in the metrics JSON (`EE-D_norm` → `eeDNorm`; stored in runs.metrics
+ *   and exported as metrics-json, so a public interface that keeps its spelling);
+ * - `fairRagMeasureLabel`: the form the screens show (`EE-D_norm` → `EE-D̄`, `EU_norm` → `EU̅`,
+ *   `EU_raw` → `EU (raw)`); core/format/csv.ts's `asciiHeader` maps a label back to its name.
+ */
+export const FAIR_RAG_MEASURE_NAMES = ['EE-D', 'EE-R', 'EE-L', 'EE-D_norm', 'EE-R_norm', 'EE-L_norm', 'EU', 'EU_raw', 'EU_norm', 'EAR', 'EAE-D', 'EAE-D_norm'] as const;
+export type FairRagMeasureName = (typeof FAIR_RAG_MEASURE_NAMES)[number];
+
+/** The metrics-JSON key of a measure, as a type: `EAE-D_norm` → `eaeDNorm`. */
+export type FairRagMeasureKey<N extends string = FairRagMeasureName> = N extends `${infer A}-${infer B}_${infer C}`
+  ? `${Lowercase<A>}${Capitalize<B>}${Capitalize<C>}`
+  : N extends `${infer A}-${infer B}`
+    ? `${Lowercase<A>}${Capitalize<B>}`
+    : N extends `${infer A}_${infer C}`
+      ? `${Lowercase<A>}${Capitalize<C>}`
+      : Lowercase<N>;
+
+/** The metrics-JSON key of a measure: its parts, the first lower-cased, the others capitalised (`EAE-D_norm` → `eaeDNorm`). */
+export function fairRagMeasureKey<N extends FairRagMeasureName>(name: N): FairRagMeasureKey<N> {
+  const [first, ...rest] = name.split(/[-_]/);
+  return (first!.toLowerCase() + rest.map((p) => p[0]!.toUpperCase() + p.slice(1)).join('')) as FairRagMeasureKey<N>;
+}
+
+/**
+ * The screens' form of a measure: `_norm` puts a bar on the name — a combining macron on the letter
+ * after the dash (`EE-D̄`, as the paper writes the normalised exposure), an overline over a name
+ * without one (`EU̅`); `_raw` reads `(raw)`.
+ */
+export function fairRagMeasureLabel(name: FairRagMeasureName): string {
+  if (name.endsWith('_norm')) {
+    const base = name.slice(0, -'_norm'.length);
+    return base + (base.includes('-') ? '\u0304' : '\u0305');
+  }
+  return name.endsWith('_raw') ? `${name.slice(0, -'_raw'.length)} (raw)` : name;
+}
+
 // ---- Fair RAG metrics (plain data for tables and plots) ----------------------------------------
 
 export const FairRagQueryMetrics = z.object({
@@ -210,6 +252,10 @@ export const FairRagQueryMetrics = z.object({
   eaeD: NumOrNull,
   eaeDNorm: NumOrNull,
 });
+
+/** Every measure's key is a field of the per-query metrics (a compile-time check). */
+const everyMeasureIsAField: Record<FairRagMeasureKey, unknown> = {} as z.infer<typeof FairRagQueryMetrics>;
+void everyMeasureIsAField;
 
 export const MeanWithCi = z.object({
   mean: Num,

@@ -31,6 +31,7 @@ export * from './moi';
 export * from './retrieval';
 export * from './labeling';
 export * from './experiments';
+export * from './fairRag';
 export { UtilityMetricName } from './kindParts';
 export * from './richrag';
 export * from './runs';

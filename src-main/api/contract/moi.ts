@@ -42,19 +42,6 @@ export const MOI_BASELINES = [
 export const MoiBaseline = z.enum(MOI_BASELINES);
 export type MoiBaseline = z.infer<typeof MoiBaseline>;
 
-/** Reordering methods that produce one order of the N passages (and one answer). */
-export const MOI_ORDER_METHODS = [
-  'retriever',
-  'moi',
-  'bayes-saliency',
-  'bayes-saliency-plus',
-  'qg',
-  'longllmlingua',
-  'longllmlingua-code',
-  'retriever-reversed',
-  'moi-reversed',
-] as const;
-
 const LiteralText = z
   .string()
   .max(20_000)
@@ -217,7 +204,6 @@ export const MoiSpec = z
     }
   });
 export type MoiSpec = z.infer<typeof MoiSpec>;
-export type MoiSpecInput = z.input<typeof MoiSpec>;
 
 // ---- metrics -----------------------------------------------------------------------------------
 

@@ -250,7 +250,6 @@ export const RichRagSpec = z
     if (spec.preferences.setting !== undefined && !spec.settings.includes(spec.preferences.setting)) issue(['preferences', 'setting'], `'${spec.preferences.setting}' is not one of the spec's settings`);
   });
 export type RichRagSpec = z.infer<typeof RichRagSpec>;
-export type RichRagSpecInput = z.input<typeof RichRagSpec>;
 
 export interface RichRagCondition {
   condition: string;

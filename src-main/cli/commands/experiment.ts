@@ -1,7 +1,7 @@
 /** `fairground experiment list|show|export`: experiments and their runs from the command line. */
 import { resolve } from 'node:path';
 import { OUTPUT_HELP, checkOutputs, outputOptionSpec, writeChecked } from '../writeOutput';
-import { ExportFormat } from '../../api/contract/experiments';
+import { ExportFormat } from '../../api/contract/fairRag';
 import { manifestPathFor, writeManifestBeside } from '../../io/manifest/writeManifest';
 import type { ReproducibilityManifest } from '../../io/manifest/manifest';
 import { parseCliArgs } from '../args';

@@ -2,7 +2,7 @@
  * `fairground plan export`, `fairground cache import`, `fairground cache merge`: the loop that runs a
  * study's calls on a distributed engine (vLLM `run-batch` on one GPU or a Ray cluster, or any
  * OpenAI-Batch compatible service) and brings the answers back into the workspace's call cache
- * (services/batchPlans.ts).
+ * (services/batchPlans/).
  */
 import { resolve } from 'node:path';
 import { defaultExperimentRegistry } from '../../experiments/kinds';

@@ -7,8 +7,6 @@ import { topK, type ScoredId } from './ranking';
 
 export type VectorMetric = 'cosine' | 'dot';
 
-export const VECTOR_METRICS: readonly VectorMetric[] = ['cosine', 'dot'];
-
 export type Vector = ArrayLike<number>;
 
 export function dotProduct(a: Vector, b: Vector): number {

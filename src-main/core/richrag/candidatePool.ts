@@ -27,7 +27,6 @@ export interface AspectList {
 }
 
 export type PoolMergeOrder = 'round-robin' | 'score';
-export const POOL_MERGE_ORDERS: readonly PoolMergeOrder[] = ['round-robin', 'score'];
 
 export interface PoolOptions {
   /** M, the pool's maximum size. */

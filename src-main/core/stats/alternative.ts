@@ -6,7 +6,3 @@
 export type Alternative = 'two-sided' | 'greater' | 'less';
 
 export const ALTERNATIVES: readonly Alternative[] = ['two-sided', 'greater', 'less'];
-
-export function isAlternative(value: string): value is Alternative {
-  return (ALTERNATIVES as readonly string[]).includes(value);
-}

@@ -19,8 +19,6 @@
 import { normalQuantile } from './normal';
 import { studentTQuantile } from './studentT';
 
-export type DesignTest = 't' | 'randomization';
-
 export interface AttainableInput {
   test: string;
   paired: boolean;

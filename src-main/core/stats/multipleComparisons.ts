@@ -64,6 +64,14 @@ export function benjaminiHochberg(pValues: readonly number[]): number[] {
   return out;
 }
 
+/**
+ * The one significance rule of every table and comparison: a hypothesis is rejected when its
+ * (adjusted) p-value is ≤ α — at exactly α it is significant (statsmodels `multipletests`' `reject`).
+ */
+export function significantAt(p: number, alpha: number): boolean {
+  return p <= alpha;
+}
+
 /** Dispatch by name; 'none' returns a copy of the raw p-values. */
 export function adjustPValues(pValues: readonly number[], correction: Correction): number[] {
   switch (correction) {

@@ -10,7 +10,7 @@
  *             workspaces whose caches are merged afterwards
  *   estimate  defer like `defer`, except calls whose stand-in answer is given (by key): those are
  *             answered with it, never computed and never stored, so a cost estimate can walk a
- *             plan's later stages (services/batchPlans.ts estimate: stage after stage)
+ *             plan's later stages (services/batchPlans/estimate.ts: stage after stage)
  *
  * A deferred call rejects with `CallDeferredError`; the kinds treat it as "this unit is not ready"
  * (its item is not written, later stages that need it wait), finish every other unit, and end the

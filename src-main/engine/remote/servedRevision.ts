@@ -11,7 +11,6 @@
  * It is part of a remote model's cache identity (recorded when the model is added, so a run can
  * be keyed without reaching the server), and replicas are checked against it.
  */
-import { modelsResponse } from './openAiResponses';
 
 /** The llama.cpp `meta` fields that tell GGUF files apart, in a fixed order. */
 const ggufMetaFields = ['n_params', 'size', 'n_vocab', 'vocab_type', 'n_embd', 'n_ctx_train'] as const;
@@ -53,57 +52,4 @@ export function reportedPartOf(revision: string | undefined): string | undefined
   const at = revision.indexOf(fingerprintMark);
   if (at < 0) return revision;
   return at === 0 ? undefined : revision.slice(0, at);
-}
-
-/** What one endpoint said when asked which weights it serves. */
-export interface EndpointProbe {
-  baseUrl: string;
-  /** Whether GET /models listed the model (undefined when the request failed). */
-  listed?: boolean;
-  /** Its served revision, when it reports one. */
-  revision?: string;
-  /** Why the endpoint could not be asked (network error, HTTP status, not JSON). */
-  error?: string;
-}
-
-/**
- * Asks every endpoint, in parallel, what it serves under `model` (GET /models, one attempt each,
- * a short timeout). Never throws; errors never contain the API key.
- */
-export async function probeServedRevisions(baseUrls: string[], model: string, apiKey: string | undefined, timeoutMs = 5_000): Promise<EndpointProbe[]> {
-  const redact = (text: string): string => (apiKey ? text.split(apiKey).join('[redacted]') : text);
-  return Promise.all(
-    baseUrls.map(async (baseUrl): Promise<EndpointProbe> => {
-      try {
-        const response = await fetch(`${baseUrl}/models`, {
-          headers: { accept: 'application/json', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
-          signal: AbortSignal.timeout(timeoutMs),
-        });
-        if (!response.ok) return { baseUrl, error: `GET /models: HTTP ${response.status}` };
-        const parsed = modelsResponse.safeParse(await response.json());
-        if (!parsed.success) return { baseUrl, error: 'GET /models: not an OpenAI model list' };
-        const entry = parsed.data.data.find((m) => m.id === model);
-        if (!entry) return { baseUrl, listed: false };
-        const revision = servedRevision(entry);
-        return { baseUrl, listed: true, ...(revision !== undefined ? { revision } : {}) };
-      } catch (error) {
-        return { baseUrl, error: redact(`GET /models: ${(error as Error).message}`) };
-      }
-    }),
-  );
-}
-
-/**
- * The revision to record for a model from its endpoints' answers: the one they all report, none
- * when no endpoint reports one, and an error naming the endpoints when they disagree (replicas
- * must serve the same weights to share cache entries).
- */
-export function agreedRevision(probes: EndpointProbe[]): { revision?: string; conflict?: string } {
-  const answered = probes.filter((p) => p.listed);
-  const revisions = new Set(answered.map((p) => p.revision ?? '(none reported)'));
-  if (revisions.size > 1) {
-    return { conflict: `the endpoints serve different weights: ${answered.map((p) => `${p.baseUrl} ${p.revision ?? '(none reported)'}`).join('; ')}` };
-  }
-  const only = answered[0]?.revision;
-  return only !== undefined ? { revision: only } : {};
 }

@@ -120,12 +120,6 @@ export async function probeCapabilities(target: ProbeTarget, model: string, serv
   return { probedAt: new Date().toISOString(), endpoint: target.baseUrl, completions: completionsRoute, chat: chatRoute, echoScoring: echo, promptLogprobs, constraints };
 }
 
-/** The constraint transports a server was seen to honour, in the order given. */
-export function honouredTransports(capabilities: ServerCapabilities | undefined): ConstraintTransportName[] {
-  if (!capabilities) return [];
-  return constraintTransports.filter((t) => capabilities.constraints[t]?.value === 'yes');
-}
-
 function routeWorks(outcome: ProbeOutcome, route: string): Capability {
   if (outcome.kind === 'ok') return { value: 'yes' };
   if (outcome.kind === 'network') return { value: 'unknown', detail: outcome.detail };

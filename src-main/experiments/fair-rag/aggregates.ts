@@ -7,10 +7,12 @@
  */
 import { boundedMeanInterval, clippedMethod, measureBounds, noVarianceMethod, snapToBounds, T_METHOD, type Bounds } from '../../core/stats/boundedInterval';
 import { meanConfidenceInterval } from '../../core/stats/confidenceInterval';
+import { FAIR_RAG_MEASURE_NAMES, fairRagMeasureKey } from '../../api/contract/fairRag';
 import type { FairRagRunData } from './items';
 import type { ArmDetail, QueryArmMetrics } from './queryMetrics';
 
-export const AGGREGATED_MEASURES = ['eeD', 'eeR', 'eeL', 'eeDNorm', 'eeRNorm', 'eeLNorm', 'eu', 'euRaw', 'euNorm', 'ear', 'eaeD', 'eaeDNorm'] as const;
+/** The metrics-JSON keys of every Fair RAG measure, in the order of their names. */
+export const AGGREGATED_MEASURES = FAIR_RAG_MEASURE_NAMES.map(fairRagMeasureKey);
 
 export interface MeanWithCi {
   mean: number;

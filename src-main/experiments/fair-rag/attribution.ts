@@ -14,7 +14,7 @@
  *   the output cites [n] (also "[1, 3]" and "[1][3]"). No extra calls. The answer metric scores the
  *   output with the markers removed (`stripCitations`).
  */
-import type { FairRagSpec } from '../../api/contract/experiments';
+import type { FairRagSpec } from '../../api/contract/fairRag';
 import { DataError } from '../../core/errors';
 import { contextBudget, parsePromptTemplate, renderPromptWithin, type ModelTokenCounter, type PromptBudget, type PromptTemplate } from '../../core/prompts/index';
 import type { GenerateRequest, ScoreRequest } from '../../engine/types';

@@ -5,7 +5,7 @@
  * run's stored spec have the same key), less its name, description and attribution judge (which does not
  * enter Table 2: left out of the simulation to save time, as scripts/calibration.ts does).
  */
-import { FairRagSpec } from '../../api/contract/experiments';
+import { FairRagSpec } from '../../api/contract/fairRag';
 import type { KindCalibration } from '../registry';
 
 export const fairRagCalibration: KindCalibration = {

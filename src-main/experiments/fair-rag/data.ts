@@ -7,7 +7,7 @@
  * usable metric, fewer useful candidates than `minUseful`); an explicitly listed query id that the
  * collection does not have is an error naming `queries[i]`.
  */
-import type { FairRagSpec } from '../../api/contract/experiments';
+import type { FairRagSpec } from '../../api/contract/fairRag';
 import { DataError } from '../../core/errors';
 import type { CollectionsRepo } from '../../store/collectionsRepo';
 import type { QueryRow } from '../../store/collectionTypes';

@@ -13,7 +13,7 @@
  *   N ≥ 2·¼·(z₀.₉₇₅ + z₀.₈)² / (queries·gap²) samples (a [0, 1] utility has variance ≤ ¼).
  */
 import { DEFAULT_EXCHANGE_PERMUTATIONS } from '../../core/stats/exchangeTest';
-import { TABLE2_DEFAULT_SIGNIFICANCE, type FairRagSpec } from '../../api/contract/experiments';
+import { TABLE2_DEFAULT_SIGNIFICANCE, type FairRagSpec } from '../../api/contract/fairRag';
 import type { DesignWarning } from '../../api/contract/plans';
 import { plackettLuceLogits } from '../../core/sampling/plackettLuce';
 import { MAX_EXACT_ITEMS, topKInclusionProbabilities } from '../../core/sampling/plackettLuceProbabilities';

@@ -14,7 +14,7 @@
  * which keeps a local model's parallel sequences (1 by default, so the batch layout — and greedy
  * outputs — stay reproducible) or a server pool's limits busy.
  */
-import type { FairRagSpec } from '../../api/contract/experiments';
+import type { FairRagSpec } from '../../api/contract/fairRag';
 import { ModelTokenCounter, type PromptBudget, type PromptCuts } from '../../core/prompts/tokenBudget';
 import { PromptBudgetError, type PromptTemplate } from '../../core/prompts/promptTemplate';
 import { DataError } from '../../core/errors';

@@ -18,7 +18,8 @@
  *   latex-table2-paper, latex-table2-normalized-paper  the same with the paper's cells (unpaired difference of means)
  *   metrics-json    everything `runs.metrics` returns
  */
-import type { FairRagMetrics, FairRagSpec } from '../../api/contract/experiments';
+import type { FairRagMetrics, FairRagSpec } from '../../api/contract/fairRag';
+import { fairRagMeasureKey, type FairRagMeasureName } from '../../api/contract/fairRag';
 import { DataError } from '../../core/errors';
 import { csvField as quoteCsv } from '../../core/format/csv';
 import { escapeLatex } from '../../core/format/latex';
@@ -39,6 +40,9 @@ export function csvField(value: string | number | boolean | null): string {
 
 const csvLine = (fields: (string | number | boolean | null)[]) => fields.map(csvField).join(',') + '\r\n';
 
+/** CSV columns of measures: the header is the measure's name, the value its metrics-JSON key's. */
+const measureColumns = <N extends FairRagMeasureName>(names: readonly N[]) => names.map((n) => [n, fairRagMeasureKey(n)] as const);
+
 export function perQueryCsv(metrics: FairRagMetrics): string {
   const cols = [
     ['query_id', 'queryId'],
@@ -50,19 +54,9 @@ export function perQueryCsv(metrics: FairRagMetrics): string {
     ['m', 'm'],
     ['samples', 'samples'],
     ['distinct_rankings', 'distinctRankings'],
-    ['EE-D', 'eeD'],
-    ['EE-R', 'eeR'],
-    ['EE-L', 'eeL'],
-    ['EE-D_norm', 'eeDNorm'],
-    ['EE-R_norm', 'eeRNorm'],
-    ['EE-L_norm', 'eeLNorm'],
-    ['EU', 'eu'],
-    ['EU_raw', 'euRaw'],
+    ...measureColumns(['EE-D', 'EE-R', 'EE-L', 'EE-D_norm', 'EE-R_norm', 'EE-L_norm', 'EU', 'EU_raw']),
     ['u_max', 'uMax'],
-    ['EU_norm', 'euNorm'],
-    ['EAR', 'ear'],
-    ['EAE-D', 'eaeD'],
-    ['EAE-D_norm', 'eaeDNorm'],
+    ...measureColumns(['EU_norm', 'EAR', 'EAE-D', 'EAE-D_norm']),
   ] as const;
   let out = csvLine(cols.map(([h]) => h));
   for (const row of metrics.perQuery) out += csvLine(cols.map(([, k]) => row[k]));

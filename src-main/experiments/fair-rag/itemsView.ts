@@ -3,7 +3,7 @@
  * with its query snapshot (useful flags, providers), its generation (prompt, output, utility) and
  * its attribution judgments — what a view shows behind an aggregate number.
  */
-import type { FairRagSpec, RunItemRow } from '../../api/contract/experiments';
+import type { FairRagSpec, RunItemRow } from '../../api/contract/fairRag';
 import type { ExperimentsRepo, RunItem } from '../../store/experimentsRepo';
 import { pageOfItems } from '../itemsPage';
 import type { ItemsPage, ItemsQuery } from '../registry';

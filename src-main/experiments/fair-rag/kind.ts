@@ -3,7 +3,8 @@
  * execution, metrics, drill-down, exports, manifest and prompt preview.
  */
 import { createHash } from 'node:crypto';
-import { FairRagSpec, type FairRagMetrics, type RunItemRow } from '../../api/contract/experiments';
+import { FairRagSpec, type FairRagMetrics, type RunItemRow } from '../../api/contract/fairRag';
+import { FAIR_RAG_MEASURE_NAMES } from '../../api/contract/fairRag';
 import { DataError } from '../../core/errors';
 import { deterministicTopK } from '../../core/sampling/deterministicTopK';
 import type { ModelRecord } from '../../io/manifest/manifest';
@@ -26,7 +27,8 @@ import { scoreRetrievers } from './retrievers';
 import { table2ManifestSignificance } from './table2';
 import { manifestRuntime } from '../manifestRuntime';
 
-export const FAIR_RAG_MEASURES = ['EE-D', 'EE-R', 'EE-L', 'EE-D_norm', 'EE-R_norm', 'EE-L_norm', 'EU', 'EU_norm', 'EAR', 'EAE-D', 'EAE-D_norm'];
+/** The measures a run's manifest lists (EU_raw, EU in the metric's own units, is a column of the exports, not a measure of the paper). */
+export const FAIR_RAG_MEASURES = FAIR_RAG_MEASURE_NAMES.filter((n) => n !== 'EU_raw');
 
 export const fairRagKind: ExperimentKind<FairRagSpec, FairRagMetrics, RunItemRow> = {
   kind: 'fair-rag',

@@ -4,7 +4,7 @@
  * Table 2 (utility vs the deterministic baseline per disparity interval) and Fig. 3 (EE-D̄ per α).
  * The utility labels are those the run stored in its query items (a snapshot taken when it ran).
  */
-import type { FairRagMetrics, FairRagSpec } from '../../api/contract/experiments';
+import type { FairRagMetrics, FairRagSpec } from '../../api/contract/fairRag';
 import type { ExperimentsRepo, RunItem } from '../../store/experimentsRepo';
 import { aggregateArms, providerExposure } from './aggregates';
 import { fig3 } from './fig3';

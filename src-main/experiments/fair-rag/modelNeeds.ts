@@ -3,7 +3,7 @@
  * specCapabilities.ts before anything is written): the generation, and the NLI judge — generated
  * without a threshold, scored ("yes" / "no") with one.
  */
-import type { FairRagSpec } from '../../api/contract/experiments';
+import type { FairRagSpec } from '../../api/contract/fairRag';
 import type { ModelNeeds } from '../registry';
 import { nliGenerateRequest } from './attribution';
 import { generationRequest } from './execute';

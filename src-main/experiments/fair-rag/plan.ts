@@ -15,7 +15,7 @@
  * other arm's rankings (and so its prompts, cached calls and results) unchanged.
  */
 import { createHash } from 'node:crypto';
-import type { FairRagSpec } from '../../api/contract/experiments';
+import type { FairRagSpec } from '../../api/contract/fairRag';
 import { createRng } from '../../core/random/rng';
 import { deterministicTopK } from '../../core/sampling/deterministicTopK';
 import { sampleOracle } from '../../core/sampling/oracleRetriever';

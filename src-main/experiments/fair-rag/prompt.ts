@@ -13,7 +13,7 @@
  * (context − maxTokens). Documents are cut first, from the end of the ranking; the question never
  * (`truncate: 'paper-end'` is the released code's cut of the prompt's end, by name).
  */
-import type { FairRagSpec } from '../../api/contract/experiments';
+import type { FairRagSpec } from '../../api/contract/fairRag';
 import { DataError } from '../../core/errors';
 import {
   charCounter,

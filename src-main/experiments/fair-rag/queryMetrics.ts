@@ -14,7 +14,7 @@
  * An arm whose generations (or judgments) are not all stored yet is left out (or has null
  * attribution) and the result is flagged incomplete.
  */
-import type { FairRagSpec } from '../../api/contract/experiments';
+import type { FairRagSpec } from '../../api/contract/fairRag';
 import { expectedAttribution, type AttributedSample } from '../../core/exposure/attribution';
 import { expectedExposure } from '../../core/exposure/expectedExposure';
 import { normalizedExpectedUtility } from '../../core/exposure/expectedUtility';

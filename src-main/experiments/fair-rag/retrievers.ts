@@ -12,7 +12,7 @@
  *          (all equal, i.e. uniform sampling, when the run has nothing for the query)
  */
 import { settleAll } from '../concurrency';
-import type { FairRagSpec } from '../../api/contract/experiments';
+import type { FairRagSpec } from '../../api/contract/fairRag';
 import { DataError } from '../../core/errors';
 import { bm25Scores } from '../../core/retrieval/bm25';
 import { similarity } from '../../core/retrieval/exactKnn';

@@ -3,7 +3,7 @@
  * references (ExperimentKind.checkContent, specReferences.ts): a prompt template that does not parse
  * (an unknown placeholder, an unterminated block) and a task no selected query has.
  */
-import type { FairRagSpec } from '../../api/contract/experiments';
+import type { FairRagSpec } from '../../api/contract/fairRag';
 import { parsePromptTemplate } from '../../core/prompts/promptTemplate';
 import type { CollectionsRepo } from '../../store/collectionsRepo';
 import type { ContentCheckDeps, KindSpecIssue } from '../registry';

@@ -3,24 +3,17 @@
  * describeStats): one line per arm with the mean over queries of the main measures, and the
  * de-duplication and cache counters in one sentence each.
  */
-import type { FairRagMetrics } from '../../api/contract/experiments';
+import type { FairRagMetrics } from '../../api/contract/fairRag';
+import { fairRagMeasureKey, type FairRagMeasureName } from '../../api/contract/fairRag';
 import type { RunSummary } from '../registry';
 
 const num = (v: number | undefined | null, digits = 4) => (v === undefined || v === null ? '-' : v.toFixed(digits));
 
 export function fairRagSummaryTable(result: RunSummary): string {
   const metrics = result as unknown as Pick<FairRagMetrics, 'aggregates'>;
-  const cols = ['condition', 'queries', 'EE-D_norm', 'EE-R_norm', 'EU', 'EU_norm', 'EAR', 'EAE-D_norm'];
-  const rows = metrics.aggregates.map((a) => [
-    a.condition,
-    String(a.queries),
-    num(a.measures.eeDNorm?.mean),
-    num(a.measures.eeRNorm?.mean),
-    num(a.measures.eu?.mean),
-    num(a.measures.euNorm?.mean),
-    num(a.measures.ear?.mean),
-    num(a.measures.eaeDNorm?.mean),
-  ]);
+  const shown: FairRagMeasureName[] = ['EE-D_norm', 'EE-R_norm', 'EU', 'EU_norm', 'EAR', 'EAE-D_norm'];
+  const cols = ['condition', 'queries', ...shown];
+  const rows = metrics.aggregates.map((a) => [a.condition, String(a.queries), ...shown.map((m) => num(a.measures[fairRagMeasureKey(m)]?.mean))]);
   const widths = cols.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ') + '\n';
   return line(cols) + rows.map(line).join('');

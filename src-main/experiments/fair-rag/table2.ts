@@ -31,9 +31,9 @@
 import { normalizedExpectedUtility } from '../../core/exposure/expectedUtility';
 import { withinUnitExchangeTest } from '../../core/stats/exchangeTest';
 import { exactPairedRandomizationTest, MAX_EXACT_PAIRED_N, pairedRandomizationTest } from '../../core/stats/randomization';
-import { adjustPValues, type Correction } from '../../core/stats/multipleComparisons';
+import { adjustPValues, significantAt, type Correction } from '../../core/stats/multipleComparisons';
 import { pairedTTest, studentTTest } from '../../core/stats/tTest';
-import { TABLE2_DEFAULT_SIGNIFICANCE, type FairRagSpec } from '../../api/contract/experiments';
+import { TABLE2_DEFAULT_SIGNIFICANCE, type FairRagSpec } from '../../api/contract/fairRag';
 import type { SignificanceSettings } from '../../io/manifest/manifest';
 import type { QueryArmMetrics } from './queryMetrics';
 
@@ -208,7 +208,7 @@ export function table2(perQuery: readonly QueryArmMetrics[], retrievers: readonl
     );
     tested.forEach((c, i) => {
       c.pAdjusted = adjusted[i]!;
-      c.significant = adjusted[i]! <= alpha;
+      c.significant = significantAt(adjusted[i]!, alpha);
     });
     return { retriever: r, generator, baseline, baselineQueries: baselineValues.length, cells, excludedAtOne: runs.filter((m) => m.eeDNorm >= 1).length };
   });

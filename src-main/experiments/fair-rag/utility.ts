@@ -22,7 +22,7 @@
 import { DataError } from '../../core/errors';
 import { parseDecimal } from '../../core/text/numericError';
 import { isTextMetricName, textMetric, type TextMetricName } from '../../core/text/textMetrics';
-import type { FairRagSpec } from '../../api/contract/experiments';
+import type { FairRagSpec } from '../../api/contract/fairRag';
 
 export interface UtilityScorer {
   metric: TextMetricName;

@@ -22,11 +22,6 @@
 import { parsePromptTemplate, renderPrompt, type PromptDocument, type PromptTemplate } from '../../core/prompts/index';
 import type { MoiPromptLayout } from '../../api/contract/moi';
 
-export interface Passage extends PromptDocument {
-  /** 0-based index in retriever order. */
-  index?: number;
-}
-
 export interface Segment {
   start: number;
   end: number;

@@ -14,7 +14,7 @@
  */
 import type { MoiSpec, MoiTable } from '../../api/contract/moi';
 import { compareScores } from '../../core/stats/compare';
-import { adjustPValues } from '../../core/stats/multipleComparisons';
+import { adjustPValues, significantAt } from '../../core/stats/multipleComparisons';
 import { LOWER_IS_BETTER } from './answerMetrics';
 import type { MoiRunData } from './items';
 import { methodLabel } from './plan';
@@ -98,7 +98,7 @@ export function buildTable(data: MoiRunData, spec: TestSpec, methods: readonly s
     tested.forEach((x, k) => {
       const cell = cells[x.i]![cells[x.i]!.length - 1]!;
       cell.pAdjusted = adjusted[k]!;
-      cell.significant = adjusted[k]! <= alpha;
+      cell.significant = significantAt(adjusted[k]!, alpha);
     });
   });
   const testName = test === 't' ? 'two-sided paired t-test' : 'two-sided paired randomization test';

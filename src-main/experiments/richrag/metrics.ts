@@ -14,7 +14,7 @@
 import { richRagConditions, type RichRagCondition, type RichRagMetrics, type RichRagSpec, type RichRagTable } from '../../api/contract/richrag';
 import { compareScores } from '../../core/stats/compare';
 import { mean } from '../../core/stats/descriptive';
-import { adjustPValues } from '../../core/stats/multipleComparisons';
+import { adjustPValues, significantAt } from '../../core/stats/multipleComparisons';
 import type { RunItem } from '../../store/experimentsRepo';
 import { analysisBaseline, judgeBaseline, judgedSystems } from './conditions';
 import { indexRunItems, type RichRagRunData } from './items';
@@ -138,7 +138,7 @@ function significanceTable(
     tested.forEach((t, i) => {
       const cell = rows[t.row]!.cells[m]!;
       cell.pAdjusted = adjusted[i]!;
-      cell.significant = adjusted[i]! <= a.alpha;
+      cell.significant = significantAt(adjusted[i]!, a.alpha);
     });
   }
   const test = a.test === 't' ? 'two-sided paired t-test over queries' : 'two-sided paired randomization test over queries';

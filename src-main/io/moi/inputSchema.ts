@@ -32,5 +32,3 @@ export const moiCaseSchema = z.strictObject({
   scores: z.array(z.number()),
   options: moiCaseOptionsSchema.optional(),
 });
-
-export type MoiCaseFile = z.infer<typeof moiCaseSchema>;

@@ -23,5 +23,3 @@ export const coverageInputSchema = z.strictObject({
   k: z.number().int('must be an integer').min(1, 'must be at least 1'),
   ranking: z.array(z.string()).nullable().optional(),
 });
-
-export type CoverageInputFile = z.infer<typeof coverageInputSchema>;

@@ -128,11 +128,6 @@ export function searchFts(db: Database, options: FtsSearchOptions): FtsSearchRes
   return { terms, hits };
 }
 
-/** Rebuild `documents_fts` from `documents` (repair after writes that bypassed the triggers). */
-export function rebuildFtsIndex(db: Database): void {
-  db.prepare(`INSERT INTO documents_fts(documents_fts) VALUES ('rebuild')`).run();
-}
-
 /** Throws if `documents_fts` does not match `documents` exactly. */
 export function checkFtsIndex(db: Database): void {
   db.prepare(`INSERT INTO documents_fts(documents_fts, rank) VALUES ('integrity-check', 1)`).run();

@@ -13,10 +13,6 @@ import type { RunRankings } from './runTypes';
  * is lowered to the next double below its predecessor's, so that score descending then docno
  * descending (the export, the evaluation) reads exactly the stored order. `nudged` counts them.
  */
-export function fuseRuns(inputs: readonly RunRankings[], k: number, options: RrfOptions = {}): RunRankings {
-  return fuseRunsCounted(inputs, k, options).rankings;
-}
-
 export function fuseRunsCounted(inputs: readonly RunRankings[], k: number, options: RrfOptions = {}): { rankings: RunRankings; nudged: number } {
   let nudged = 0;
   const queryIds = new Set<string>();

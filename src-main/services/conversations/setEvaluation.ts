@@ -8,7 +8,7 @@
  */
 import type { RVariant } from '../../core/fairness/gfrc';
 import { compareScores } from '../../core/stats/compare';
-import { adjustPValues, type Correction } from '../../core/stats/multipleComparisons';
+import { adjustPValues, significantAt, type Correction } from '../../core/stats/multipleComparisons';
 import type { AttributeSetDef, ConversationRow, ConversationSetRow, GluedFirstWord, NuggetRow } from '../../store/conversationsRepo';
 import { measureNames, measureValues, scoreConversation } from './conversationScores';
 
@@ -117,7 +117,7 @@ export function evaluateSet(
       family.map((f) => f.pValue),
       options.correction,
     );
-    family.forEach((f, k) => comparisons.push({ ...f, pAdjusted: adjusted[k]!, significant: adjusted[k]! <= options.alpha }));
+    family.forEach((f, k) => comparisons.push({ ...f, pAdjusted: adjusted[k]!, significant: significantAt(adjusted[k]!, options.alpha) }));
   }
   if (skipped > 0 && runs.length > 1) notes.push('run pairs with fewer than 2 shared scored topics are not tested');
 

@@ -13,7 +13,7 @@ import { evaluateRun } from '../../core/ir/evaluateRun';
 import { isCountMeasure, parseMeasure } from '../../core/ir/measureSpec';
 import { compareScores } from '../../core/stats/compare';
 import { measureMeanInterval } from '../../core/stats/boundedInterval';
-import { adjustPValues } from '../../core/stats/multipleComparisons';
+import { adjustPValues, significantAt } from '../../core/stats/multipleComparisons';
 import { parseQrels, parseRun } from '../../io/trec/index';
 
 /** Measures where a lower value is better (none of the IR measures today; kept explicit for tables). */
@@ -101,7 +101,7 @@ export function evaluateIrRuns(req: IrEvaluationRequest): IrEvaluation {
     raw.map((r) => r.pValue),
     req.correction,
   );
-  const comparisons = raw.map((r, i) => ({ ...r, pAdjusted: adjusted[i]!, significant: adjusted[i]! <= req.alpha }));
+  const comparisons = raw.map((r, i) => ({ ...r, pAdjusted: adjusted[i]!, significant: significantAt(adjusted[i]!, req.alpha) }));
 
   return {
     measures,

@@ -104,8 +104,6 @@ export function gridPoint(r: Pick<PowerRow, 'queries' | 'samples'>): string {
   return `${r.queries} ${r.queries === 1 ? 'query' : 'queries'}${r.samples !== null ? ` × N = ${r.samples}` : ''}`;
 }
 
-export const UTILITY_SCALE_EFFECT = 'the scale of every planted utility and sub-aspect coverage (0: no document helps, every condition answers with the closed-book probability)';
-
 type Metrics = Record<string, unknown>;
 
 /** The power simulation of a kind, or a DataError naming `spec.kind`. */

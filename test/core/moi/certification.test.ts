@@ -98,6 +98,43 @@ describe('certification', () => {
     expect(r.certificate.distinctOptima).toBeGreaterThanOrEqual(1);
   });
 
+  it('one random start that reaches the best optimum is not enough: restarts-disagree; two random hits certify', () => {
+    // Seeded planted case 'one-random-0' (N = 6, exp-decay, sigma 0.01): all five starts end at 4.074e-4.
+    const c = plantedCase(6, 'exp-decay', 'one-random-0', { sigma: 0.01 });
+    const one = solveMoi(c.problem, { starts: 4, maxStarts: 5, lowSignalStarts: 5 });
+    expect(one.starts.map((s) => s.kind)).toEqual(['harmonic', 'geometric', 'linear', 'first-0.7', 'random']);
+    expect(one.certificate.bestCount).toBe(5);
+    expect(one.converged).toBe(false);
+    expect(one.certificate.codes).toEqual(['restarts-disagree']);
+    expect(one.certificate.reasons[0]).toContain('reached by 5 of 5 starts, 1 of them random (1 distinct optima)');
+    const two = solveMoi(c.problem, { starts: 4, maxStarts: 6, lowSignalStarts: 6 });
+    expect(two.starts.filter((s) => s.kind === 'random')).toHaveLength(2);
+    expect(two.certificate.codes).toEqual([]);
+    expect(two.converged).toBe(true);
+  });
+
+  it('the residual check bounds the objective by σ²·χ²₀.₉₉₉(M − params): 18 prompts − 10 params (full length: N + L − 2) = 8 dof, pruned 18 − 9 = 9', () => {
+    // Wilson–Hilferty upper 0.1% points, computed by hand: k(1 − h + z√h)³, h = 2/(9k), z = 3.090232306167813.
+    const chi999 = { 8: 26.31791642824566, 9: 28.060581403876874 } as const;
+    for (const [pruned, dof] of [
+      [false, 8],
+      [true, 9],
+    ] as const) {
+      const c = plantedCase(6, 'exp-decay', 'chi-dof', { sigma: 0.01, pruned });
+      const options = { starts: 4, maxStarts: 16, lowSignalStarts: 16 };
+      const f = solveMoi(c.problem, options).objective;
+      // σ² = f/(1.01·q): the bound is 1% below the objective (a dof one lower, q(dof − 1) ≈ 0.93·q, would still flag it, one higher not).
+      const above = solveMoi(c.problem, { ...options, noiseSd: Math.sqrt(f / (1.01 * chi999[dof])) });
+      expect(above.objective).toBe(f);
+      expect(above.certificate.codes).toContain('residual-above-noise');
+      expect(above.certificate.reasons.join(' ')).toContain(`σ²·χ²₀.₉₉₉(${dof}) = ${(f / 1.01).toExponential(3)}`);
+      // σ² = 1.01·f/q: the bound is 1% above the objective — no doubt (q(dof − 1) would flag it).
+      const below = solveMoi(c.problem, { ...options, noiseSd: Math.sqrt((1.01 * f) / chi999[dof]) });
+      expect(below.objective).toBe(f);
+      expect(below.certificate.codes).not.toContain('residual-above-noise');
+    }
+  });
+
   it('noisy fits with the default starts are certified and are the optimum of the truth\'s basin', () => {
     for (let k = 0; k < 4; k++) {
       const c = plantedCase(6, 'exp-decay', `noisy-${k}`, { sigma: 0.01 });

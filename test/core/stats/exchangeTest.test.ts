@@ -36,6 +36,18 @@ describe('withinUnitExchangeTest (one deterministic outcome exchanged with the u
     expect(r.pValue).toBe(1);
   });
 
+  it('mid-p counts ties half, the observed labelling included: every exchange tied gives (0 + ½(R + 1))/(R + 1) = 0.5 exactly', () => {
+    // Pooled [1, 1] and [0, 0, 0]: every exchange reproduces the observed |T| = 0, so above = 0 and tied = R.
+    const units = [
+      { baseline: [1], samples: [1] },
+      { baseline: [0], samples: [0, 0] },
+    ];
+    for (const R of [1, 3, 99]) {
+      expect(withinUnitExchangeTest(units, { seed: 5, permutations: R }).pValue).toBe(0.5);
+      expect(withinUnitExchangeTest(units, { seed: 5, permutations: R, ties: 'exact' }).pValue).toBe(1);
+    }
+  });
+
   it('names the unit that has no samples or a non-finite outcome', () => {
     expect(() => withinUnitExchangeTest([{ baseline: [1], samples: [] }], { seed: 1 })).toThrow(/unit 0 has no sampled outcome/);
     expect(() => withinUnitExchangeTest([{ baseline: [1], samples: [0] }, { baseline: [Number.NaN], samples: [1] }], { seed: 1 })).toThrow(/unit 1 has a non-finite/);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DataError } from '../../../src-main/core/errors';
-import { adjustPValues, benjaminiHochberg, bonferroni, holm } from '../../../src-main/core/stats/multipleComparisons';
+import { adjustPValues, benjaminiHochberg, bonferroni, holm, significantAt } from '../../../src-main/core/stats/multipleComparisons';
 
 const close = (got: number[], want: number[]) => {
   expect(got).toHaveLength(want.length);
@@ -73,5 +73,14 @@ describe('Benjamini–Hochberg (#16.5)', () => {
     expect(bonferroni(p).filter((x) => x <= 0.05)).toHaveLength(3);
     // The fourth: 15 · 0.0095 / 4 = 0.035625.
     expect(benjaminiHochberg(p)[3]).toBeCloseTo(0.035625, 15);
+  });
+});
+
+describe('significantAt: the one rejection rule (p ≤ α)', () => {
+  it('is significant at exactly α and not two ulps above it', () => {
+    expect(significantAt(0.05, 0.05)).toBe(true);
+    expect(significantAt(0.05 + 2 ** -56, 0.05)).toBe(false);
+    expect(significantAt(0.049, 0.05)).toBe(true);
+    expect(significantAt(0.5, 0.5)).toBe(true);
   });
 });

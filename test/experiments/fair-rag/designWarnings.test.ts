@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FairRagSpec, TABLE2_DEFAULT_SIGNIFICANCE } from '../../../src-main/api/contract/experiments';
+import { FairRagSpec, TABLE2_DEFAULT_SIGNIFICANCE } from '../../../src-main/api/contract/fairRag';
 import { table2Options } from '../../../src-main/experiments/fair-rag/table2';
 import { loadDemoCollection } from '../../../src-main/services/collectionsDemo';
 import { ensureDemoSimReader } from '../../../src-main/services/simulation/demoSim';

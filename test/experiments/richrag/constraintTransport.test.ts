@@ -8,16 +8,15 @@
  * Parity runs: the RichRAG demo spec on the simulated reader (a local model) and on a loopback
  * OpenAI-compatible stand-in (test/support/fakeOpenAiServer.ts), through `fairground run`.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { constraintTransports } from '../../../src-main/experiments/richrag/constraints';
-import { createAppServices } from '../../../src-main/services/appServices';
 import { openWorkspace } from '../../../src-main/store/workspace';
 import { runCliCaptured } from '../../support/cli';
 import { FakeOpenAiServer } from '../../support/fakeOpenAiServer';
-import { copyWorkspace, makeDemoWorkspace } from '../fixture';
+import { startLab, stopLab } from '../../support/labServer';
+import { copyWorkspace } from '../fixture';
 
 const LOCAL = { kind: 'local', modelId: 1 } as const;
 const REMOTE = { kind: 'remote', endpointId: 1 } as const;
@@ -41,21 +40,10 @@ let server: FakeOpenAiServer;
 let n = 0;
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'fg-richrag-transport-'));
-  server = await FakeOpenAiServer.start({ models: ['lab-model'] });
-  base = await makeDemoWorkspace(dir, 'base.fairground');
-  const s = createAppServices(base, { transport: 'http' });
-  try {
-    await s.models.addRemote({ name: 'lab', baseUrl: server.baseUrl, model: 'lab-model', serverKind: 'vllm', maxConcurrency: 4 });
-  } finally {
-    await s.close();
-  }
+  ({ dir, base, server } = await startLab('fg-richrag-transport-'));
 }, 240_000);
 
-afterAll(async () => {
-  await server?.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopLab(dir, server));
 
 type Named = Record<string, { setting: string; mode: string; engine: string; means: string }>;
 

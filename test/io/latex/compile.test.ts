@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { IrEvaluationRequest } from '../../../src-main/api/contract/evaluation';
-import type { FairRagMetrics } from '../../../src-main/api/contract/experiments';
+import type { FairRagMetrics } from '../../../src-main/api/contract/fairRag';
 import { table2Latex } from '../../../src-main/experiments/fair-rag/exports';
 import { formatBooktabsTable } from '../../../src-main/io/latex/booktabs';
 import { escapeLatex, unicodeToLatex } from '../../../src-main/io/latex/escape';

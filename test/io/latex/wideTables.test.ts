@@ -6,7 +6,7 @@
  * table without the box is measured too, so the test shows what it guards against.
  */
 import { describe, expect, it } from 'vitest';
-import type { FairRagMetrics } from '../../../src-main/api/contract/experiments';
+import type { FairRagMetrics } from '../../../src-main/api/contract/fairRag';
 import { fitTabular, WIDE_TABLE_COLUMNS } from '../../../src-main/core/format/latex';
 import { table2Latex } from '../../../src-main/experiments/fair-rag/exports';
 import { formatBooktabsTable } from '../../../src-main/io/latex/booktabs';

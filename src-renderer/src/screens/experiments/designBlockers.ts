@@ -1,13 +1,12 @@
 /**
  * What keeps a wizard's design from running or from answering (issue 34 item 3), as a pure function of
  * the form and of the chosen collection: no selected query (a task or query id the collection does not
- * have, e.g. the demo's filter kept on another collection), no query with usable utility labels (Fair
- * RAG reads utility labels, never relevance judgments: a query's candidates are its own candidate set,
- * else the documents labelled for it), k at least the candidates of every usable query (every arm
- * would show the same documents), and a generator on a server that was never verified to be running
- * and serving its model. Each blocker names its field, what is wrong and the fix; the wizard shows
- * them, counts them in its one status line, and does not start a run while one holds. A server the
- * user confirmed is no longer a blocker.
+ * have, e.g. the demo's filter kept on another collection), a generator on a server that was never
+ * verified to be running and serving its model, and the kind's own rules on the selected queries (its
+ * KindUi `blockers` member, kindUi.ts: e.g. Fair RAG's usable utility labels and k below the candidates,
+ * fair-rag/blockers.ts). Each blocker names its field, what is wrong and the fix; the wizard shows them,
+ * counts them in its one status line, and does not start a run while one holds. A server the user
+ * confirmed is no longer a blocker.
  */
 
 /** One query of the chosen collection as the wizard sees it. */
@@ -33,17 +32,22 @@ export interface BlockerServer {
   note?: string | undefined;
 }
 
+/**
+ * A kind's own blocking rules (its KindUi `blockers` member): what its run needs of the selected queries
+ * (at least one is selected) and of the wizard's form.
+ */
+export type KindBlockers = (selected: readonly BlockerQuery[], form: Readonly<Record<string, unknown>>) => Blocker[];
+
 export interface BlockerInput {
-  kind: 'fair-rag' | 'moi' | 'richrag';
   /** The chosen collection's name, and its queries once loaded (undefined while loading: nothing is judged yet). */
   collection: string;
   queries: readonly BlockerQuery[] | undefined;
   queryMode: 'all' | 'tasks' | 'ids';
   tasks: readonly string[];
   queryIds: readonly string[];
-  /** Fair RAG: queries need at least this many useful candidates, and k documents are shown. */
-  minUseful?: number | undefined;
-  k?: number | undefined;
+  /** The kind's own rules (KindUi `blockers`), applied to the selected queries with the wizard's form. */
+  kindBlockers?: KindBlockers | undefined;
+  form?: Readonly<Record<string, unknown>> | undefined;
   /** Generator selections of the spec (`model:NAME`, `remote:NAME`), with the field each is in. */
   generators: readonly { path: string; value: string }[];
   servers: readonly BlockerServer[];
@@ -52,8 +56,8 @@ export interface BlockerInput {
 }
 
 export interface Blocker {
-  /** Stable kind of problem, for tests and styling. */
-  code: 'no-queries' | 'unknown-tasks' | 'unknown-query-ids' | 'no-utility-labels' | 'k-covers-candidates' | 'unverified-server';
+  /** Stable kind of problem, for tests and styling: 'no-queries', 'unknown-tasks', 'unknown-query-ids', 'unverified-server', or a kind's own (e.g. 'k-covers-candidates'). */
+  code: string;
   /** The spec field it belongs to (counted on that field's step). */
   path: string;
   message: string;
@@ -62,21 +66,13 @@ export interface Blocker {
   server?: string;
 }
 
-const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
+export const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
 
 /** The queries the form selects (by task or id), before any kind's filter on what a query needs. */
 export function selectedQueries<Q extends Pick<BlockerQuery, 'queryId' | 'task'>>(queries: readonly Q[], f: Pick<BlockerInput, 'queryMode' | 'tasks' | 'queryIds'>): Q[] {
   if (f.queryMode === 'tasks') return queries.filter((q) => f.tasks.includes(q.task ?? ''));
   if (f.queryMode === 'ids') return queries.filter((q) => f.queryIds.includes(q.queryId));
   return [...queries];
-}
-
-/** Fair RAG's candidate count of a query: its own set, else the documents with a utility label for it (experiments/fair-rag/data.ts). */
-export const fairRagCandidates = (q: Pick<BlockerQuery, 'candidateCount' | 'utilityJudged'>): number => q.candidateCount ?? q.utilityJudged;
-
-/** The queries a Fair RAG run can use: candidates, a reference answer, and ≥ minUseful useful candidates by their utility labels. */
-export function usableFairRag<Q extends BlockerQuery>(selected: readonly Q[], minUseful: number): Q[] {
-  return selected.filter((q) => fairRagCandidates(q) > 0 && q.answers > 0 && q.utilityUseful >= minUseful);
 }
 
 /**
@@ -161,34 +157,8 @@ export function designBlockers(input: BlockerInput): Blocker[] {
         message: qs.length === 0 ? `Collection '${input.collection}' has no queries.` : `0 of the ${plural(qs.length, 'query', 'queries')} of '${input.collection}' are selected.`,
         fix: qs.length === 0 ? 'import queries into the collection, or choose another collection' : 'select every query, or tasks or queries this collection has',
       });
-    } else if (input.kind === 'fair-rag') {
-      const min = Math.max(0, input.minUseful ?? 0);
-      const usable = usableFairRag(selected, min);
-      if (usable.length === 0) {
-        const labelled = selected.filter((q) => q.utilityJudged > 0).length;
-        const withCandidates = selected.filter((q) => fairRagCandidates(q) > 0).length;
-        out.push({
-          code: 'no-utility-labels',
-          path: 'minUseful',
-          message:
-            labelled === 0 && withCandidates === 0
-              ? `None of the ${plural(selected.length, 'selected query', 'selected queries')} has utility labels or a candidate set: Fair RAG reads utility labels, not relevance judgments.`
-              : `None of the ${plural(selected.length, 'selected query', 'selected queries')} has ≥ ${min} useful candidates by its utility labels (${labelled} labelled${withCandidates > labelled ? `, ${withCandidates} with candidates` : ''}); relevance judgments do not count.`,
-          fix:
-            labelled === 0
-              ? "label utility on the collection's page (Label utility…, with a retrieval run's top-k as the candidates of queries without their own)"
-              : `lower "Useful documents: at least" below ${min}, or label more candidates on the collection's page`,
-        });
-      } else if (typeof input.k === 'number' && input.k >= 1) {
-        const smallest = Math.min(...usable.map(fairRagCandidates));
-        if (input.k >= Math.max(...usable.map(fairRagCandidates)))
-          out.push({
-            code: 'k-covers-candidates',
-            path: 'k',
-            message: `k = ${input.k} is at least the number of candidates of every usable query (${smallest === Math.max(...usable.map(fairRagCandidates)) ? smallest : `${smallest}–${Math.max(...usable.map(fairRagCandidates))}`}): every α arm would show the same documents.`,
-            fix: smallest > 1 ? `choose k below ${smallest} (k ≤ ${smallest - 1})` : 'label more candidates per query (a larger top-k of the retrieval run)',
-          });
-      }
+    } else if (input.kindBlockers) {
+      out.push(...input.kindBlockers(selected, input.form ?? {}));
     }
   }
   const seen = new Set<string>();

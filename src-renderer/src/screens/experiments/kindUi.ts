@@ -4,6 +4,7 @@
  */
 import type { Component } from 'svelte';
 import type { ApiOutput, MetricsOf, RunKind } from '$contract';
+import type { KindBlockers } from './designBlockers';
 
 export type RunDetail = ApiOutput<'runs.get'>;
 
@@ -15,6 +16,8 @@ export interface RunViewProps<K extends RunKind> {
 export interface WizardProps {
   onSaved: (id: number, message: string) => void;
   onCancel: () => void;
+  /** The kind's own blocking rules (its KindUi `blockers`), handed to the wizard by the page that mounts it. */
+  blockers?: KindBlockers | undefined;
 }
 
 export interface EditorProps extends WizardProps {
@@ -32,4 +35,6 @@ export interface KindUi<K extends RunKind> {
   RunView: Component<RunViewProps<K>>;
   /** The kind's power simulation has a grid over samples N per arm (the main side's `power.samples`). */
   powerSamples?: true;
+  /** What the kind's run needs of the selected queries and the wizard's form, as wizard blockers (designBlockers.ts). */
+  blockers?: KindBlockers;
 }

@@ -1,5 +1,5 @@
 /** Fair RAG shapes the run views read, from the API contract. */
-import type { ItemsOf, MetricsOf } from '$contract';
+import { FAIR_RAG_MEASURE_NAMES, fairRagMeasureKey, fairRagMeasureLabel, type ItemsOf, type MetricsOf } from '$contract';
 
 /** runs.metrics of a fair-rag run. */
 export type FairRagMetrics = MetricsOf<'fair-rag'>;
@@ -9,20 +9,8 @@ export type DrillItem = ItemsOf<'fair-rag'>['items'][number];
 /** Open the drill-down of one query under one arm (condition). */
 export type OpenDrill = (queryId: string, condition: string) => void;
 
-export const MEASURE_LABELS: Record<string, string> = {
-  eeD: 'EE-D',
-  eeR: 'EE-R',
-  eeL: 'EE-L',
-  eeDNorm: 'EE-D̄',
-  eeRNorm: 'EE-R̄',
-  eeLNorm: 'EE-L̄',
-  eu: 'EU',
-  euRaw: 'EU (raw)',
-  euNorm: 'EU̅',
-  ear: 'EAR',
-  eaeD: 'EAE-D',
-  eaeDNorm: 'EAE-D̄',
-};
+/** The screens' form of each measure, by its metrics-JSON key (both derived from the measure's one name, in the contract). */
+export const MEASURE_LABELS: Record<string, string> = Object.fromEntries(FAIR_RAG_MEASURE_NAMES.map((n) => [fairRagMeasureKey(n), fairRagMeasureLabel(n)]));
 
 export const fmt = (v: number | null | undefined, digits = 3): string => (v === null || v === undefined || !Number.isFinite(v) ? '–' : v.toFixed(digits));
 
