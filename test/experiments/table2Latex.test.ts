@@ -17,7 +17,7 @@
  * most \columnwidth, unshrunk for the demo's names, and the caption is at most 3 lines.
  */
 import { describe, expect, it } from 'vitest';
-import type { FairRagMetrics } from '../../src-main/api/contract/experiments';
+import type { FairRagMetrics } from '../../src-main/api/contract/fairRag';
 import { table2Latex } from '../../src-main/experiments/fair-rag/exports';
 import type { QueryArmMetrics } from '../../src-main/experiments/fair-rag/queryMetrics';
 import { table2, table2Settings, TABLE2_INTERVALS } from '../../src-main/experiments/fair-rag/table2';
