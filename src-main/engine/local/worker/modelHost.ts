@@ -34,7 +34,7 @@ import {
   type TokenizeResult,
 } from '../../types';
 import type { LoadRequest, LoadResult, TuneTrialsResult } from '../protocol';
-import type { LocalEngineSettings } from '../settings';
+import { effectiveContextSize, type LocalEngineSettings } from '../settings';
 import { runtimeVersions } from '../runtimeVersions';
 import type { TuneRequest } from '../threadTuning';
 import { ThreadGovernor, type ThreadPolicy } from './threads';
@@ -126,7 +126,7 @@ export class ModelHost {
         const why = recent.filter(Boolean).join(' | ');
         throw new EngineError('model-load-failed', `${(err as Error).message}${why ? `: ${why}` : ''}`);
       });
-    const contextSize = Math.min(settings.contextSize, model.trainContextSize || settings.contextSize);
+    const contextSize = effectiveContextSize(settings.contextSize, model.trainContextSize);
     const info: LoadResult = {
       gpu: llama.gpu,
       gpuLayers: model.gpuLayers,
