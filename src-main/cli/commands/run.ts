@@ -46,7 +46,8 @@ ${WORKSPACE_HELP}
                          this engine's measured throughput) and the design warnings (what
                          this design cannot show, e.g. k ≥ the candidates, too few queries or
                          samples, with the fix), and exit; stores nothing (no experiment, no
-                         new spec version)
+                         new spec version). A selection that leaves no usable query (tasks
+                         matching none, or queries this kind cannot use) exits 2 naming it
       --cache-only       compute nothing: finish from the call cache, or stop (exit 75, resumable)
                          naming how many calls to export with \`fairground plan export\`
       --shard k/N        compute only the k-th of N deterministic shards of the plan's calls into
@@ -93,6 +94,14 @@ export const runCommand: CliCommand = {
         // on a throwaway copy of the spec, whether or not its checks pass.
         const plans = new BatchPlanService(s.workspace.db, s.experiments, s.models.cache);
         const estimate = await plans.estimateSpec(raw, new AbortController().signal);
+        // A plan with no call at all (none to compute, none in the cache) selects no query this kind
+        // can use: an error, as for the run itself, not a plan of 0 calls (issue 34).
+        if (estimate.toCompute === 0 && estimate.fromCache === 0) {
+          throw new DataError(
+            `the plan of '${String(spec.name)}' has no calls: none of the queries its collection, queries and tasks select can be used by a ${String(spec.kind)} run (e.g. no reference answer${spec.kind === 'richrag' ? ', no sub-aspects with sub-answers' : ''}); choose other queries or tasks`,
+            { file: given },
+          );
+        }
         io.stdout.write(values.json ? `${JSON.stringify(estimate)}\n` : describeEstimate(String(spec.name), estimate));
         return 0;
       }
