@@ -43,7 +43,7 @@ import { runTuneTrials } from './tune';
 import { chatPromptTokens, generateInSequence, wholeTextChatWrapper } from './generate';
 import { scoreInSequence } from './score';
 import { SequencePool } from './sequencePool';
-import { promptTextTokens, promptTokens } from './tokens';
+import { embeddingTextLimit, promptTextTokens, promptTokens } from './tokens';
 
 /**
  * llama.cpp's log level: warnings and errors by default; FAIRGROUND_LLAMA_LOG_LEVEL (error, warn,
@@ -242,7 +242,7 @@ export class ModelHost {
       if (req.maxTokens === undefined) continue;
       truncated.push(tokens.length <= req.maxTokens ? text : tokenPrefix(text, req.maxTokens, (k) => this.model.detokenize(tokens.slice(0, k), false)));
     }
-    return { counts, source: 'model', contextSize, ...(req.maxTokens !== undefined ? { truncated } : {}) };
+    return { counts, source: 'model', contextSize, embedLimit: embeddingTextLimit(this.model, contextSize), ...(req.maxTokens !== undefined ? { truncated } : {}) };
   }
 
   async dispose(): Promise<void> {
