@@ -11,6 +11,8 @@ import { defaultExperimentRegistry } from '../../experiments/kinds';
 import { readSpecFile, requireValidSpec } from '../../experiments/specFile';
 import { designWarningLines } from '../../experiments/designWarningText';
 import { DataError } from '../../core/errors';
+import type { RichRagSpec } from '../../api/contract/richrag';
+import { richRagCallBound, type RichRagCallBound } from '../../experiments/richrag/callBound';
 import { DEMO_COLLECTION_NAME } from '../../services/collectionsDemo';
 import { DEMO_MODEL_NAME, ensureDemo } from '../../services/demoSetup';
 import { DEMO_SIM_NAME, ensureDemoSimReader } from '../../services/simulation/demoSim';
@@ -102,7 +104,10 @@ export const runCommand: CliCommand = {
             { file: given },
           );
         }
-        io.stdout.write(values.json ? `${JSON.stringify(estimate)}\n` : describeEstimate(String(spec.name), estimate));
+        // RichRAG: a true upper bound beside the estimate, whose later stages are an expected count
+        // only (placeholders stand in for a real model's sub-aspects; issue 34 item 8e).
+        const bound = spec.kind === 'richrag' ? richRagCallBound(spec as unknown as RichRagSpec, s.collections.repo) : undefined;
+        io.stdout.write(values.json ? `${JSON.stringify({ ...estimate, ...(bound ? { bound } : {}) })}\n` : describeEstimate(String(spec.name), estimate, bound));
         return 0;
       }
       // Before anything runs: what the servers' concurrency costs in reproducibility (issue 35 item 2).
@@ -177,16 +182,33 @@ async function runWithPolicy(plans: BatchPlanService, io: CliIo, runId: number, 
   }
 }
 
-function describeEstimate(name: string, e: CostEstimate): string {
+/**
+ * A later stage priced with placeholders (a real model's outputs are not known yet) is an expected
+ * count: a model whose outputs fan out more (more sub-aspects) makes the run ask for more. Said so,
+ * rather than read as "at most" (issue 34 item 8e).
+ */
+export function stageBasis(basis: string): string {
+  return basis.includes('placeholders stood in')
+    ? 'expected, not a bound: placeholder outputs stood in for the stage before (one short output per call); a model whose outputs fan out more (more sub-aspects, longer pools) makes the run ask for more'
+    : basis;
+}
+
+function describeEstimate(name: string, e: CostEstimate, bound?: RichRagCallBound): string {
   const lines = [`plan of '${name}': ${e.toCompute} call(s) to compute, ${e.fromCache} answered by the cache`];
   for (const st of e.stages ?? [{ stage: 1, toCompute: e.toCompute, estimated: false, basis: '' }]) {
-    if (e.stages) lines.push(`stage ${st.stage}: ${st.estimated ? '≈ ' : ''}${st.toCompute} call(s) (${st.basis})`);
+    if (e.stages) lines.push(`stage ${st.stage}: ${st.estimated ? '≈ ' : ''}${st.toCompute} call(s) (${stageBasis(st.basis)})`);
     for (const l of e.lines.filter((x) => (x.stage ?? 1) === st.stage)) {
       const eta = l.etaSeconds === null ? 'no measured throughput yet' : `≈ ${l.etaSeconds} s (${Math.round(l.meanCallMs!)} ms per call, ${l.concurrency} at once)`;
       lines.push(`  ${l.model}  ${l.op}${l.purpose ? ` (${l.purpose})` : ''}: ${l.estimated ? '≈ ' : ''}${l.toCompute} call(s), ≈ ${Math.round(l.promptChars / 4)} prompt tokens${l.estimated ? ' (estimate)' : ''}, ${eta}`);
     }
   }
   lines.push(`estimated time: ${e.etaSeconds === null ? 'unknown (no measured throughput for some model yet)' : `${e.etaSeconds} s`}`);
+  if (bound) {
+    lines.push(
+      `bound: at most ${bound.total} LLM call(s) in all, computed or from the cache (explorer ${bound.explorer}, ranker ${bound.ranker}, answers ${bound.answers}, judge ${bound.judge}); the estimate above (${e.toCompute + e.fromCache}) is the expected count`,
+    );
+    lines.push(`  bound taken with ${bound.basis}`);
+  }
   if (!e.complete || (e.stages?.length ?? 0) > 1) lines.push(`note: ${e.note}`);
   // Design warnings (issue 23 item 5): what this design cannot show, before anything runs.
   if (e.warnings.length === 0) lines.push('design checks: no problems found');
