@@ -116,3 +116,10 @@ describe('RichRAG call bound', () => {
     }
   }, 300_000);
 });
+
+describe('the review step words a stage as run --dry-run does', () => {
+  it('labels a placeholder-priced stage the same way', async () => {
+    const { stageBasis: uiBasis } = await import('../../../src-renderer/src/screens/experiments/costFormat');
+    for (const b of ['estimated: the outputs of the stage before are not known, placeholders stood in for them (x)', 'the prompts are known: exact']) expect(uiBasis(b)).toBe(stageBasis(b));
+  });
+});
