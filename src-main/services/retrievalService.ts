@@ -277,6 +277,9 @@ export class RetrievalService {
       }
       const metric = spec.metric ?? set.metric;
       const docs = this.candidateDocuments(spec.collectionId);
+      // A query longer than the model's context is refused before any is embedded, naming it (issue 34 item 8b).
+      const queryTexts = this.repo.queries(spec.collectionId).filter((q) => q.text.trim() !== '');
+      await fitTexts(engine, queryTexts.map((q) => ({ docId: q.queryId, text: q.text })), 'refuse', ctx.signal, 'query');
       rankings = await denseRun({
         index: new DenseIndex(this.db, set.id, spec.collectionId, set.dimensions),
         embedder: engine,

@@ -144,6 +144,15 @@ describe('dense retrieval fits texts to the embedding context', () => {
     expect(top.docId).toBe(over[0]!.docId);
     expect(top.score).toBeCloseTo(1, 5);
 
+    // A query longer than the context is refused before any query is embedded, naming it.
+    const longQuery = texts[docs.findIndex((d) => d.docId === over[0]!.docId)]!;
+    const longQueryTokens = (await engine.tokenize({ texts: [longQuery] })).counts[0]!;
+    addQueries(ws.db, c, [{ queryId: 'long-query', text: longQuery }]);
+    await expect(service.createRun(RunSpec.parse({ collectionId: c, method: 'dense', model: 'tiny', k: 3, name: 'with-long-query' }), ctx)).rejects.toThrow(
+      `query 'long-query' has ${longQueryTokens} tokens; the embedding model's context is ${CONTEXT} tokens, which holds at most ${limit} tokens of text (with the tokens the model adds). Nothing was retrieved: shorten the query, or use a model with a longer context.`,
+    );
+    ws.db.prepare(`DELETE FROM queries WHERE collection_id = ? AND query_id = 'long-query'`).run(c);
+
     // Built again: nothing to embed, the same record.
     const again = await service.buildDense({ collectionId: c, model: 'tiny', metric: 'cosine', batchSize: 4, overlong: 'cut' }, ctx);
     expect(again).toMatchObject({ embedded: 0, skipped: 12, fit: built.fit });

@@ -60,7 +60,11 @@ export interface FitResult {
 const CHUNK = 256;
 const EXAMPLES = 20;
 
-export async function fitTexts(tokenizer: TextTokenizer, docs: readonly TextToFit[], overlong: Overlong, signal?: AbortSignal): Promise<FitResult> {
+/**
+ * `noun` names what the texts are in a refusal: documents (cut is offered) or queries of a dense run
+ * (refused only: a query is never cut silently; its text is the user's).
+ */
+export async function fitTexts(tokenizer: TextTokenizer, docs: readonly TextToFit[], overlong: Overlong, signal?: AbortSignal, noun: 'document' | 'query' = 'document'): Promise<FitResult> {
   const unchecked: FitResult = {
     texts: docs.map((d) => d.text),
     record: { overlong, checked: false, contextSize: null, maxTextTokens: null, documentsCut: 0, tokensCut: 0, examples: [] },
@@ -83,10 +87,13 @@ export async function fitTexts(tokenizer: TextTokenizer, docs: readonly TextToFi
     const first = over[0]!;
     const longest = over.reduce((a, b) => (b.tokens > a.tokens ? b : a));
     const more = over.length - 1;
+    const plural = noun === 'query' ? 'queries' : 'documents';
     throw new DataError(
-      `document '${first.docId}' has ${first.tokens} tokens; ${context}. ` +
-        (more > 0 ? `${more} more document${more === 1 ? '' : 's'} of ${docs.length} do${more === 1 ? 'es' : ''} not fit either (the longest: '${longest.docId}', ${longest.tokens} tokens). ` : '') +
-        'Nothing was embedded: cut the texts that do not fit to the context (overlong texts: cut), or use a model with a longer context.',
+      `${noun} '${first.docId}' has ${first.tokens} tokens; ${context}. ` +
+        (more > 0 ? `${more} more ${more === 1 ? noun : plural} of ${docs.length} do${more === 1 ? 'es' : ''} not fit either (the longest: '${longest.docId}', ${longest.tokens} tokens). ` : '') +
+        (noun === 'query'
+          ? 'Nothing was retrieved: shorten the query, or use a model with a longer context.'
+          : 'Nothing was embedded: cut the texts that do not fit to the context (overlong texts: cut), or use a model with a longer context.'),
     );
   }
 
