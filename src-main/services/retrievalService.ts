@@ -294,7 +294,9 @@ export class RetrievalService {
         signal: ctx.signal,
         onProgress,
       });
-      params = { k: spec.k, embeddingSetId: set.id, modelKey: set.modelKey, modelName: set.modelName, dimensions: set.dimensions, metric, tieOrder: 'trec_eval' };
+      // How the set's texts were fitted to the model's context (documents cut, issue 34 item 8b) goes with the run.
+      const fit = set.params.fit as FitRecord | undefined;
+      params = { k: spec.k, embeddingSetId: set.id, modelKey: set.modelKey, modelName: set.modelName, dimensions: set.dimensions, metric, tieOrder: 'trec_eval', ...(fit ? { fit } : {}) };
     } else {
       const inputs = spec.runIds.map((id) => {
         const run = this.requireRun(id);

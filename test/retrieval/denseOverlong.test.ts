@@ -140,6 +140,7 @@ describe('dense retrieval fits texts to the embedding context', () => {
     const prefix = (await engine.tokenize({ texts: [texts[i]!], maxTokens: kept[0]! })).truncated![0]!;
     addQueries(ws.db, c, [{ queryId: 'kept-text', text: prefix }]);
     const run = await service.createRun(RunSpec.parse({ collectionId: c, method: 'dense', model: 'tiny', k: 3 }), ctx);
+    expect(service.repo.run(run.id)!.params).toMatchObject({ fit: built.fit });
     const top = service.repo.results(run.id, { queryId: 'kept-text' })[0]!;
     expect(top.docId).toBe(over[0]!.docId);
     expect(top.score).toBeCloseTo(1, 5);
