@@ -119,6 +119,12 @@ export interface TokenizeResult {
   source: TokenCountSource;
   /** The context window (tokens) one sequence of this engine holds, prompt and generated tokens together, where the engine knows it. */
   contextSize?: number;
+  /**
+   * The most tokens (counted as `counts` counts them) one text may have to be embedded whole, where
+   * the engine knows it: the local engine's embedding context less its beginning/end tokens and the
+   * one position llama.cpp keeps free (issue 34 item 8b). Absent: the engine does not say.
+   */
+  embedLimit?: number;
   /** With source 'estimate': how the counts were estimated and why no tokenizer counted them. */
   estimate?: { method: string; margin: string; reason: string };
 }

@@ -7,6 +7,8 @@
 import type { GeneratorSelector } from '../api/contract/experiments';
 import { DataError } from '../core/errors';
 import type { CollectionsRepo } from '../store/collectionsRepo';
+import type { QueryRow } from '../store/collectionTypes';
+import { selectQueries } from './selectQueries';
 import type { ExperimentKind } from './registry';
 import type { SpecIssue } from './specFile';
 
@@ -57,6 +59,13 @@ export function checkSpecReferences(spec: Record<string, unknown>, deps: Referen
  */
 export function checkSpecContent(kind: Pick<ExperimentKind, 'checkContent'>, spec: Record<string, unknown>, deps: ReferenceDeps): SpecIssue[] {
   const issues: SpecIssue[] = [...(kind.checkContent?.(spec, deps) ?? [])];
+  // A task filter that leaves no query (every kind filters its queries by `tasks`): refused here, so
+  // `run`, `run --dry-run` and the wizard say so instead of planning 0 calls (issue 34). A kind's own
+  // check of the tasks (Fair RAG names each unknown task) is not repeated.
+  if (!issues.some((i) => i.path === 'tasks' || i.path.startsWith('tasks['))) {
+    const empty = emptyTaskSelection(spec, deps);
+    if (empty) issues.push(empty);
+  }
   // A dense retriever's embedding model by library name (a GGUF path is checked when it is opened).
   if (Array.isArray(spec.retrievers)) {
     spec.retrievers.forEach((r: unknown, i) => {
@@ -70,6 +79,29 @@ export function checkSpecContent(kind: Pick<ExperimentKind, 'checkContent'>, spe
     });
   }
   return issues;
+}
+
+/** The issue of a `tasks` filter that selects none of the spec's queries (listed ids, or all), if it does. */
+function emptyTaskSelection(spec: Record<string, unknown>, deps: ReferenceDeps): SpecIssue | undefined {
+  if (!Array.isArray(spec.tasks) || typeof spec.collection !== 'string') return undefined;
+  const collection = deps.collections.byName(spec.collection);
+  if (!collection) return undefined;
+  let rows: QueryRow[];
+  try {
+    rows = selectQueries(deps.collections as CollectionsRepo, collection, Array.isArray(spec.queries) ? (spec.queries as string[]) : 'all');
+  } catch {
+    return undefined; // an unknown query id: checkSpecReferences names it
+  }
+  if (rows.length === 0) return undefined; // no queries at all: checkSpecReferences names that
+  const wanted = new Set(spec.tasks as unknown[]);
+  if (rows.some((q) => wanted.has(q.task ?? ''))) return undefined;
+  const theirs = [...new Set(rows.map((q) => q.task).filter((t): t is string => !!t))].sort();
+  const asked = (spec.tasks as unknown[]).map((t) => `'${String(t)}'`).join(', ') || 'none';
+  const scope = Array.isArray(spec.queries) ? `the ${rows.length} listed quer${rows.length === 1 ? 'y' : 'ies'}` : `the ${rows.length} quer${rows.length === 1 ? 'y' : 'ies'}`;
+  return {
+    path: 'tasks',
+    message: `tasks (${asked}) select none of ${scope} of collection '${collection.name}' (their tasks: ${theirs.length ? theirs.join(', ') : 'none'}): a run would have nothing to compute; choose tasks among theirs, or leave tasks out to use every query`,
+  };
 }
 
 export function walk(value: unknown, path: string, visit: (key: string, value: unknown, path: string) => void): void {

@@ -14,7 +14,7 @@ import { readGgufMetadata } from '../engine/gguf/ggufReader';
 import { sha256File } from '../engine/gguf/sha256File';
 import { downloadModel } from '../engine/download/downloadModel';
 import { LocalEngine } from '../engine/local/localEngine';
-import { machineKey, resolveLocalEngineSettings, type LocalEngineSettings } from '../engine/local/settings';
+import { effectiveContextSize, machineKey, resolveLocalEngineSettings, type LocalEngineSettings } from '../engine/local/settings';
 import type { ThreadTuning } from '../engine/local/threadTuning';
 import { RemoteEngine } from '../engine/remote/remoteEngine';
 import type { GenerateResult } from '../engine/types';
@@ -499,7 +499,13 @@ export class ModelService {
   private describedSettings(m: ModelRecord): Record<string, unknown> {
     const { chosenBy } = this.threadsOf(m);
     const tuning = this.tunings.get<ThreadTuning>(m.id, machineKey());
-    return { ...this.effectiveSettings(m), threadsChosenBy: chosenBy, ...(tuning ? { threadTuning: tuning } : {}) };
+    const settings = this.effectiveSettings(m);
+    // The context the engine runs with, not the configured one: the worker caps it at the model's
+    // trained context (issue 34 item 8c: a model trained for 512 ran with 512 while records said 4096).
+    const trained = m.metadata.contextLength;
+    const contextSize = effectiveContextSize(settings.contextSize, typeof trained === 'number' ? trained : undefined);
+    const capped = contextSize !== settings.contextSize ? { contextSizeConfigured: settings.contextSize, contextSizeCappedBy: `the model's trained context (${contextSize} tokens)` } : {};
+    return { ...settings, contextSize, ...capped, threadsChosenBy: chosenBy, ...(tuning ? { threadTuning: tuning } : {}) };
   }
 
   /** The model card's and the manifest's account of the threads: count, source, measurements. */

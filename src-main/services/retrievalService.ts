@@ -17,6 +17,7 @@ import type { Engine } from '../engine/types';
 import { formatRun, type IrMetadata } from '../io/trec';
 import { DenseIndex } from '../retrieval/dense/denseIndex';
 import { documentText, embedDocuments } from '../retrieval/dense/embedDocuments';
+import { fitTexts, fitWarnings, OVERLONG_DEFAULT, type FitRecord, type Overlong } from '../retrieval/dense/fitTexts';
 import { countVectors, createVectorTable, dropOrphanVectorTables, vectorTableExists } from '../retrieval/dense/vectorTable';
 import { ensureSqliteVec } from '../retrieval/dense/sqliteVec';
 import { searchFts, type FtsSearchResult } from '../retrieval/fts5/ftsSearch';
@@ -68,6 +69,8 @@ export interface DenseBuildInput {
   model: string;
   metric: VectorMetric;
   batchSize: number;
+  /** Texts longer than the model's context: refuse (the default) or cut (retrieval/dense/fitTexts.ts). */
+  overlong?: Overlong | undefined;
 }
 
 export interface DenseBuildResult {
@@ -78,6 +81,9 @@ export interface DenseBuildResult {
   removed: number;
   empty: number;
   total: number;
+  /** How the texts were fitted to the model's context, and what a user must know of it. */
+  fit: FitRecord;
+  warnings: string[];
 }
 
 /** The progress/cancel side of a job, which the CLI can also provide. */
@@ -152,7 +158,12 @@ export class RetrievalService {
     this.requireVec();
     const engine = await this.engine(input.model);
     const identity = await engine.identity();
-    const documents = this.repo.documents(input.collectionId).map((d) => ({ documentId: d.documentId, text: documentText(d.title, d.text) }));
+    const rows = this.repo.documents(input.collectionId).map((d) => ({ documentId: d.documentId, docId: d.docId, text: documentText(d.title, d.text) }));
+    // Every text counted against the model's context before anything is embedded (issue 34 item 8b):
+    // refused naming the first document that does not fit, or cut to fit, as the build asks.
+    const fitted = await fitTexts(engine, rows.filter((d) => d.text.trim() !== ''), input.overlong ?? OVERLONG_DEFAULT, ctx.signal);
+    const fittedText = new Map(rows.filter((d) => d.text.trim() !== '').map((d, i) => [d.documentId, fitted.texts[i]!]));
+    const documents = rows.map((d) => ({ documentId: d.documentId, text: fittedText.get(d.documentId) ?? d.text }));
     let set = this.repo.embeddingSetFor(input.collectionId, identity.modelKey);
     if (!set || !vectorTableExists(this.db, set.id)) {
       if (set) this.repo.deleteEmbeddingSet(set.id);
@@ -170,6 +181,7 @@ export class RetrievalService {
     }
     this.repo.setEmbeddingSetStatus(set.id, 'building', input.metric);
     const setId = set.id;
+    this.repo.updateEmbeddingSetParams(setId, { fit: fitted.record });
     try {
       const result = await embedDocuments({
         db: this.db,
@@ -182,7 +194,7 @@ export class RetrievalService {
         onProgress: (done, total) => ctx.progress(done, total, `${done} of ${total} documents embedded`),
       });
       this.repo.setEmbeddingSetStatus(setId, 'ready');
-      return { setId, dimensions: set.dimensions, ...result };
+      return { setId, dimensions: set.dimensions, ...result, fit: fitted.record, warnings: fitWarnings(fitted.record) };
     } catch (err) {
       this.repo.setEmbeddingSetStatus(setId, ctx.signal.aborted ? 'partial' : 'failed');
       throw err;
@@ -203,6 +215,8 @@ export class RetrievalService {
       createdAt: s.createdAt,
       vectors: vectorTableExists(this.db, s.id) ? countVectors(this.db, s.id) : 0,
       documents: (docCount.get(s.collectionId) as { n: number }).n,
+      fit: (s.params.fit as FitRecord | undefined) ?? null,
+      warnings: s.params.fit ? fitWarnings(s.params.fit as FitRecord) : [],
     }));
   }
 
@@ -263,6 +277,9 @@ export class RetrievalService {
       }
       const metric = spec.metric ?? set.metric;
       const docs = this.candidateDocuments(spec.collectionId);
+      // A query longer than the model's context is refused before any is embedded, naming it (issue 34 item 8b).
+      const queryTexts = this.repo.queries(spec.collectionId).filter((q) => q.text.trim() !== '');
+      await fitTexts(engine, queryTexts.map((q) => ({ docId: q.queryId, text: q.text })), 'refuse', ctx.signal, 'query');
       rankings = await denseRun({
         index: new DenseIndex(this.db, set.id, spec.collectionId, set.dimensions),
         embedder: engine,
@@ -277,7 +294,9 @@ export class RetrievalService {
         signal: ctx.signal,
         onProgress,
       });
-      params = { k: spec.k, embeddingSetId: set.id, modelKey: set.modelKey, modelName: set.modelName, dimensions: set.dimensions, metric, tieOrder: 'trec_eval' };
+      // How the set's texts were fitted to the model's context (documents cut, issue 34 item 8b) goes with the run.
+      const fit = set.params.fit as FitRecord | undefined;
+      params = { k: spec.k, embeddingSetId: set.id, modelKey: set.modelKey, modelName: set.modelName, dimensions: set.dimensions, metric, tieOrder: 'trec_eval', ...(fit ? { fit } : {}) };
     } else {
       const inputs = spec.runIds.map((id) => {
         const run = this.requireRun(id);

@@ -168,6 +168,13 @@ export class RetrievalRepo {
     this.db.prepare(`UPDATE embedding_sets SET status = ?, metric = coalesce(?, metric) WHERE id = ?`).run(status, metric ?? null, id);
   }
 
+  /** Merges `patch` into a set's params (the record of its latest build, e.g. how texts were fitted). */
+  updateEmbeddingSetParams(id: number, patch: Record<string, unknown>): void {
+    const set = this.embeddingSet(id);
+    if (!set) return;
+    this.db.prepare(`UPDATE embedding_sets SET params = ? WHERE id = ?`).run(JSON.stringify({ ...set.params, ...patch }), id);
+  }
+
   deleteEmbeddingSet(id: number): boolean {
     return this.db.prepare(`DELETE FROM embedding_sets WHERE id = ?`).run(id).changes > 0;
   }

@@ -122,4 +122,31 @@ describe('design warnings before Run', () => {
     expect(await text('run-design-warnings')).toMatch(/1 query cannot give a significant result.*Fix: use at least \d+ queries/s);
     expect(await page.evaluate(coveredControls)).toEqual([]);
   }, 120_000);
+
+  it('a run started as `fairground run` starts it (warnings stored with the run) shows each warning once (issue 34)', async () => {
+    const spec = {
+      kind: 'fair-rag',
+      name: 'Design e2e run (CLI)',
+      collection: 'Fairground demo',
+      queries: ['tag-u1'],
+      retrievers: [{ name: 'bm25', method: 'bm25' }],
+      generator: { model: DEMO_SIM_NAME },
+      k: 5,
+      samples: 5,
+      alphas: [0, 8],
+    };
+    const { experiment } = app.services.experiments.upsert(spec);
+    const run = app.services.experiments.runToContinue(experiment.id, true).run;
+    // What `fairground run` does before computing: the design warnings are stored with the run, and its metrics list them as notes.
+    const stored = await app.services.experiments.recordDesignWarnings(run.id);
+    expect(stored.map((w) => w.code)).toEqual(['k-covers-candidates', 'too-few-queries']);
+    await app.services.experiments.executeRun(run.id, { signal: new AbortController().signal, progress: () => {} });
+    expect(app.services.experiments.summary(run.id).warnings?.filter((w) => w.startsWith('design warning ['))).toHaveLength(2);
+    await page.goto(`${app.server.launchUrl.split('#')[0]}#/experiments/${experiment.id}/runs/${run.id}`);
+    await page.getByTestId('run-title').waitFor();
+    await expect.poll(() => shownCodes('run-design-warnings'), { timeout: 30_000 }).toEqual(['k-covers-candidates', 'too-few-queries']);
+    await expect.poll(() => page.getByText('Loading the results…').count(), { timeout: 30_000 }).toBe(0);
+    const notes = await page.locator('[data-testid="run-warnings"] li').allInnerTexts();
+    expect(notes.filter((n) => n.startsWith('design warning ['))).toEqual([]);
+  }, 120_000);
 });

@@ -56,6 +56,21 @@ describe('Results → Evaluate TREC runs', () => {
     await screenshot(page, 'evaluate-runs');
   });
 
+  it('labels a count measure as the per-query mean it shows (issue 34 item 5)', async () => {
+    await page.getByTestId('eval-measures').fill('NumRet P@2');
+    await page.getByTestId('eval-go').click();
+    const table = page.getByTestId('eval-table');
+    await expect.poll(async () => (await table.locator('thead th').allInnerTexts()).map((t) => t.trim())).toEqual(['Run', 'NumRet (mean per query)', 'P@2']);
+    // A.run retrieves 3, 1, 1 documents for q1, q2, q3; B.run 2, 0, 2 (the qrels' 3 queries): means 5/3 and 4/3.
+    const rows = await table.locator('tbody tr').allInnerTexts();
+    expect(rows.map((r) => r.replace(/\s+/g, ' ').trim())).toEqual(['A.run 1.6667 0.3333', 'B.run 1.3333 0.6667']);
+    expect((await page.getByTestId('eval-ci-table').locator('thead th').allInnerTexts()).map((t) => t.trim())).toContain('NumRet (mean per query)');
+    // Back to the measures the next tests export.
+    await page.getByTestId('eval-measures').fill('P@2 RR');
+    await page.getByTestId('eval-go').click();
+    await expect.poll(async () => (await table.locator('thead th').allInnerTexts()).map((t) => t.trim())).toEqual(['Run', 'P@2', 'RR']);
+  });
+
   it('exports the per-query CSV and LaTeX, each with a manifest', async () => {
     const csv = await download('export-csv-per-query');
     expect(csv.map((f) => f.name).sort()).toEqual(['evaluation-per-query.csv', 'evaluation-per-query.csv.manifest.json']);

@@ -7,6 +7,7 @@ import { runCli } from '../../src-main/cli/main';
 import { htmlToText } from '../../src-main/cli/commands/retrieveSearch';
 import { parseRun } from '../../src-main/io/trec';
 import { openWorkspace } from '../../src-main/store/workspace';
+import { writeTinyGguf } from '../../src-main/engine/gguf/tinyModel';
 import { ZOO, addCollection, addDocuments, addQueries } from './fixture';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'fairground-retrieve-'));
@@ -84,6 +85,8 @@ describe('fairground retrieve', () => {
       [['--collection', 'zoo', '--method', 'bm25', '--idf', 'bm25+'], /candidates\.idf/],
       [['--collection', 'zoo', '--method', 'bm25', '--name', 'bm25'], /already exists/],
       [['--collection', 'zoo', '--method', 'dense'], /missing required option --model/],
+      [['--collection', 'zoo', '--method', 'dense', '--model', 'x.gguf', '--overlong', 'trim'], /--overlong: expected refuse or cut, got 'trim'/],
+      [['--collection', 'zoo', '--method', 'bm25', '--overlong', 'cut'], /--overlong applies to --method dense only/],
     ];
     for (const [args, message] of cases) {
       const r = await cli(['retrieve', '-w', wsPath, ...args]);
@@ -92,6 +95,31 @@ describe('fairground retrieve', () => {
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
   });
+});
+
+describe('fairground retrieve --method dense with a text longer than the context (issue 34 item 8b)', () => {
+  it('refuses by default naming the document and its size, and cuts with --overlong cut, saying how much', async () => {
+    // The tiny model is trained for 512 tokens (the configured 4096 is capped): 510 tokens of text fit.
+    const model = path.join(dir, 'tiny.gguf');
+    await writeTinyGguf(model, { preset: 'tiny', seed: 4 });
+    const ws = openWorkspace(wsPath);
+    const c = addCollection(ws.db, 'long');
+    addDocuments(ws.db, c, [...ZOO, { docId: 'long1', title: 'Long', text: Array.from({ length: 300 }, (_, i) => ['penguin', 'colony', 'winter', 'ice'][i % 4]).join(' ') }]);
+    addQueries(ws.db, c, [{ queryId: 'q1', text: 'penguins' }]);
+    ws.close();
+    const args = ['retrieve', '-w', wsPath, '--collection', 'long', '--method', 'dense', '--model', 'tiny.gguf', '--threads', '1', '--k', '2'];
+
+    const refused = await cli(args);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/document 'long1' has \d+ tokens; the embedding model's context is 512 tokens, which holds at most 510 tokens of text/);
+    expect(refused.stderr).toContain('Nothing was embedded');
+
+    const cut = await cli([...args, '--overlong', 'cut', '--name', 'dense-cut']);
+    expect(cut.code, cut.stderr).toBe(0);
+    expect(cut.stderr).toContain('embedding set 1: 6 embedded, 0 already there');
+    expect(cut.stderr).toMatch(/warning: 1 document was cut to the embedding model's context \(512 tokens: at most 510 tokens of text\), \d+ tokens cut in all \(e\.g\. 'long1' \d+ → 51\d\)/);
+    expect(cut.stdout.split('\n').filter(Boolean)).toHaveLength(2);
+  }, 120_000);
 });
 
 describe('fairground retrieve search', () => {

@@ -65,6 +65,17 @@ describe('ModelService', () => {
     expect(services.models.get(id).cachedCalls).toBe(0);
   });
 
+  it('records the context size the engine ran with (the trained 512), not the configured 4096 (issue 34 item 8c)', async () => {
+    const id = services.models.list()[0]!.id;
+    const ref = { kind: 'local', modelId: id } as const;
+    // The tiny preset is trained for 512 tokens; no setting names a context, so 4096 is configured.
+    expect(services.models.get(id).effectiveSettings).toMatchObject({ contextSize: 4096 });
+    const ran = await services.models.engineFor(ref).tokenize({ texts: ['x'] });
+    expect(ran.contextSize).toBe(512);
+    // describe() feeds every manifest's sampler.contextSize (manifestRuntime) and the utility label records.
+    expect(services.models.describe(ref).settings).toMatchObject({ contextSize: 512, contextSizeConfigured: 4096 });
+  });
+
   it('validates settings through the API, naming the field', async () => {
     const router = createApiRouter(services);
     const id = services.models.list()[0]!.id;

@@ -134,6 +134,24 @@ export const EmbeddingSet = z.object({
   createdAt: z.string(),
   vectors: z.number().int(),
   documents: z.number().int(),
+  /**
+   * How the texts of its latest build were fitted to the model's context (issue 34 item 8b): the
+   * choice for texts longer than the context, the context and the documents cut; null before.
+   */
+  fit: z
+    .object({
+      overlong: z.enum(['cut', 'refuse']),
+      checked: z.boolean(),
+      contextSize: z.number().int().nullable(),
+      maxTextTokens: z.number().int().nullable(),
+      documentsCut: z.number().int(),
+      tokensCut: z.number().int(),
+      examples: z.array(z.object({ docId: z.string(), tokens: z.number().int(), kept: z.number().int() })),
+    })
+    .nullable()
+    .optional(),
+  /** What a user of the set must know (documents cut to the context), in words. */
+  warnings: z.array(z.string()).optional(),
 });
 
 export const retrievalContract = lazyMethods(() => ({
@@ -186,6 +204,8 @@ export const retrievalContract = lazyMethods(() => ({
         model: z.string().min(1),
         metric: z.enum(['cosine', 'dot']).default('cosine'),
         batchSize: z.number().int().min(1).max(512).default(16),
+        /** Texts longer than the model's context: 'refuse' (stop before embedding anything, naming the document) or 'cut' to fit. */
+        overlong: z.enum(['cut', 'refuse']).default('refuse'),
       })
       .strict(),
     Job,

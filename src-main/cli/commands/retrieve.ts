@@ -55,6 +55,10 @@ ${WORKSPACE_HELP}
   --metric M             cosine (default) | dot
   --threads N            llama.cpp threads (default: physical cores)
   --batch-size N         texts per embedding call (default 16)
+  --overlong refuse|cut  a document longer than the embedding model's context (counted with the
+                         model's tokenizer before anything is embedded): refuse (default: stop,
+                         naming the document, its tokens and the context) or cut it to the context
+                         (the embedding set records how many documents and tokens were cut)
  rrf:
   --fuse NAME            a stored run of the collection; repeat (order breaks ties)
   --rrf-k K              RRF constant (default 60)
@@ -100,6 +104,7 @@ export const retrieveCommand: CliCommand = {
       metric: { type: 'string' },
       threads: { type: 'string' },
       'batch-size': { type: 'string' },
+      overlong: { type: 'string' },
       fuse: { type: 'string', multiple: true },
       'rrf-k': { type: 'string' },
       'rank-base': { type: 'string' },
@@ -109,6 +114,9 @@ export const retrieveCommand: CliCommand = {
     const method = requireOption(values.method, 'method');
     if (!['bm25', 'dense', 'rrf'].includes(method)) throw new CliError(`--method: expected bm25, dense or rrf, got '${method}'`);
     const threads = numberOption(values.threads, 'threads', { integer: true, min: 1 });
+    const overlong = values.overlong ?? 'refuse';
+    if (overlong !== 'refuse' && overlong !== 'cut') throw new CliError(`--overlong: expected refuse or cut, got '${overlong}'`);
+    if (values.overlong !== undefined && method !== 'dense') throw new CliError('--overlong applies to --method dense only');
     // A refused output target (the run or its sidecar) is reported before anything is computed or stored.
     const sidecar = values.output !== undefined && !values.metadata && !values.plain;
     const targets = values.output === undefined ? [] : checkOutputs(io, sidecar ? [values.output, `${values.output}.ir_metadata.yaml`] : [values.output], values['follow-symlinks']);
@@ -153,8 +161,9 @@ export const retrieveCommand: CliCommand = {
       const spec = parseSpec(raw);
       const ctx = cliContext(io);
       if (spec.method === 'dense') {
-        const built = await service.buildDense({ collectionId, model: spec.model, metric: spec.metric ?? 'cosine', batchSize: spec.batchSize }, ctx);
+        const built = await service.buildDense({ collectionId, model: spec.model, metric: spec.metric ?? 'cosine', batchSize: spec.batchSize, overlong }, ctx);
         io.stderr.write(`embedding set ${built.setId}: ${built.embedded} embedded, ${built.skipped} already there${built.empty ? `, ${built.empty} blank` : ''}\n`);
+        for (const w of built.warnings) io.stderr.write(`warning: ${w}\n`);
       }
       const run = await service.createRun(spec, ctx);
       const inline = values.metadata ?? false;

@@ -11,6 +11,8 @@ import { defaultExperimentRegistry } from '../../experiments/kinds';
 import { readSpecFile, requireValidSpec } from '../../experiments/specFile';
 import { designWarningLines } from '../../experiments/designWarningText';
 import { DataError } from '../../core/errors';
+import type { RichRagSpec } from '../../api/contract/richrag';
+import { richRagCallBound, type RichRagCallBound } from '../../experiments/richrag/callBound';
 import { DEMO_COLLECTION_NAME } from '../../services/collectionsDemo';
 import { DEMO_MODEL_NAME, ensureDemo } from '../../services/demoSetup';
 import { DEMO_SIM_NAME, ensureDemoSimReader } from '../../services/simulation/demoSim';
@@ -46,7 +48,8 @@ ${WORKSPACE_HELP}
                          this engine's measured throughput) and the design warnings (what
                          this design cannot show, e.g. k ≥ the candidates, too few queries or
                          samples, with the fix), and exit; stores nothing (no experiment, no
-                         new spec version)
+                         new spec version). A selection that leaves no usable query (tasks
+                         matching none, or queries this kind cannot use) exits 2 naming it
       --cache-only       compute nothing: finish from the call cache, or stop (exit 75, resumable)
                          naming how many calls to export with \`fairground plan export\`
       --shard k/N        compute only the k-th of N deterministic shards of the plan's calls into
@@ -93,7 +96,18 @@ export const runCommand: CliCommand = {
         // on a throwaway copy of the spec, whether or not its checks pass.
         const plans = new BatchPlanService(s.workspace.db, s.experiments, s.models.cache);
         const estimate = await plans.estimateSpec(raw, new AbortController().signal);
-        io.stdout.write(values.json ? `${JSON.stringify(estimate)}\n` : describeEstimate(String(spec.name), estimate));
+        // A plan with no call at all (none to compute, none in the cache) selects no query this kind
+        // can use: an error, as for the run itself, not a plan of 0 calls (issue 34).
+        if (estimate.toCompute === 0 && estimate.fromCache === 0) {
+          throw new DataError(
+            `the plan of '${String(spec.name)}' has no calls: none of the queries its collection, queries and tasks select can be used by a ${String(spec.kind)} run (e.g. no reference answer${spec.kind === 'richrag' ? ', no sub-aspects with sub-answers' : ''}); choose other queries or tasks`,
+            { file: given },
+          );
+        }
+        // RichRAG: a true upper bound beside the estimate, whose later stages are an expected count
+        // only (placeholders stand in for a real model's sub-aspects; issue 34 item 8e).
+        const bound = spec.kind === 'richrag' ? richRagCallBound(spec as unknown as RichRagSpec, s.collections.repo) : undefined;
+        io.stdout.write(values.json ? `${JSON.stringify({ ...estimate, ...(bound ? { bound } : {}) })}\n` : describeEstimate(String(spec.name), estimate, bound));
         return 0;
       }
       // Before anything runs: what the servers' concurrency costs in reproducibility (issue 35 item 2).
@@ -168,16 +182,33 @@ async function runWithPolicy(plans: BatchPlanService, io: CliIo, runId: number, 
   }
 }
 
-function describeEstimate(name: string, e: CostEstimate): string {
+/**
+ * A later stage priced with placeholders (a real model's outputs are not known yet) is an expected
+ * count: a model whose outputs fan out more (more sub-aspects) makes the run ask for more. Said so,
+ * rather than read as "at most" (issue 34 item 8e).
+ */
+export function stageBasis(basis: string): string {
+  return basis.includes('placeholders stood in')
+    ? 'expected, not a bound: placeholder outputs stood in for the stage before (one short output per call); a model whose outputs fan out more (more sub-aspects, longer pools) makes the run ask for more'
+    : basis;
+}
+
+function describeEstimate(name: string, e: CostEstimate, bound?: RichRagCallBound): string {
   const lines = [`plan of '${name}': ${e.toCompute} call(s) to compute, ${e.fromCache} answered by the cache`];
   for (const st of e.stages ?? [{ stage: 1, toCompute: e.toCompute, estimated: false, basis: '' }]) {
-    if (e.stages) lines.push(`stage ${st.stage}: ${st.estimated ? '≈ ' : ''}${st.toCompute} call(s) (${st.basis})`);
+    if (e.stages) lines.push(`stage ${st.stage}: ${st.estimated ? '≈ ' : ''}${st.toCompute} call(s) (${stageBasis(st.basis)})`);
     for (const l of e.lines.filter((x) => (x.stage ?? 1) === st.stage)) {
       const eta = l.etaSeconds === null ? 'no measured throughput yet' : `≈ ${l.etaSeconds} s (${Math.round(l.meanCallMs!)} ms per call, ${l.concurrency} at once)`;
       lines.push(`  ${l.model}  ${l.op}${l.purpose ? ` (${l.purpose})` : ''}: ${l.estimated ? '≈ ' : ''}${l.toCompute} call(s), ≈ ${Math.round(l.promptChars / 4)} prompt tokens${l.estimated ? ' (estimate)' : ''}, ${eta}`);
     }
   }
   lines.push(`estimated time: ${e.etaSeconds === null ? 'unknown (no measured throughput for some model yet)' : `${e.etaSeconds} s`}`);
+  if (bound) {
+    lines.push(
+      `bound: at most ${bound.total} LLM call(s) in all, computed or from the cache (explorer ${bound.explorer}, ranker ${bound.ranker}, answers ${bound.answers}, judge ${bound.judge}); the estimate above (${e.toCompute + e.fromCache}) is the expected count`,
+    );
+    lines.push(`  bound taken with ${bound.basis}`);
+  }
   if (!e.complete || (e.stages?.length ?? 0) > 1) lines.push(`note: ${e.note}`);
   // Design warnings (issue 23 item 5): what this design cannot show, before anything runs.
   if (e.warnings.length === 0) lines.push('design checks: no problems found');

@@ -57,6 +57,15 @@ export function defaultLocalEngineSettings(): LocalEngineSettings {
 }
 
 /**
+ * The context size a local model runs with: the configured size, capped by the context the model
+ * was trained with (its GGUF `<arch>.context_length`; 0 or absent: no cap). The worker creates its
+ * contexts with this size, and manifests and label records report it (issue 34 item 8c).
+ */
+export function effectiveContextSize(configured: number, trained: number | undefined): number {
+  return trained !== undefined && Number.isInteger(trained) && trained > 0 ? Math.min(configured, trained) : configured;
+}
+
+/**
  * What thread measurements belong to: the OS, the CPU model and the logical CPUs this process may
  * use. A tuning from another machine (a workspace copied to a laptop) is not applied.
  */

@@ -208,8 +208,10 @@ describe('MoI run with every baseline (tiny model, 2 queries, N = 4, random 3N)'
     expect(tex.file.name).toMatch(/^all-baselines-run\d+-table1\.tex$/);
     expect(tex.file.text).toContain('\\toprule');
     expect(tex.file.text).toContain('MoI &');
-    const manifest = tex.manifest as { llm: { models: { role: string; sha256: string }[] }; seeds: Record<string, number>; parameters: { n: number }; export: { sha256: string } };
+    const manifest = tex.manifest as { llm: { models: { role: string; sha256: string }[]; sampler: { contextSize?: number } }; seeds: Record<string, number>; parameters: { n: number }; export: { sha256: string } };
     expect(manifest.llm.models.map((x) => x.role)).toEqual(['generator', 'agent (intervention scoring) = generator']);
+    // The demo's tiny model is trained for 512 tokens: the run used 512, not the configured 4096 (issue 34 item 8c).
+    expect(manifest.llm.sampler.contextSize).toBe(512);
     expect(manifest.seeds.permutations).toBe(42);
     expect(manifest.parameters.n).toBe(4);
     expect(manifest.export.sha256).toMatch(/^[0-9a-f]{64}$/);

@@ -82,6 +82,8 @@ describe('utility labeling with a tiny model', () => {
     expect(rows).toHaveLength(14);
     expect(rows.every((j) => j.source === 'llm' && j.kind === 'utility')).toBe(true);
     expect(utilityOf(rows.find((j) => j.queryId === 'lamp3')!).metric).toBe('accuracy');
+    // The label record names the context the tiny model (trained for 512) ran with, not the configured 4096 (issue 34 item 8c).
+    expect(rows[0]!.provenance).toMatchObject({ generator: { kind: 'local', settings: { contextSize: 512, contextSizeConfigured: 4096 } } });
     const hash = services.collections.repo.get(collectionId)!.contentHash;
 
     const engine = services.models.engineFor({ kind: 'local', modelId });

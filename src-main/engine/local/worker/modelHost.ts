@@ -34,7 +34,7 @@ import {
   type TokenizeResult,
 } from '../../types';
 import type { LoadRequest, LoadResult, TuneTrialsResult } from '../protocol';
-import type { LocalEngineSettings } from '../settings';
+import { effectiveContextSize, type LocalEngineSettings } from '../settings';
 import { runtimeVersions } from '../runtimeVersions';
 import type { TuneRequest } from '../threadTuning';
 import { ThreadGovernor, type ThreadPolicy } from './threads';
@@ -43,7 +43,7 @@ import { runTuneTrials } from './tune';
 import { chatPromptTokens, generateInSequence, wholeTextChatWrapper } from './generate';
 import { scoreInSequence } from './score';
 import { SequencePool } from './sequencePool';
-import { promptTextTokens, promptTokens } from './tokens';
+import { embeddingTextLimit, promptTextTokens, promptTokens } from './tokens';
 
 /**
  * llama.cpp's log level: warnings and errors by default; FAIRGROUND_LLAMA_LOG_LEVEL (error, warn,
@@ -126,7 +126,7 @@ export class ModelHost {
         const why = recent.filter(Boolean).join(' | ');
         throw new EngineError('model-load-failed', `${(err as Error).message}${why ? `: ${why}` : ''}`);
       });
-    const contextSize = Math.min(settings.contextSize, model.trainContextSize || settings.contextSize);
+    const contextSize = effectiveContextSize(settings.contextSize, model.trainContextSize);
     const info: LoadResult = {
       gpu: llama.gpu,
       gpuLayers: model.gpuLayers,
@@ -242,7 +242,7 @@ export class ModelHost {
       if (req.maxTokens === undefined) continue;
       truncated.push(tokens.length <= req.maxTokens ? text : tokenPrefix(text, req.maxTokens, (k) => this.model.detokenize(tokens.slice(0, k), false)));
     }
-    return { counts, source: 'model', contextSize, ...(req.maxTokens !== undefined ? { truncated } : {}) };
+    return { counts, source: 'model', contextSize, embedLimit: embeddingTextLimit(this.model, contextSize), ...(req.maxTokens !== undefined ? { truncated } : {}) };
   }
 
   async dispose(): Promise<void> {

@@ -38,6 +38,24 @@ export function beginningToken(model: LlamaModel): Token | null {
   return model.tokens.shouldPrependBosToken ? model.tokens.bos : null;
 }
 
+/** The token node-llama-cpp's embedding context appends to a text (its `resolveEndTokenToAppend`), if any. */
+export function embeddingEndToken(model: LlamaModel): Token | null {
+  const type = model.vocabularyType;
+  if (type === LlamaVocabularyType.rwkv) return null;
+  if (type === LlamaVocabularyType.wpm) return model.tokens.sep;
+  if (type === LlamaVocabularyType.ugm) return model.tokens.eos;
+  return model.tokens.shouldAppendEosToken ? model.tokens.eos : null;
+}
+
+/**
+ * The most text tokens (`promptTextTokens`) an embedding context of `contextSize` takes whole:
+ * node-llama-cpp refuses an input of `contextSize` tokens or more, the beginning and end tokens it
+ * adds included (LlamaEmbeddingContext.getEmbeddingFor).
+ */
+export function embeddingTextLimit(model: LlamaModel, contextSize: number): number {
+  return Math.max(0, contextSize - 1 - (beginningToken(model) === null ? 0 : 1) - (embeddingEndToken(model) === null ? 0 : 1));
+}
+
 /** The tokens a prompt is evaluated as (beginning token included). */
 export function promptTokens(model: LlamaModel, prompt: string): Token[] {
   const bos = beginningToken(model);
