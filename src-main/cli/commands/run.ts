@@ -182,21 +182,10 @@ async function runWithPolicy(plans: BatchPlanService, io: CliIo, runId: number, 
   }
 }
 
-/**
- * A later stage priced with placeholders (a real model's outputs are not known yet) is an expected
- * count: a model whose outputs fan out more (more sub-aspects) makes the run ask for more. Said so,
- * rather than read as "at most" (issue 34 item 8e).
- */
-export function stageBasis(basis: string): string {
-  return basis.includes('placeholders stood in')
-    ? 'expected, not a bound: placeholder outputs stood in for the stage before (one short output per call); a model whose outputs fan out more (more sub-aspects, longer pools) makes the run ask for more'
-    : basis;
-}
-
 function describeEstimate(name: string, e: CostEstimate, bound?: RichRagCallBound): string {
   const lines = [`plan of '${name}': ${e.toCompute} call(s) to compute, ${e.fromCache} answered by the cache`];
   for (const st of e.stages ?? [{ stage: 1, toCompute: e.toCompute, estimated: false, basis: '' }]) {
-    if (e.stages) lines.push(`stage ${st.stage}: ${st.estimated ? '≈ ' : ''}${st.toCompute} call(s) (${stageBasis(st.basis)})`);
+    if (e.stages) lines.push(`stage ${st.stage}: ${st.estimated ? '≈ ' : ''}${st.toCompute} call(s) (${st.basis})`);
     for (const l of e.lines.filter((x) => (x.stage ?? 1) === st.stage)) {
       const eta = l.etaSeconds === null ? 'no measured throughput yet' : `≈ ${l.etaSeconds} s (${Math.round(l.meanCallMs!)} ms per call, ${l.concurrency} at once)`;
       lines.push(`  ${l.model}  ${l.op}${l.purpose ? ` (${l.purpose})` : ''}: ${l.estimated ? '≈ ' : ''}${l.toCompute} call(s), ≈ ${Math.round(l.promptChars / 4)} prompt tokens${l.estimated ? ' (estimate)' : ''}, ${eta}`);

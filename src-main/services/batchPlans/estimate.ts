@@ -173,7 +173,7 @@ async function price(cache: CallCacheRepo, stages: readonly DeferredCall[][], fr
         stage === 1
           ? 'the prompts are known: exact'
           : placeholders.has(stage - 1)
-            ? 'estimated: the outputs of the stage before are not known, placeholders stood in for them (one distinct output per call, so calls that depend on distinct outputs are counted at most)'
+            ? 'expected, not a bound: placeholder outputs stood in for the stage before (one short output per call); a model whose outputs fan out more (more sub-aspects, longer pools) makes the run ask for more'
             : "estimated: counted with the simulated reader's own answers to the stage before (deterministic, so the run asks for these)",
     });
   }

@@ -33,15 +33,3 @@ export function settleOrTimeout(p: Promise<unknown> | undefined, ms: number): Pr
     });
   });
 }
-
-/**
- * A stage's basis as the review step shows it (issue 34 item 8e): a later stage priced with
- * placeholders for a real model's outputs is an expected count, not a bound — a model whose outputs
- * fan out more (more sub-aspects) makes the run ask for more. The same words as `run --dry-run`
- * (src-main/cli/commands/run.ts stageBasis).
- */
-export function stageBasis(basis: string): string {
-  return basis.includes('placeholders stood in')
-    ? 'expected, not a bound: placeholder outputs stood in for the stage before (one short output per call); a model whose outputs fan out more (more sub-aspects, longer pools) makes the run ask for more'
-    : basis;
-}
