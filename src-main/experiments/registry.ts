@@ -26,7 +26,7 @@ import type { Database } from 'better-sqlite3';
 import type { z } from 'zod';
 import type { GeneratorRef } from '../api/contract/models';
 import type { GeneratorSelector, PromptPreviewBudget } from '../api/contract/experiments';
-import type { DesignWarning } from '../api/contract/plans';
+import type { CallBound, DesignWarning } from '../api/contract/plans';
 import type { CachedEngine } from '../engine/callCache';
 import type { GenerateRequest } from '../engine/types';
 import type { SimProfile } from '../engine/sim/profile';
@@ -153,6 +153,12 @@ export interface ExperimentKind<S = unknown, M = unknown, R = unknown> {
    * Optional: a kind without it is not checked.
    */
   modelNeeds?(spec: S): ModelNeeds;
+  /**
+   * A true upper bound on the calls a run of this spec asks for, shown beside the cost estimate
+   * (`run --dry-run`, the wizard's review) where the estimate's later stages are only expected counts.
+   * Optional: a kind without it shows the estimate alone.
+   */
+  callBound?(spec: S, deps: ExperimentDeps): CallBound;
   /** Study design by simulation (power of the spec's own test on a planted effect); without it a kind has none. */
   power?: KindPower;
   /** A measured calibration of the kind's test (needs `power`); shown with the run's metrics (`MetricsInput.calibration`). */

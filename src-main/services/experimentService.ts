@@ -15,7 +15,7 @@ import type { Database } from 'better-sqlite3';
 import type { ApiOutput } from '../api/contract/index';
 import type { GeneratorSelector } from '../api/contract/experiments';
 import type { Job } from '../api/contract/jobs';
-import type { DesignWarning } from '../api/contract/plans';
+import type { CallBound, DesignWarning } from '../api/contract/plans';
 import type { GeneratorRef } from '../api/contract/models';
 import { ApiFailure } from '../api/apiFailure';
 import { DataError } from '../core/errors';
@@ -186,6 +186,12 @@ export class ExperimentService {
    * The spec's design warnings (issue 23 item 5): what in it, on this workspace's data, cannot show an
    * effect, naming the cause and the fix (ExperimentKind.designWarnings; [] for a kind without checks).
    */
+  /** The kind's upper bound on the calls a run of this spec asks for, where it takes one (registry `callBound`). */
+  callBound(raw: unknown): CallBound | undefined {
+    const { kind, spec } = this.parse(raw);
+    return kind.callBound?.(spec, this.deps);
+  }
+
   async designWarnings(raw: unknown): Promise<DesignWarning[]> {
     const { kind, spec } = this.parse(raw);
     return [...(kind.designWarnings ? await kind.designWarnings(spec, this.deps) : []), ...this.reproducibilityWarnings(raw)];

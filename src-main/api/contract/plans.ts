@@ -35,6 +35,20 @@ export const CostStage = z.object({
 });
 
 /**
+ * A true upper bound on the LLM calls a run asks for (computed or from the cache), where the kind
+ * can take one (issue 34 item 8e: RichRAG's later stages are priced with placeholders, an expected
+ * count only). `total` and the parts (explorer, ranker, … by kind) are call counts.
+ */
+export const CallBound = z.object({
+  total: z.number().int().nonnegative(),
+  /** The bound's parts as the kind names them (RichRAG: explorer, ranker, answers, judge); they sum to `total`. */
+  parts: z.record(z.string(), z.number().int().nonnegative()),
+  /** How the bound is taken, in words. */
+  basis: z.string(),
+});
+export type CallBound = z.infer<typeof CallBound>;
+
+/**
  * A design that cannot answer what the spec asks (issue 23 item 5): all arms identical (k ≥ candidates), too few queries for
  * the test and correction to ever reject, too few samples to separate the arms, a MoI permutation set that does not identify
  * (a, u) or its orientation. Shown in the wizard's review step, by `run --dry-run`, and at the top of a run's results.
@@ -64,6 +78,8 @@ export const CostEstimate = z.object({
   warnings: z.array(DesignWarning),
   /** Calls per stage (issue 26 item 2); absent from older servers. */
   stages: z.array(CostStage).optional(),
+  /** At most this many calls in all, where the kind takes a bound (RichRAG); absent otherwise. */
+  bound: CallBound.optional(),
 });
 export type CostEstimate = z.infer<typeof CostEstimate>;
 

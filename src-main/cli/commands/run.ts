@@ -11,8 +11,7 @@ import { defaultExperimentRegistry } from '../../experiments/kinds';
 import { readSpecFile, requireValidSpec } from '../../experiments/specFile';
 import { designWarningLines } from '../../experiments/designWarningText';
 import { DataError } from '../../core/errors';
-import type { RichRagSpec } from '../../api/contract/richrag';
-import { richRagCallBound, type RichRagCallBound } from '../../experiments/richrag/callBound';
+import { describeCallBound } from '../../core/format/callBound';
 import { DEMO_COLLECTION_NAME } from '../../services/collectionsDemo';
 import { DEMO_MODEL_NAME, ensureDemo } from '../../services/demoSetup';
 import { DEMO_SIM_NAME, ensureDemoSimReader } from '../../services/simulation/demoSim';
@@ -100,14 +99,13 @@ export const runCommand: CliCommand = {
         // can use: an error, as for the run itself, not a plan of 0 calls (issue 34).
         if (estimate.toCompute === 0 && estimate.fromCache === 0) {
           throw new DataError(
-            `the plan of '${String(spec.name)}' has no calls: none of the queries its collection, queries and tasks select can be used by a ${String(spec.kind)} run (e.g. no reference answer${spec.kind === 'richrag' ? ', no sub-aspects with sub-answers' : ''}); choose other queries or tasks`,
+            `the plan of '${String(spec.name)}' has no calls: none of the queries its collection, queries and tasks select can be used by a ${String(spec.kind)} run (e.g. no reference answer, or none of the labels the kind needs: sub-aspects with sub-answers, utility labels); choose other queries or tasks`,
             { file: given },
           );
         }
-        // RichRAG: a true upper bound beside the estimate, whose later stages are an expected count
+        // A true upper bound beside the estimate where the kind takes one (RichRAG, whose later stages are an expected count
         // only (placeholders stand in for a real model's sub-aspects; issue 34 item 8e).
-        const bound = spec.kind === 'richrag' ? richRagCallBound(spec as unknown as RichRagSpec, s.collections.repo) : undefined;
-        io.stdout.write(values.json ? `${JSON.stringify({ ...estimate, ...(bound ? { bound } : {}) })}\n` : describeEstimate(String(spec.name), estimate, bound));
+        io.stdout.write(values.json ? `${JSON.stringify(estimate)}\n` : describeEstimate(String(spec.name), estimate));
         return 0;
       }
       // Before anything runs: what the servers' concurrency costs in reproducibility (issue 35 item 2).
@@ -182,7 +180,7 @@ async function runWithPolicy(plans: BatchPlanService, io: CliIo, runId: number, 
   }
 }
 
-function describeEstimate(name: string, e: CostEstimate, bound?: RichRagCallBound): string {
+function describeEstimate(name: string, e: CostEstimate): string {
   const lines = [`plan of '${name}': ${e.toCompute} call(s) to compute, ${e.fromCache} answered by the cache`];
   for (const st of e.stages ?? [{ stage: 1, toCompute: e.toCompute, estimated: false, basis: '' }]) {
     if (e.stages) lines.push(`stage ${st.stage}: ${st.estimated ? '≈ ' : ''}${st.toCompute} call(s) (${st.basis})`);
@@ -192,11 +190,9 @@ function describeEstimate(name: string, e: CostEstimate, bound?: RichRagCallBoun
     }
   }
   lines.push(`estimated time: ${e.etaSeconds === null ? 'unknown (no measured throughput for some model yet)' : `${e.etaSeconds} s`}`);
-  if (bound) {
-    lines.push(
-      `bound: at most ${bound.total} LLM call(s) in all, computed or from the cache (explorer ${bound.explorer}, ranker ${bound.ranker}, answers ${bound.answers}, judge ${bound.judge}); the estimate above (${e.toCompute + e.fromCache}) is the expected count`,
-    );
-    lines.push(`  bound taken with ${bound.basis}`);
+  if (e.bound) {
+    const [bound, basis] = describeCallBound(e.bound, e.toCompute + e.fromCache);
+    lines.push(bound, `  ${basis}`);
   }
   if (!e.complete || (e.stages?.length ?? 0) > 1) lines.push(`note: ${e.note}`);
   // Design warnings (issue 23 item 5): what this design cannot show, before anything runs.

@@ -13,6 +13,7 @@ import type { ExperimentsRepo } from '../../store/experimentsRepo';
 import { pageOfQueries } from '../itemsPage';
 import type { ExperimentDeps, ExperimentKind, ItemsPage, ItemsQuery, ManifestParts } from '../registry';
 import { analysisBaseline, judgeBaseline, promptAspects } from './conditions';
+import { richRagCallBound } from './callBound';
 import { richRagDesignWarnings } from './designWarnings';
 import { loadRichRagData } from './data';
 import { executeRichRag } from './execute';
@@ -47,6 +48,10 @@ export const richRagKind: ExperimentKind<RichRagSpec, RichRagMetrics, RichRagQue
   manifest: richRagManifest,
   previewPrompt,
   designWarnings: richRagDesignWarnings,
+  callBound: (spec, deps) => {
+    const { total, explorer, ranker, answers, judge, basis } = richRagCallBound(spec, deps.collections);
+    return { total, parts: { explorer, ranker, answers, judge }, basis };
+  },
   modelNeeds: richRagModelNeeds,
   power: richRagPower,
 };

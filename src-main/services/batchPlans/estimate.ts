@@ -4,7 +4,7 @@
  * throughput (the cache's recorded durations) and its queue's bound.
  */
 import { randomUUID } from 'node:crypto';
-import type { DesignWarning } from '../../api/contract/plans';
+import type { CallBound, DesignWarning } from '../../api/contract/plans';
 import { ApiFailure } from '../../api/apiFailure';
 import type { DeferredCall } from '../../engine/queue/callPolicy';
 import type { EmbedRequest, GenerateRequest, ScoreRequest } from '../../engine/types';
@@ -53,6 +53,8 @@ export interface CostEstimate {
   warnings: DesignWarning[];
   /** Calls per stage of the plan (issue 26 item 2): stage 1 exact, later stages estimates. */
   stages?: CostStage[];
+  /** At most this many calls in all, where the kind takes a bound (registry `callBound`; RichRAG). */
+  bound?: CallBound;
 }
 
 /**
@@ -105,7 +107,8 @@ export async function estimate(deps: BatchPlanDeps, experimentId: number, signal
     }
     // Hits of calls a later stage found in the cache are counted once (a resumed unit asks again).
     const warnings = await deps.experiments.designWarnings(experiment.spec);
-    return { ...(await price(deps.cache, stages, hitKeys.size, stoppedBy, placeholders)), warnings };
+    const bound = deps.experiments.callBound(experiment.spec);
+    return { ...(await price(deps.cache, stages, hitKeys.size, stoppedBy, placeholders)), warnings, ...(bound ? { bound } : {}) };
   } finally {
     deps.experiments.repo.deleteRun(run.id);
   }

@@ -44,10 +44,12 @@ describe('RichRAG call bound', () => {
     const spec = resolve('resources/demo/experiments/richrag.json');
     const dry = await runCliCaptured(['run', spec, '--dry-run', '--json', '--workspace', ws], { cwd: dir });
     expect(dry.code, dry.stderr).toBe(0);
-    const e = JSON.parse(dry.stdout) as { toCompute: number; bound: { total: number; explorer: number; ranker: number; answers: number; judge: number } };
-    expect(e.bound.total).toBe(e.bound.explorer + e.bound.ranker + e.bound.answers + e.bound.judge);
+    const e = JSON.parse(dry.stdout) as { toCompute: number; bound: { total: number; parts: { explorer: number; ranker: number; answers: number; judge: number } } };
+    const p = e.bound.parts;
+    expect(Object.keys(p)).toEqual(['explorer', 'ranker', 'answers', 'judge']);
+    expect(e.bound.total).toBe(p.explorer + p.ranker + p.answers + p.judge);
     const text = await runCliCaptured(['run', spec, '--dry-run', '--workspace', ws], { cwd: dir });
-    expect(text.stdout).toContain(`bound: at most ${e.bound.total} LLM call(s) in all, computed or from the cache`);
+    expect(text.stdout).toContain(`bound: at most ${e.bound.total} LLM call(s) in all, computed or from the cache (explorer ${p.explorer}, ranker ${p.ranker}, answers ${p.answers}, judge ${p.judge})`);
 
     const run = await runCliCaptured(['run', spec, '--json', '--workspace', ws], { cwd: dir });
     expect(run.code, run.stderr).toBe(0);
