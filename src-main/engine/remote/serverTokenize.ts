@@ -13,7 +13,7 @@
  * remembered for the engine's lifetime so one run never mixes the two units: the model's token
  * costs calibrated from a few probes through its generation route (tokenCalibration.ts, issue 35
  * item 7: "calibrated estimate (N probes)"), or where those fail too, the stated upper bound
- * (tokenBudget.ts), the calibration's failure added to the reason. Only a cancellation is passed on.
+ * (tokenBudget.ts), the calibration's failure added to its method. Only a cancellation is passed on.
  */
 import { estimateTokenize, tokenPrefixAsync } from '../tokenBudget';
 import { EngineError, type TokenizeRequest, type TokenizeResult } from '../types';
@@ -82,7 +82,8 @@ export class ServerTokenizer {
       const scale = await sampledScale(request.texts, c, (text, s) => estimator.count(c.route, text, s), signal, estimator.maxSampleBytes);
       return calibratedTokenize(request, c, reason, scale);
     }
-    return estimateTokenize(request, `${reason}; calibrating the model's tokens failed too (${found.failed})`);
+    const stated = estimateTokenize(request, reason);
+    return { ...stated, estimate: { ...stated.estimate!, method: `${stated.estimate!.method}; not calibrated: ${found.failed}` } };
   }
 
   private async byServer(request: TokenizeRequest, signal?: AbortSignal): Promise<TokenizeResult> {

@@ -107,14 +107,14 @@ export function clearCalibrations(): void {
  * from the first that answers); the other route, where it answers, gives its own overhead.
  */
 export async function calibrate(count: PromptCounter, routes: readonly ('completions' | 'chat')[], signal?: AbortSignal): Promise<TokenCalibration> {
-  let failure: unknown;
+  const failures: string[] = [];
   for (const route of routes) {
     let overhead: number;
     try {
       overhead = Math.max(0, (await count(route, ONE_TOKEN_PROBE, signal)) - 1);
     } catch (err) {
       if (signal?.aborted || (err instanceof EngineError && err.code === 'aborted')) throw err;
-      failure = err;
+      failures.push(err instanceof Error ? err.message : String(err));
       continue;
     }
     const rows: ClassVector[] = [];
@@ -141,7 +141,7 @@ export async function calibrate(count: PromptCounter, routes: readonly ('complet
     }
     return calibration;
   }
-  throw failure instanceof Error ? failure : new EngineError('remote-error', 'token calibration: no route to probe');
+  throw new EngineError('remote-error', failures.length > 0 ? failures.join('; ') : 'token calibration: no route to probe');
 }
 
 /** Gaussian elimination with partial pivoting; undefined when singular. */

@@ -71,8 +71,8 @@ describe('RemoteEngine.tokenize', () => {
     expect(estimateTokenCount(text)).toBe(17); // 16 UTF-8 bytes + 1
     const res = await engine.tokenize({ texts: [text], maxTokens: 9 });
     expect(res).toMatchObject({ counts: [17], truncated: [estimatePrefix(text, 9)], source: 'estimate' });
-    expect(res.estimate?.method).toMatch(/^UTF-8 bytes \+ 1/);
-    expect(res.estimate?.reason).toMatch(/tokenizer failed .*; calibrating the model's tokens failed too/);
+    expect(res.estimate?.method).toMatch(/^UTF-8 bytes \+ 1 .*; not calibrated: POST .*\/v1\/completions: HTTP 404.*; POST .*\/v1\/chat\/completions: HTTP 404/);
+    expect(res.estimate?.reason).toMatch(/^the server's tokenizer failed .*HTTP 404/);
     expect(estimatePrefix(text, 9)).toBe('x'.repeat(8));
     // A whole prompt carries the stated margin: +2 as text (beginning-of-sequence), +64 as a chat message.
     expect((await engine.tokenize({ texts: [text], asPrompt: 'text' })).counts).toEqual([17 + ESTIMATE_PROMPT_MARGIN.text]);
