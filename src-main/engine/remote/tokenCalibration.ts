@@ -22,7 +22,7 @@ import { ESTIMATE_PROMPT_MARGIN } from '../tokenBudget';
 import { EngineError, type TokenizeRequest, type TokenizeResult } from '../types';
 
 /** Above the fitted cost, so that a prompt cut by the estimate errs towards fitting its context; small enough to keep ≥ 95% of what the real tokenizer keeps. */
-export const CALIBRATION_MARGIN = 0.01;
+export const CALIBRATION_MARGIN = 0.005;
 
 export const BYTE_CLASSES = ['words', 'digits', 'symbols', 'other'] as const;
 export type ByteClass = (typeof BYTE_CLASSES)[number];
@@ -199,7 +199,7 @@ export function calibratedPrefix(text: string, maxTokens: number, c: TokenCalibr
  */
 export const SAMPLE_TEXTS = 48;
 export const SAMPLE_TEXT_BYTES = 320;
-export const SAMPLE_PROMPTS = 4;
+export const SAMPLE_PROMPTS = 6;
 export const SAMPLE_BYTES = 1200;
 
 /** A request's own texts, counted through the route, against the fit: Σ counted / Σ fitted. */
@@ -223,9 +223,18 @@ function headBytes(text: string, maxBytes: number): string {
   return text.slice(0, end);
 }
 
+/** A text as sampled: whole when it is short, else its first and last `maxBytes / 2` (a text's end may be of another kind than its start). */
+function sampleOf(text: string, maxBytes: number): string {
+  const t = text.trim();
+  if (Buffer.byteLength(t, 'utf8') <= maxBytes) return t;
+  const head = headBytes(t, maxBytes >> 1).trim();
+  const tail = [...headBytes([...t].reverse().join(''), maxBytes >> 1)].reverse().join('').trim();
+  return `${head} ${tail}`.trim();
+}
+
 /**
  * The fit scaled to a request's kind of text (issue 35 item 7: the probes are generic prose, a
- * corpus is not): a sample of its texts (SAMPLE_TEXTS …) is counted through the calibration's
+ * corpus is not): a sample of its texts (SAMPLE_TEXTS …; a long one by its start and end) is counted through the calibration's
  * route (usage.prompt_tokens less the route's overhead; `count` memoizes) and the fitted costs
  * scaled by Σ counted / Σ fitted. A sample prompt the server refuses (too long for its context) is
  * left out; `maxSampleBytes` lowers SAMPLE_BYTES for a small context. Deterministic: the same
@@ -237,7 +246,7 @@ export async function sampledScale(texts: readonly string[], c: TokenCalibration
   const prompts: string[][] = [];
   let bytes = 0;
   for (let i = 0; i < n; i++) {
-    const head = headBytes(candidates[Math.floor(((i + 0.5) * candidates.length) / n)]!, Math.min(SAMPLE_TEXT_BYTES, maxSampleBytes)).trim();
+    const head = sampleOf(candidates[Math.floor(((i + 0.5) * candidates.length) / n)]!, Math.min(SAMPLE_TEXT_BYTES, maxSampleBytes));
     if (head.length === 0) continue;
     const size = Buffer.byteLength(head, 'utf8');
     const last = prompts.at(-1);
@@ -286,7 +295,7 @@ export function calibrationLabel(c: TokenCalibration, scale?: SampledScale): { m
   const text = c.textOverhead !== undefined ? `+${c.textOverhead} per text prompt (measured)` : `+${ESTIMATE_PROMPT_MARGIN.text} per text prompt (not measured)`;
   const chat = c.chatOverhead !== undefined ? `+${c.chatOverhead} per chat prompt (measured)` : `+${ESTIMATE_PROMPT_MARGIN.chat} per chat prompt (not measured)`;
   return {
-    method: `calibrated estimate (${c.probes + (scale?.requests ?? 0)} probes): UTF-8 bytes per token fitted on this model through the ${c.route} route's usage.prompt_tokens (${perToken})${scaled}, counts raised ${Math.round(CALIBRATION_MARGIN * 100)}%`,
+    method: `calibrated estimate (${c.probes + (scale?.requests ?? 0)} probes): UTF-8 bytes per token fitted on this model through the ${c.route} route's usage.prompt_tokens (${perToken})${scaled}, counts raised ${+(CALIBRATION_MARGIN * 100).toFixed(1)}%`,
     margin: `${text}, ${chat}`,
   };
 }

@@ -40,7 +40,7 @@ describe('RemoteEngine.tokenize', () => {
     engine = new RemoteEngine({ baseUrl: server.baseUrl, model: 'fake-model', ...fastRetries });
     const text = 'x'.repeat(10) + ' ünï';
     const res = await engine.tokenize({ texts: [text], maxTokens: 9 });
-    // The stub counts words (2 here): the fit is scaled by the text itself, counted 2, and raised 1%: ⌈2.02⌉.
+    // The stub counts words (2 here): the fit is scaled by the text itself, counted 2, and raised 0.5%: ⌈2.01⌉.
     expect(res).toMatchObject({ counts: [3], truncated: [text], source: 'estimate' });
     expect(res.estimate?.reason).toMatch(/OpenAI-style server has no tokenizer/);
     expect(res.estimate?.method).toMatch(/^calibrated estimate \(7 probes\): .* through the chat route's usage\.prompt_tokens .*scaled ×[\d.]+ by 1 of these texts/);

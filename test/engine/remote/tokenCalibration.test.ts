@@ -53,17 +53,17 @@ describe('token calibration', () => {
   const c: TokenCalibration = { tokensPerByte: [0.25, 1, 1, 1], textOverhead: 1, chatOverhead: 9, probes: 6, route: 'completions' };
 
   it('counts with the margin and cuts the longest prefix within the budget, at a word boundary when one is near', () => {
-    const text = 'abcd '.repeat(40).trim(); // 199 word bytes: 49.75 × 1.01 → 51
+    const text = 'abcd '.repeat(40).trim(); // 199 word bytes: 49.75 × 1.005 → 50
     expect(calibratedCount(text, c)).toBe(Math.ceil(199 * 0.25 * (1 + CALIBRATION_MARGIN)));
     expect(calibratedCount('', c)).toBe(0);
     const cut = calibratedPrefix(text, 20, c);
     expect(calibratedCount(cut, c)).toBeLessThanOrEqual(20);
-    // 20 tokens / 0.2525 per byte = 79 bytes; the word boundary before it keeps 74 ("abcd " × 15 less the space).
+    // 20 tokens / 0.25125 per byte = 79 bytes; the word boundary before it keeps 74 ("abcd " × 15 less the space).
     expect(cut).toBe('abcd '.repeat(15).trim());
     const r = calibratedTokenize({ texts: [text], asPrompt: 'chat' }, c, 'why');
-    expect(r.counts).toEqual([51 + 9]);
+    expect(r.counts).toEqual([50 + 9]);
     expect(r.estimate).toMatchObject({ reason: 'why', margin: '+1 per text prompt (measured), +9 per chat prompt (measured)' });
-    expect(r.estimate!.method).toMatch(/^calibrated estimate \(6 probes\): .*\(words 4\.00, digits 1\.00, symbols 1\.00, other 1\.00\), counts raised 1%$/);
+    expect(r.estimate!.method).toMatch(/^calibrated estimate \(6 probes\): .*\(words 4\.00, digits 1\.00, symbols 1\.00, other 1\.00\), counts raised 0\.5%$/);
   });
 
   it("scales the fit by a sample of the request's texts, split in two where the server refuses a prompt", async () => {
@@ -86,6 +86,6 @@ describe('token calibration', () => {
     // "wordN " is 5 word bytes and 1 digit: fitted 0.25 × 5 + 1 = 2.25 tokens per 6 bytes, counted 3.
     expect(Math.abs(scale.factor - 3 / 2.25)).toBeLessThan(0.02);
     const r = calibratedTokenize({ texts: [texts[0]!] }, c, 'why', scale);
-    expect(r.estimate!.method).toMatch(new RegExp(`^calibrated estimate \\(${6 + scale.requests} probes\\): .*, scaled ×[\\d.]+ by 10 of these texts counted the same way, counts raised 1%$`));
+    expect(r.estimate!.method).toMatch(new RegExp(`^calibrated estimate \\(${6 + scale.requests} probes\\): .*, scaled ×[\\d.]+ by 10 of these texts counted the same way, counts raised 0\\.5%$`));
   });
 });
