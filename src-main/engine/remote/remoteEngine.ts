@@ -27,7 +27,7 @@ import { modelsResponse, parseResponse } from './openAiResponses';
 import { remoteModelKey, resolveRemoteConfig, type RemoteEngineConfig, type ResolvedRemoteConfig } from './remoteEngineConfig';
 import { servedRevision } from './servedRevision';
 import { ServerTokenizer, type TokenEstimator } from './serverTokenize';
-import { calibrate, calibrationFor, SAMPLE_BYTES, type PromptCounter } from './tokenCalibration';
+import { CALIBRATION_USER, calibrate, calibrationFor, SAMPLE_BYTES, type PromptCounter } from './tokenCalibration';
 
 /** /models is optional metadata: do not let a hung server stall identity() for long. */
 const modelsLookupTimeoutMs = 10_000;
@@ -259,7 +259,7 @@ export class RemoteEngine implements Engine {
     const { model, revision, serverKind } = this.config;
     const key = JSON.stringify([serverKind, model, revision ?? null, this.config.endpoints.map((e) => e.baseUrl).sort()]);
     const count: PromptCounter = async (route, text, signal) => {
-      const body = route === 'completions' ? { model, prompt: text, max_tokens: 1, temperature: 0 } : { model, messages: [{ role: 'user', content: text }], max_tokens: 1, temperature: 0 };
+      const body = { model, ...(route === 'completions' ? { prompt: text } : { messages: [{ role: 'user', content: text }] }), max_tokens: 1, temperature: 0, user: CALIBRATION_USER };
       const path = route === 'completions' ? '/completions' : '/chat/completions';
       const json = (await this.http.postJson(path, body, { signal, retries: 1 })) as { usage?: { prompt_tokens?: unknown } } | null;
       const n = json?.usage?.prompt_tokens;

@@ -30,6 +30,26 @@ export interface TokenEstimator {
   maxSampleBytes?: number;
 }
 
+/** `promise`, or a rejection as soon as `signal` aborts (the promise itself goes on). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(new EngineError('aborted', 'tokenize: cancelled'));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(new EngineError('aborted', 'tokenize: cancelled'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e instanceof Error ? e : new Error(String(e)));
+      },
+    );
+  });
+}
+
 export type PostJson = (path: string, body: unknown, signal: AbortSignal | undefined) => Promise<unknown>;
 
 export class ServerTokenizer {
@@ -66,14 +86,16 @@ export class ServerTokenizer {
     const measuring = (this.calibration ??= estimator.calibrate().then(
       (calibration) => ({ calibration }),
       (err: unknown) => {
-        if (signal?.aborted || (err instanceof EngineError && err.code === 'aborted')) throw err;
+        if (err instanceof EngineError && err.code === 'aborted') throw err;
         return { calibration: undefined, failed: err instanceof Error ? err.message : String(err) };
       },
     ));
     let found;
     try {
-      found = await measuring;
+      // The calibration is shared (it runs under the engine's lifetime); this caller stops waiting when cancelled.
+      found = await untilAborted(measuring, signal);
     } catch (err) {
+      if (signal?.aborted) throw new EngineError('aborted', 'tokenize: cancelled');
       this.calibration = undefined;
       throw err;
     }

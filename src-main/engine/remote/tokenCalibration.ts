@@ -64,6 +64,12 @@ export const PROBE_TEXTS: Record<ByteClass, string> = {
   other: 'café naïve Zürich señor Ångström Łódź Ελληνικά λόγος Москва Привет 日本語のテキスト 中文 한국어 עברית العربية € £ © ° ± × — … “ ” → ≈ ≤ ∑ √ ∞ 😀 🚀 ✓',
 };
 
+/**
+ * The OpenAI `user` field of every calibration request (probes and samples), so that a server's
+ * logs — and tests counting a stand-in's requests — can tell them from the study's calls.
+ */
+export const CALIBRATION_USER = 'fairground-token-calibration';
+
 /** A prompt of one token in every tokenizer: the route's own tokens are its count less one. */
 const ONE_TOKEN_PROBE = 'a';
 

@@ -7,6 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { RemoteEngine } from '../../../src-main/engine/remote/remoteEngine';
+import { CALIBRATION_USER } from '../../../src-main/engine/remote/tokenCalibration';
 import { ESTIMATE_PROMPT_MARGIN, estimatePrefix, estimateTokenCount } from '../../../src-main/engine/tokenBudget';
 import { FakeOpenAiServer } from '../../support/fakeOpenAiServer';
 import { fastRetries } from './remoteTestSetup';
@@ -77,6 +78,21 @@ describe('RemoteEngine.tokenize', () => {
     // A whole prompt carries the stated margin: +2 as text (beginning-of-sequence), +64 as a chat message.
     expect((await engine.tokenize({ texts: [text], asPrompt: 'text' })).counts).toEqual([17 + ESTIMATE_PROMPT_MARGIN.text]);
     expect((await engine.tokenize({ texts: [text], asPrompt: 'chat' })).counts).toEqual([17 + 64]);
+  });
+
+  it('a caller cancelled while the calibration hangs stops waiting at once; the calibration requests are marked as such', async () => {
+    server = await FakeOpenAiServer.start();
+    engine = new RemoteEngine({ baseUrl: server.baseUrl, model: 'fake-model', ...fastRetries, timeoutMs: 60_000 });
+    server.options.failAll = { hang: true };
+    const controller = new AbortController();
+    const started = Date.now();
+    const pending = engine.tokenize({ texts: ['one two'] }, controller.signal);
+    while (server.requestsTo('/v1/chat/completions').length === 0) await new Promise((r) => setTimeout(r, 5));
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'aborted' });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(server.requestsTo('/v1/chat/completions')[0]!.body).toMatchObject({ max_tokens: 1, user: CALIBRATION_USER });
+    server.options.failAll = undefined;
   });
 
   for (const failure of [{ status: 501 }, { status: 500 }, { disconnect: true }] as const) {
