@@ -23,6 +23,7 @@ import { latestSchemaVersion, openWorkspace } from '../../src-main/store/workspa
 import { copyWorkspace, tinySpec } from '../experiments/fixture';
 import { runBatchFile } from '../support/batchRunner';
 import { runCliCaptured } from '../support/cli';
+import { CALIBRATION_USER } from '../../src-main/engine/remote/tokenCalibration';
 import { FakeOpenAiServer } from '../support/fakeOpenAiServer';
 import { startLab, stopLab } from '../support/labServer';
 import { batchRequestInput, batchRequestOutput, VLLM_PINNED_COMMIT } from '../fixtures/vllm/runBatchModels';
@@ -317,7 +318,9 @@ describe('one answer per call', () => {
     const { spec, results, calls } = await exported(ws, 'live');
     server.options.delayMs = 400;
     try {
-      const completionsBefore = server.requestsTo('/v1/completions').length;
+      // The study's generations only: the remote engine's token calibration (its `user` marks it) is not a call.
+      const studyCompletions = () => server.requestsTo('/v1/completions').filter((r) => (r.body as { user?: unknown } | null)?.user !== CALIBRATION_USER).length;
+      const completionsBefore = studyCompletions();
       const child = spawn(process.execPath, [join(ROOT, 'bin', 'fairground.js'), 'run', spec, '--workspace', ws], { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
@@ -325,7 +328,7 @@ describe('one answer per call', () => {
       let alive = true;
       void exited.then(() => (alive = false));
       // Import while the run has a generation in flight (claimed, not stored): not a matter of timing.
-      while (alive && !(server.requestsTo('/v1/completions').length > completionsBefore && server.inFlight > 0)) await new Promise((r) => setTimeout(r, 10));
+      while (alive && !(studyCompletions() > completionsBefore && server.inFlight > 0)) await new Promise((r) => setTimeout(r, 10));
       expect(alive, stderr).toBe(true);
       const imp = await cli('cache', 'import', results, '--workspace', ws);
       expect(imp.code, imp.stderr).toBe(0);

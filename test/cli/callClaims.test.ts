@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { machineBoot } from '../../src-main/store/callCacheRepo';
 import { openWorkspace } from '../../src-main/store/workspace';
 import { copyWorkspace, tinySpec } from '../experiments/fixture';
+import { CALIBRATION_USER } from '../../src-main/engine/remote/tokenCalibration';
 import { FakeOpenAiServer } from '../support/fakeOpenAiServer';
 import { startLab, stopLab } from '../support/labServer';
 
@@ -67,7 +68,8 @@ function runProcess(specFile: string, ws: string, extra: string[] = []): Promise
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, stderr })));
 }
 
-const generations = () => server.requestsTo('/v1/completions').length;
+/** The study's generation requests: the remote engine's token calibration (its `user` marks it) is not a call. */
+const generations = () => server.requestsTo('/v1/completions').filter((r) => (r.body as { user?: unknown } | null)?.user !== CALIBRATION_USER).length;
 
 describe('one computation per call across processes', () => {
   it('three fairground run processes of one spec: requests = distinct calls, nothing computed twice, items identical to one run', async () => {

@@ -26,7 +26,8 @@ import { OpenAiHttpClient } from './openAiHttpClient';
 import { modelsResponse, parseResponse } from './openAiResponses';
 import { remoteModelKey, resolveRemoteConfig, type RemoteEngineConfig, type ResolvedRemoteConfig } from './remoteEngineConfig';
 import { servedRevision } from './servedRevision';
-import { ServerTokenizer } from './serverTokenize';
+import { ServerTokenizer, type TokenEstimator } from './serverTokenize';
+import { CALIBRATION_USER, calibrate, calibrationFor, SAMPLE_BYTES, type PromptCounter } from './tokenCalibration';
 
 /** /models is optional metadata: do not let a hung server stall identity() for long. */
 const modelsLookupTimeoutMs = 10_000;
@@ -237,10 +238,52 @@ export class RemoteEngine implements Engine {
   /** The server's tokenizer (llama.cpp, vLLM: POST /tokenize), else the stated estimate; see serverTokenize.ts. */
   async tokenize(request: TokenizeRequest, signal?: AbortSignal): Promise<TokenizeResult> {
     checkTokenizeRequest(request);
-    const tokenizer = (this.tokenizer ??= new ServerTokenizer(this.config.serverKind, this.config.model, (path, body, s) => this.http.postJson(path, body, { signal: s })));
+    const tokenizer = (this.tokenizer ??= new ServerTokenizer(
+      this.config.serverKind,
+      this.config.model,
+      (path, body, s) => this.http.postJson(path, body, { signal: s }),
+      this.estimator(),
+    ));
     const result = await this.guarded(signal, (s) => tokenizer.tokenize(request, s));
     const contextSize = this.config.contextSize;
     return contextSize !== undefined && result.contextSize === undefined ? { ...result, contextSize } : result;
+  }
+
+  /**
+   * How this engine estimates tokens where its server cannot tokenize (tokenCalibration.ts): the
+   * model's costs measured through its generation routes once per endpoints + model + revision in
+   * this process, under the engine's lifetime (not one caller's signal: every caller waiting on it
+   * shares it); then each request's own sampled texts counted through the same route (memoized).
+   */
+  private estimator(): TokenEstimator {
+    const { model, revision, serverKind } = this.config;
+    const key = JSON.stringify([serverKind, model, revision ?? null, this.config.endpoints.map((e) => e.baseUrl).sort()]);
+    const count: PromptCounter = async (route, text, signal) => {
+      const body = { model, ...(route === 'completions' ? { prompt: text } : { messages: [{ role: 'user', content: text }] }), max_tokens: 1, temperature: 0, user: CALIBRATION_USER };
+      const path = route === 'completions' ? '/completions' : '/chat/completions';
+      const json = (await this.http.postJson(path, body, { signal, retries: 1 })) as { usage?: { prompt_tokens?: unknown } } | null;
+      const n = json?.usage?.prompt_tokens;
+      if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw new EngineError('remote-error', `POST ${path}: the response reports no usage.prompt_tokens`);
+      return n;
+    };
+    const routes = serverKind === 'openai' ? (['chat', 'completions'] as const) : (['completions', 'chat'] as const);
+    const counted = new Map<string, Promise<number>>();
+    const contextSize = this.config.contextSize;
+    return {
+      calibrate: () => calibrationFor(key, () => calibrate(count, routes, this.lifetime.signal)),
+      count: (route, text, signal) => {
+        const memo = `${route}\u0000${text}`;
+        let found = counted.get(memo);
+        if (!found) {
+          found = count(route, text, signal);
+          counted.set(memo, found);
+          found.catch(() => counted.delete(memo));
+        }
+        return found;
+      },
+      // A sample prompt of at most (context − 16) bytes fits the context: no token is shorter than a byte.
+      ...(contextSize !== undefined ? { maxSampleBytes: Math.max(16, Math.min(SAMPLE_BYTES, contextSize - 16)) } : {}),
+    };
   }
 
   async close(): Promise<void> {
