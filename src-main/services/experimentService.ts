@@ -327,7 +327,9 @@ export class ExperimentService {
       // has finished, every remote endpoint that answered since its last check is checked again. When
       // answers were distrusted meanwhile (their rows are gone from the cache), the run's items are
       // written again from the cache, the distrusted calls computed on the endpoints still trusted.
-      let distrusted = 0;
+      // Counted across processes: a run killed after a caught swap and resumed still says how many
+      // answers it took out (the count is stored with the run as soon as it is known).
+      let distrusted = storedDistrusted(this.requireRun(runId).stats);
       for (let pass = 1; ; pass++) {
         const before = this.models.distrustedAnswers();
         try {
@@ -341,6 +343,7 @@ export class ExperimentService {
         const now = this.models.distrustedAnswers() - before;
         if (now === 0) break;
         distrusted += now;
+        this.repo.setRunStats(runId, { ...(this.requireRun(runId).stats as Record<string, unknown>), answersDistrusted: distrusted });
         if (pass >= MAX_TRUST_PASSES) {
           throw new Error(`${distrusted} answers were distrusted in ${pass} passes (endpoints kept failing their weights checks); the run stops, its trusted calls are kept in the call cache`);
         }
@@ -599,4 +602,10 @@ const MAX_TRUST_PASSES = 3;
 /** The run warning for answers taken out of the cache (issue 35 item 1). */
 export function distrustWarning(n: number): string {
   return `${n} answer${n === 1 ? '' : 's'} came from a remote endpoint that failed a later weights check (other weights behind the same name): taken out of the call cache and computed again on endpoints that passed; the stored items use only answers given between two passing checks`;
+}
+
+/** The answers a run took out in earlier processes (issue 35 item 1), as stored with it; 0 when none. */
+function storedDistrusted(stats: unknown): number {
+  const n = (stats as { answersDistrusted?: unknown } | null)?.answersDistrusted;
+  return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 0;
 }
