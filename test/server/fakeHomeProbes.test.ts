@@ -19,11 +19,12 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Envelope } from '../../src-main/api/contract/index';
+import { contract, type Envelope } from '../../src-main/api/contract/index';
 import { writeTinyGguf } from '../../src-main/engine/gguf/tinyModel';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { openWorkspace } from '../../src-main/store/workspace';
 import { allowFolderByCode } from '../support/folderGesture';
+import { pathFields } from '../security/contractInputs';
 
 interface Answer {
   status: number;
@@ -56,7 +57,11 @@ const S = {
 const GGUF = 'model.gguf';
 const FIX = join(process.cwd(), 'test', 'fixtures', 'collections');
 
+/** Every method this test called. */
+const called = new Set<string>();
+
 async function api(method: string, input: unknown): Promise<Answer> {
+  called.add(method);
   const res = await fetch(`${app.server.url}api/${method}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${app.server.token}` },
@@ -372,6 +377,34 @@ describe('a workspace kept in a fake HOME with planted secrets', () => {
       noSecret(forgot, `forget ${path}`);
       expect(JSON.stringify(forgot.body.data)).not.toContain(path);
     }
+  });
+
+  it('probed every path-taking input of the API contract (a new one fails here until it is probed or exempted)', () => {
+    // The contract's path-like input fields, found as test/security/apiPaths.test.ts finds them (by key name).
+    const fields = Object.entries(contract).flatMap(([m, def]) => pathFields(def.input).map((f) => `${m} ${f}`));
+    const probed = [
+      'files.setAllowedFolders folders[]',
+      'files.requestFolder path',
+      'files.confirmFolder path',
+      'files.browse path',
+      'collections.import files[]',
+      'collections.importBundle corpus.path', // queries and qrels share its schema; qrels.path is probed too
+      'collections.previewFile path',
+      'workspaces.forget path',
+      'workspaces.open path',
+      'workspaces.create path',
+      'models.add path',
+      'retrieval.runs.create model',
+      'retrieval.dense.build model',
+    ];
+    const exempt: Record<string, string> = {
+      'remotes.add model': 'the model name an OpenAI-compatible server serves, sent to that server; no file is opened',
+    };
+    expect([...fields].sort()).toEqual([...probed, ...Object.keys(exempt)].sort());
+    for (const f of probed) expect(called, f).toContain(f.split(' ')[0]);
+    // Experiment specs are untyped at the contract level (each kind checks its own): their one path-like input, a
+    // dense retriever's model, is probed above through experiments.validateSpec, create and run.
+    for (const m of ['experiments.validateSpec', 'experiments.create', 'experiments.run']) expect(called, m).toContain(m);
   });
 
   it('let no planted secret out in any answer', () => {
