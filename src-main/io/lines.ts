@@ -67,6 +67,21 @@ export function decodeUtf8(bytes: Uint8Array, file?: string, firstLine = 1): str
   }
 }
 
+/**
+ * The head of a file cut at a byte count (a preview's first 256 KB) may end inside a UTF-8 character: drop that
+ * incomplete last character (at most 3 bytes), nothing else. Invalid bytes elsewhere stay for decodeUtf8 to refuse.
+ */
+export function dropCutUtf8Tail(bytes: Uint8Array): Uint8Array {
+  const n = bytes.length;
+  for (let back = 1; back <= Math.min(3, n); back++) {
+    const b = bytes[n - back]!;
+    if ((b & 0xc0) === 0x80) continue; // a continuation byte: look further back for the lead byte
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return need > back ? bytes.subarray(0, n - back) : bytes;
+  }
+  return bytes;
+}
+
 /** The name a reader shows for `-`. */
 export function inputName(file: string): string {
   return file === '-' ? '<stdin>' : file;

@@ -7,7 +7,7 @@ import type { ApiParsedInput, ApiOutput } from '../api/contract/index';
 import type { ImportReport } from '../api/contract/collections';
 import type { Job } from '../api/contract/jobs';
 import { ApiFailure } from '../api/apiFailure';
-import { decodeUtf8 } from '../io/lines';
+import { decodeUtf8, dropCutUtf8Tail } from '../io/lines';
 import { fileSource, textSource, type TextSource } from '../io/importers/index';
 import { CollectionNameTakenError, CollectionsRepo } from '../store/collectionsRepo';
 import type { CollectionRow } from '../store/collectionTypes';
@@ -143,7 +143,8 @@ export class CollectionsService {
   }
 
   async previewFile(req: ApiParsedInput<'collections.previewFile'>): Promise<ApiOutput<'collections.previewFile'>> {
-    const source = req.path !== undefined ? fileSource(this.paths.checkFile(req.path, 'path')) : uploadedSource(req.file!);
+    // An upload previewed is the file's head, cut at a byte count: a character cut in two at its end is dropped.
+    const source = req.path !== undefined ? fileSource(this.paths.checkFile(req.path, 'path')) : uploadedSource(req.file!, true);
     // Only what the kind's parser accepted comes back, never a raw line (collectionsPreviewCheck.ts).
     return previewParsed(source, req.kind, req.mapping ?? {});
   }
@@ -192,7 +193,8 @@ function summary(c: CollectionRow): ApiOutput<'collections.list'>[number] {
   return { id: c.id, name: c.name, description: c.description, contentHash: c.contentHash, createdAt: c.createdAt, counts: c.counts };
 }
 
-function uploadedSource(f: UploadedFile): TextSource {
-  const text = f.encoding === 'base64' ? decodeUtf8(Buffer.from(f.content, 'base64'), f.name) : f.content;
+function uploadedSource(f: UploadedFile, head = false): TextSource {
+  const bytes = (): Uint8Array => (head ? dropCutUtf8Tail(Buffer.from(f.content, 'base64')) : Buffer.from(f.content, 'base64'));
+  const text = f.encoding === 'base64' ? decodeUtf8(bytes(), f.name) : f.content;
   return textSource(f.name, text);
 }

@@ -2,8 +2,11 @@
  * Issue 36 item 2, probed as a token holder would: a fake HOME with secrets planted in the usual credential places, the
  * workspace kept directly in it (`~/ws.fairground`, so the workspace's folder is HOME), browser mode started as
  * `fairground serve` starts it (app config and key folder at their defaults under that HOME), and every route that takes
- * a path — preview, browse, import (files and bundle), model add, workspace open and create, folder allow — called over
- * HTTP. Each probe must be refused with an error saying why, and no planted secret byte may come back in any answer.
+ * a path — preview, browse, import (files and bundle), model add, workspace open, create and forget, folder allow and
+ * confirm, an embedding model named by path (retrieval.dense.build, retrieval.runs.create), an experiment spec naming
+ * one (validate, create, run) — called over HTTP. Each probe must be refused with an error saying why, and no planted
+ * secret byte may come back in any answer. (The list follows the API contract's path-taking inputs: fields `path`,
+ * `folders`, `files` and the embedding `model`, which is a library name or a GGUF path.)
  *
  * The layout makes the private list the only guard for part of it: `~/.config` is a symlink to `~/dotfiles/config`, and
  * `~/dotfiles` is an allowed folder (added by the code printed in the terminal), so `~/dotfiles/config/gcloud/...` is
@@ -12,15 +15,16 @@
  * private check from any one route makes that route answer. `~/.config/gh` does not exist when the server starts; it is
  * made afterwards and must be private too.
  */
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Envelope } from '../../src-main/api/contract/index';
+import { contract, type Envelope } from '../../src-main/api/contract/index';
 import { writeTinyGguf } from '../../src-main/engine/gguf/tinyModel';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { openWorkspace } from '../../src-main/store/workspace';
 import { allowFolderByCode } from '../support/folderGesture';
+import { pathFields } from '../security/contractInputs';
 
 interface Answer {
   status: number;
@@ -51,8 +55,13 @@ const S = {
   key: 'k3y-material-SECRET-0b5e',
 };
 const GGUF = 'model.gguf';
+const FIX = join(process.cwd(), 'test', 'fixtures', 'collections');
+
+/** Every method this test called. */
+const called = new Set<string>();
 
 async function api(method: string, input: unknown): Promise<Answer> {
+  called.add(method);
   const res = await fetch(`${app.server.url}api/${method}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${app.server.token}` },
@@ -134,6 +143,18 @@ afterAll(async () => {
 });
 
 const call = async (m: string, i: unknown) => (await api(m, i)).body as Envelope<unknown>;
+
+/** The job a route answered with, once it has finished (done, failed or cancelled); its answers are checked too. */
+async function finished(started: Answer): Promise<{ status: string; error: string | null }> {
+  expect(started.body.ok, JSON.stringify(started.body).slice(0, 300)).toBe(true);
+  const id = (started.body.data as { id: string }).id;
+  for (let i = 0; i < 600; i++) {
+    const job = (await api('jobs.get', { id })).body.data as { status: string; error: string | null };
+    if (job.status !== 'queued' && job.status !== 'running') return job;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`job ${id} did not finish`);
+}
 
 /** Every planted secret file, by the path a request would name (HOME's own, through ~/.config, through links). */
 const secretFiles = () => [
@@ -281,6 +302,109 @@ describe('a workspace kept in a fake HOME with planted secrets', () => {
     refused(await api('collections.import', { collectionName: 'stolen', kind: 'corpus', files: [key] }), 'import key', PRIVATE);
     // A path not made yet under a private folder: refused as well, naming no content.
     refused(await api('collections.previewFile', { kind: 'corpus', path: p('.aws/not-yet.tsv') }), 'preview not-yet', /no such file/);
+  });
+
+  it('opens no embedding model by a path to a private place (dense build, dense run), and no experiment spec reads one', async () => {
+    // A lab folder the user allows, with a LaMP collection and a library model, so that every request below is valid
+    // except for the model path it names.
+    mkdirSync(p('lab'));
+    writeFileSync(p('lab/questions.json'), readFileSync(join(FIX, 'lamp2_questions.json')));
+    writeFileSync(p('lab/outputs.json'), readFileSync(join(FIX, 'lamp2_outputs.json')));
+    await writeTinyGguf(p('lab/tiny.gguf'), { preset: 'tiny', seed: 4 });
+    expect(await allowFolderByCode(call, p('lab'))).toMatchObject({ ok: true });
+    expect((await api('models.add', { path: p('lab/tiny.gguf'), name: 'tiny' })).body).toMatchObject({ ok: true });
+    const imported = await api('collections.import', { collectionName: 'lamp', kind: 'lamp', files: [p('lab/questions.json'), p('lab/outputs.json')] });
+    expect(await finished(imported)).toMatchObject({ status: 'succeeded' });
+    const collectionId = ((await api('collections.list', {})).body.data as { id: number; name: string }[]).find((c) => c.name === 'lamp')!.id;
+
+    // Paths an embedding model may not be opened from: a key, a real GGUF in a private folder (directly, through the
+    // ~/.config link, through a link in an allowed folder), the sealing key. Each is refused before anything reads it.
+    const models = [p('.ssh/id_rsa'), p('data/ssh-link/id_rsa'), p('.config/gcloud', GGUF), p('dotfiles/config/gcloud', GGUF), p('data/model.gguf'), p('.config/fairground/secret.key')];
+    for (const model of models) {
+      for (const [method, input] of [
+        ['retrieval.dense.build', { collectionId, model }],
+        ['retrieval.runs.create', { collectionId, method: 'dense', model }],
+      ] as const) {
+        const started = await api(method, input);
+        noSecret(started, `${method} ${model}`);
+        // The route answers with a job (the engine opens in it); the job fails with the path check's reason.
+        const job = started.body.ok ? await finished(started) : started.body.error;
+        expect(job, `${method} ${model}`).toMatchObject({ ...(started.body.ok ? { status: 'failed' } : {}) });
+        const message = started.body.ok ? (job as { error: string }).error : (job as { message: string }).message;
+        expect(message, `${method} ${model}`).toMatch(/keys and credentials|settings or keys|outside the folders/);
+      }
+    }
+    expect((await api('retrieval.dense.sets', { collectionId })).body).toMatchObject({ ok: true, data: [] });
+    expect((await api('retrieval.runs.list', { collectionId })).body).toMatchObject({ ok: true, data: [] });
+
+    // An experiment names an embedding model by library name only: a path (a key, a GGUF in a private place) is refused
+    // by validation, creation or the run, and the run opens no file.
+    const spec = (model: string) => ({
+      kind: 'fair-rag',
+      name: `probe-${models.indexOf(model)}`,
+      collection: 'lamp',
+      retrievers: [{ name: 'dense', method: 'dense', params: { model } }],
+      generator: { model: 'tiny' },
+      decoding: { maxTokens: 4 },
+      k: 1,
+      samples: 1,
+      alphas: [0],
+    });
+    for (const model of models) {
+      const v = await api('experiments.validateSpec', { spec: spec(model) });
+      noSecret(v, `validate ${model}`);
+      const issues = (v.body.data as { issues: { path: string; message: string }[] }).issues;
+      // A .gguf path passes validation (it is no library name to look up; the run says so); any other path does not.
+      expect(issues, `validate ${model}`).toEqual(/\.gguf$/.test(model) ? [] : [{ path: 'retrievers[0].params.model', message: `no model named '${model}' in the library` }]);
+      // Saved as a draft, then run: refused (before or in the job) as no library model, and no file is opened.
+      const created = await api('experiments.create', { spec: spec(model) });
+      expect(created.body, `create ${model}`).toMatchObject({ ok: true });
+      const run = await api('experiments.run', { id: (created.body.data as { id: number }).id });
+      noSecret(run, `run ${model}`);
+      const message = run.body.ok ? ((await finished(run)) as { error: string }).error : run.body.error!.message;
+      expect(message, `run ${model}`).toContain(`no model named '${model}' in the library`);
+    }
+  });
+
+  it('confirms no private folder with any code, and forgetting a private path from the recent list reads nothing', async () => {
+    for (const folder of [home, p('.ssh'), p('.aws'), p('.config/gcloud'), p('dotfiles/config/gcloud'), p('data/ssh-link'), p('.config/fairground')]) {
+      refused(await api('files.confirmFolder', { path: folder, code: '000000' }), `confirm ${folder}`, folder === home ? /home folder.*cannot be allowed as a whole/ : PRIVATE);
+    }
+    expect((await api('files.allowedFolders', {})).body).toMatchObject({ ok: true, data: { folders: [p('data'), p('dotfiles'), p('lab')] } });
+    for (const path of [p('.ssh/id_rsa'), p('.config/fairground/secret.key'), p('data/model.gguf')]) {
+      const forgot = await api('workspaces.forget', { path });
+      expect(forgot.body, `forget ${path}`).toMatchObject({ ok: true });
+      noSecret(forgot, `forget ${path}`);
+      expect(JSON.stringify(forgot.body.data)).not.toContain(path);
+    }
+  });
+
+  it('probed every path-taking input of the API contract (a new one fails here until it is probed or exempted)', () => {
+    // The contract's path-like input fields, found as test/security/apiPaths.test.ts finds them (by key name).
+    const fields = Object.entries(contract).flatMap(([m, def]) => pathFields(def.input).map((f) => `${m} ${f}`));
+    const probed = [
+      'files.setAllowedFolders folders[]',
+      'files.requestFolder path',
+      'files.confirmFolder path',
+      'files.browse path',
+      'collections.import files[]',
+      'collections.importBundle corpus.path', // queries and qrels share its schema; qrels.path is probed too
+      'collections.previewFile path',
+      'workspaces.forget path',
+      'workspaces.open path',
+      'workspaces.create path',
+      'models.add path',
+      'retrieval.runs.create model',
+      'retrieval.dense.build model',
+    ];
+    const exempt: Record<string, string> = {
+      'remotes.add model': 'the model name an OpenAI-compatible server serves, sent to that server; no file is opened',
+    };
+    expect([...fields].sort()).toEqual([...probed, ...Object.keys(exempt)].sort());
+    for (const f of probed) expect(called, f).toContain(f.split(' ')[0]);
+    // Experiment specs are untyped at the contract level (each kind checks its own): their one path-like input, a
+    // dense retriever's model, is probed above through experiments.validateSpec, create and run.
+    for (const m of ['experiments.validateSpec', 'experiments.create', 'experiments.run']) expect(called, m).toContain(m);
   });
 
   it('let no planted secret out in any answer', () => {

@@ -22,6 +22,7 @@ import { DataError } from '../../core/errors';
 import { Batcher } from './batcher';
 import { describe, readId } from './columnMapping';
 import { parseElement, streamJsonElements } from './jsonElements';
+import { readLampOutputsHead } from './lampOutputsHead';
 import { lampTaskByName, lampTaskByPrompt, lampTaskLabel, type LampTask } from './lampTasks';
 import { quoteId, stableStringify, type DocumentRecord, type ImportSink, type JsonObject, type QueryRecord, type SourceStats } from './records';
 import { checkedSink } from './ids';
@@ -155,18 +156,20 @@ export async function importLamp(sources: readonly TextSource[], opts: LampOptio
 /**
  * A LaMP file as a preview shows it (collections.previewFile, issue 36 item 2): at most `max` questions the importer
  * accepted, each written back as one JSON line (`{"id", "input", "task", "profile": <items>}`), or an outputs file's
- * task and first golds. A file that does not parse as LaMP is refused naming its line, quoting none of it; a bad
+ * task and first golds (read incrementally: a head cut inside `golds` shows the golds before the cut). A file that
+ * does not parse as LaMP is refused naming its line, quoting none of it; a bad
  * question after good ones ends the preview there.
  */
 export async function previewLamp(source: TextSource, opts: LampOptions, max: number): Promise<string[]> {
   const cut = (t: string): string => (t.length > 300 ? `${t.slice(0, 300)}…` : t);
   if ((await firstChar(source)) === '{') {
-    const golds = new Map<string, Gold>();
-    const read = await readOutputs(source, new LineCounter(), golds);
-    const out = read.task ? [JSON.stringify({ task: lampTaskLabel(read.task) })] : [];
-    for (const [id, g] of golds) {
+    // Read incrementally (lampOutputsHead.ts): an upload's head is cut inside `golds`, and a path preview need not
+    // parse a large golds array whole.
+    const head = await readLampOutputsHead(source, max);
+    const out = head.task ? [JSON.stringify({ task: lampTaskLabel(head.task) })] : [];
+    for (const g of head.golds) {
       if (out.length >= max) break;
-      out.push(JSON.stringify({ id, output: cut(g.output) }));
+      out.push(JSON.stringify({ id: g.id, output: cut(g.output) }));
     }
     return out;
   }
