@@ -66,11 +66,12 @@ export function checkSpecContent(kind: Pick<ExperimentKind, 'checkContent'>, spe
     const empty = emptyTaskSelection(spec, deps);
     if (empty) issues.push(empty);
   }
-  // A dense retriever's embedding model by library name (a GGUF path is checked when it is opened).
+  // A dense retriever's embedding model by library name; a GGUF path is refused as well (a spec opens no file by
+  // path: the run would only fail on it).
   if (Array.isArray(spec.retrievers)) {
     spec.retrievers.forEach((r: unknown, i) => {
       const model = (r as { method?: unknown; params?: { model?: unknown } } | null)?.params?.model;
-      if ((r as { method?: unknown }).method !== 'dense' || typeof model !== 'string' || /\.gguf$/i.test(model)) return;
+      if ((r as { method?: unknown }).method !== 'dense' || typeof model !== 'string') return;
       try {
         deps.resolveGenerator({ model } as GeneratorSelector, `retrievers[${i}].params.model`);
       } catch (err) {

@@ -527,7 +527,12 @@ export class ExperimentService {
     }
     if ('model' in selector) {
       const m = this.models.models.getByName(selector.model);
-      if (!m) throw new DataError(`no model named '${selector.model}' in the library`, { field });
+      if (!m) {
+        // A spec names models by library name; a GGUF path is not opened from a spec (issue 36: no file is read by
+        // a path a spec carries), so it is refused here, at validation, with the way to use that file.
+        const hint = /\.gguf$/i.test(selector.model) ? ': a spec names a model by its library name; add the file in Models (Add model) and use its name' : '';
+        throw new DataError(`no model named '${selector.model}' in the library${hint}`, { field });
+      }
       return { kind: 'local', modelId: m.id };
     }
     const r = this.models.listRemotes().find((x) => x.name === selector.remote);

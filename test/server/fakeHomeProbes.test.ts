@@ -354,8 +354,9 @@ describe('a workspace kept in a fake HOME with planted secrets', () => {
       const v = await api('experiments.validateSpec', { spec: spec(model) });
       noSecret(v, `validate ${model}`);
       const issues = (v.body.data as { issues: { path: string; message: string }[] }).issues;
-      // A .gguf path passes validation (it is no library name to look up; the run says so); any other path does not.
-      expect(issues, `validate ${model}`).toEqual(/\.gguf$/.test(model) ? [] : [{ path: 'retrievers[0].params.model', message: `no model named '${model}' in the library` }]);
+      // Every path is refused by validation (no library model has that name; a .gguf path gets the way to add it).
+      const hint = /\.gguf$/.test(model) ? ': a spec names a model by its library name; add the file in Models (Add model) and use its name' : '';
+      expect(issues, `validate ${model}`).toEqual([{ path: 'retrievers[0].params.model', message: `no model named '${model}' in the library${hint}` }]);
       // Saved as a draft, then run: refused (before or in the job) as no library model, and no file is opened.
       const created = await api('experiments.create', { spec: spec(model) });
       expect(created.body, `create ${model}`).toMatchObject({ ok: true });
