@@ -121,6 +121,6 @@ describe('an all-wrong reader on LaMP-3', () => {
     const warning = "4 of 6 answers are ratings outside LaMP-3's labels 1–5; each is scored by its real error, max(0, 4 − |answer − gold|), never clamped into the range";
     expect(metrics.warnings).toContain(warning);
     expect(fairRagSummary({ runId: 1, spec, items, finished: true, generatorName: 'gen' }).warnings).toContain(warning);
-    expect(table2Latex(metrics)).toContain('4 of 6 answers lie outside the labels 1--5 and score $\\max(0, 4 - |p - g|)$ (never clamped).');
+    expect(table2Latex(metrics)).toContain('4 of 6 answers outside 1--5 score $\\max(0, 4 - |p - g|)$ (unclamped).');
   });
 });
