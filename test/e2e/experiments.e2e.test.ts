@@ -12,6 +12,7 @@ import type { Browser, Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrowserMode, type BrowserMode } from '../../src-main/server/browserMode';
 import { ensureDemo } from '../../src-main/services/demoSetup';
+import type { FairRagMetrics } from '../../src-main/api/contract/fairRag';
 import { filesOf } from '../support/zip';
 import { launchBrowser, openJobTray, screenshot } from '../support/browser';
 
@@ -137,6 +138,24 @@ describe('Experiments: the Fair RAG wizard, a run and its analysis views', () =>
     const rows = await table2.locator('tbody tr').allInnerTexts();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toContain('bm25+fairground-tiny');
+    // The cells show what the test tests (the paired per-query difference), labelled; the paper's unpaired difference on request (issue 34 item 8f).
+    const run = app.services.experiments.listRuns(app.services.experiments.repo.experiments().find((x) => x.name === 'e2e fair rag')!.id)[0]!.id;
+    const t2 = (app.services.experiments.metrics(run) as FairRagMetrics).table2;
+    const cellsLabel = page.getByTestId('fr-table2-cells-label');
+    expect(await cellsLabel.getAttribute('data-cells')).toBe('paired');
+    expect(await cellsLabel.textContent()).toContain('Paired by query (what the test tests)');
+    expect((await table2.locator('caption').innerText()).replace(/\s+/g, ' ')).toMatch(/^Paired difference by query of utility from the deterministic baseline/);
+    const shownCells = async () => (await table2.locator('tbody tr').first().locator('td').allInnerTexts()).slice(2, 2 + t2.intervals.length).map((t) => t.replace(/\s*\(n=.*$/s, '').replace(/[†‡]/g, '').trim());
+    const expected = (v: number | null | undefined) => (v === null || v === undefined ? '–' : `${v > 0 ? '+' : v < 0 ? '−' : ''}${Math.abs(v).toFixed(3)}`);
+    const cells = t2.rows[0]!.cells;
+    expect(cells.some((c) => c.pairedDifference !== null)).toBe(true);
+    expect(await shownCells()).toEqual(cells.map((c) => expected(c.pairedDifference)));
+    await page.getByTestId('fr-table2-cells').selectOption('paper');
+    await expect.poll(() => cellsLabel.getAttribute('data-cells')).toBe('paper');
+    expect(await cellsLabel.textContent()).toContain("The paper's unpaired difference");
+    expect(await shownCells()).toEqual(cells.map((c) => expected(c.difference)));
+    await page.getByTestId('fr-table2-cells').selectOption('paired');
+    await expect.poll(() => cellsLabel.getAttribute('data-cells')).toBe('paired');
     await screenshot(page, 'experiments-table2');
   });
 
@@ -173,7 +192,9 @@ describe('Experiments: the Fair RAG wizard, a run and its analysis views', () =>
     const latex = tex.find((f) => f.name.endsWith('.table2.tex'))!;
     expect(latex.name).toBe(`e2e_fair_rag-run${run}.table2.tex`);
     expect(latex.body).toContain('\\toprule');
-    expect(latex.body).toContain('bm25+fairground-tiny');
+    // One generator per run: rows name the retriever, the notes the generator (issue 34 item 9).
+    expect(latex.body).toMatch(/^bm25 \(\d\.\d{3}\) & /m);
+    expect(latex.body).toContain('generator fairground-tiny');
     const texManifest = JSON.parse(tex.find((f) => f.name === `${latex.name}.manifest.json`)!.body);
     expect(texManifest.export.file).toBe(latex.name);
     expect(texManifest.seeds).toBeDefined();
@@ -182,11 +203,24 @@ describe('Experiments: the Fair RAG wizard, a run and its analysis views', () =>
     const t2 = csv.find((f) => f.name.endsWith('.table2.csv'))!;
     expect(t2.body.split('\n')[0]).toMatch(/^retriever,generator,baseline,baseline_queries,diff_0_0.2,/);
     expect(t2.body.split('\n')[1]).toMatch(/^bm25,fairground-tiny,/);
+    // The paired difference the test tests, added as columns at the end (the existing ones unchanged).
+    const t2Header = t2.body.split('\n')[0]!.split(',');
+    const t2Metrics = (app.services.experiments.metrics(run) as FairRagMetrics).table2;
+    expect(t2Header.slice(-5)).toEqual(t2Metrics.intervals.map(([lo, hi]) => `paired_difference_${lo}_${hi}`));
+    const t2Fields = t2.body.split('\n')[1]!.match(/("([^"]|"")*"|[^,]*)(,|$)/g)!.map((f) => f.replace(/,$/, '')).slice(0, -1);
+    expect(t2Fields.slice(-5)).toEqual(t2Metrics.rows[0]!.cells.map((c) => (c.pairedDifference === null || c.pairedDifference === undefined ? '' : String(c.pairedDifference))));
     const t2Manifest = JSON.parse(csv.find((f) => f.name.endsWith('.table2.csv.manifest.json'))!.body);
     expect(t2Manifest.export.file).toBe(t2.name);
     expect(t2Manifest.export.sha256).toMatch(/^[0-9a-f]{64}$/);
 
     await page.getByTestId('fr-tab-exports').click();
+    // The paper's cells in LaTeX, next to the default Table 2 export.
+    const paperTex = (await download('fr-export-latex-table2-paper')).find((f) => f.name.endsWith('.tex'))!;
+    expect(paperTex.name).toBe(`e2e_fair_rag-run${run}.table2-paper.tex`);
+    expect(paperTex.body).toContain("% Cells: the paper's unpaired difference of means.");
+    const paperNormTex = (await download('fr-export-latex-table2-normalized-paper')).find((f) => f.name.endsWith('.tex'))!;
+    expect(paperNormTex.name).toBe(`e2e_fair_rag-run${run}.table2-normalized-paper.tex`);
+    expect(paperNormTex.body).toContain('\\label{tab:fair-rag-table2-normalized}');
     const perQuery = await download('fr-export-per-query-csv');
     const pq = perQuery.find((f) => f.name.endsWith('.per-query.csv'))!;
     const lines = pq.body.trim().split(/\r?\n/);

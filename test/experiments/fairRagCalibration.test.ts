@@ -39,7 +39,7 @@ describe("Table 2's measured calibration", () => {
     if (before.kind !== 'fair-rag') throw new Error('not a Fair RAG run');
     expect(before.table2.calibration).toBeUndefined();
     const texBefore = await wb.services.experiments.export(runId, 'latex-table2');
-    expect(texBefore.file.text).toContain('Null rejection rate of this test: not simulated.');
+    expect(texBefore.file.text).toContain('Null rejection rate: not simulated.');
     expect((texBefore.manifest.evaluation as { significance: Record<string, unknown> }).significance.calibration).toBeUndefined();
 
     const runs = 8;
@@ -66,7 +66,8 @@ describe("Table 2's measured calibration", () => {
     expect(after.table2.calibration).toEqual(cal);
     expect(wb.services.jobs.list().length).toBe(jobsBefore);
     const tex = await wb.services.experiments.export(runId, 'latex-table2');
-    expect(tex.file.text).toContain(`Measured null rejection rate of this test at $\\alpha = 0.05$: ${cal.nullRejectionRate.toFixed(3)} [${cal.lo.toFixed(3)}, ${cal.hi.toFixed(3)}] over ${runs} simulated runs.`);
+    // The notes under the table (at the table's α, so α is not repeated).
+    expect(tex.file.text).toContain(`Measured null rejection rate: ${cal.nullRejectionRate.toFixed(3)} [${cal.lo.toFixed(3)}, ${cal.hi.toFixed(3)}] (${runs} simulated runs).`);
     expect((tex.manifest.evaluation as { significance: { calibration: unknown } }).significance.calibration).toEqual(cal);
     const manifest = JSON.parse((await wb.services.experiments.export(runId, 'manifest')).file.text) as { evaluation: { significance: { calibration?: unknown } } };
     expect(manifest.evaluation.significance.calibration).toEqual(cal);

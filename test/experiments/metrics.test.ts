@@ -283,8 +283,9 @@ describe('Table 2 on both scales (#16.7)', () => {
     expect(norm.baseline).toBeCloseTo(1, 12);
     const rawTex = table2Latex(metrics);
     const normTex = table2Latex(metrics, 'normalized');
-    expect(rawTex).toContain("Utility on the metric's own scale");
-    expect(normTex).toContain('Normalised utility $\\overline{\\mathrm{EU}} = \\mathrm{EU}/u_{\\max}$');
+    expect(rawTex).toContain('Raw utility (LaMP-3: 4 $-$ MAE).');
+    expect(normTex).toContain('Utility $\\overline{\\mathrm{EU}} = \\mathrm{EU}/u_{\\max}$ (Eq. 30).');
+    expect(normTex).toContain('normalised utility; see the notes');
     expect(normTex).toContain('r1 (1.000)');
     expect(rawTex).toContain('r1 (0.750)');
   });

@@ -20,7 +20,10 @@ import { describe, expect, it } from 'vitest';
 import type { FairRagMetrics } from '../../src-main/api/contract/fairRag';
 import { table2Latex } from '../../src-main/experiments/fair-rag/exports';
 import type { QueryArmMetrics } from '../../src-main/experiments/fair-rag/queryMetrics';
-import { table2, table2Settings, TABLE2_INTERVALS } from '../../src-main/experiments/fair-rag/table2';
+import { escapeLatex } from '../../src-main/core/format/latex';
+import { table2, table2Settings, TABLE2_INTERVALS, TABLE2_TESTS } from '../../src-main/experiments/fair-rag/table2';
+
+const oneLine = (text: string) => text.replace(/\s+/g, ' ');
 import { compileLatex } from '../support/pdflatex';
 
 type Arm = [queryId: string, policy: 'deterministic' | 'pl', eeDNorm: number, eu: number];
@@ -143,6 +146,36 @@ describe('Table 2 fits a column (issue 34 item 9)', () => {
       expect(got.captionLines, `${scale}/${cells}`).toBeLessThanOrEqual(3);
       expect(got.overfull).toEqual([]);
       expect(got.notesLines).toBeGreaterThan(3); // the long text moved below the table
+    }
+  });
+
+  it('the notes below the table: at most 12 lines in a column for every test, with the departure, calibration and out-of-range count', () => {
+    // The longest notes: the default test's name and departure, a measured calibration, LaMP-3 answers out of range.
+    const calibration = { nullRejectionRate: 0.0493, lo: 0.0418, hi: 0.0577, runs: 3000, alpha: 0.05 };
+    for (const test of TABLE2_TESTS) {
+      const m = significant(metricsOf(CONSTANT, 'paired-t', ['bm25', 'contriever', 'splade'], 'simulated-reader-strong-primacy'));
+      const settings = table2Settings({ significance: { test, correction: 'holm', alpha: 0.05 }, seeds: { sampling: 1 } } as Parameters<typeof table2Settings>[0]);
+      Object.assign(m.table2, settings, { calibration });
+      Object.assign(m, { outOfRangeAnswers: { count: 284, answers: 1136 } });
+      for (const [scale, cells] of [
+        ['raw', 'paired'],
+        ['normalized', 'paired'],
+        ['raw', 'paper'],
+        ['normalized', 'paper'],
+      ] as const) {
+        const tex = table2Latex(m, scale, { cells });
+        const got = measure(tex);
+        console.info(`Table 2 notes, ${test} ${scale}/${cells}: ${got.notesLines} lines`);
+        expect(got.notesLines, `${test} ${scale}/${cells}`).toBeLessThanOrEqual(12);
+        expect(got.overfull).toEqual([]);
+        // Every fact is still there: the test, the correction, the departure, the calibration, the count.
+        const notes = oneLine(/Notes\. ([\s\S]*)\}\n\\end\{table\}/.exec(tex)![1]!);
+        expect(notes).toContain(oneLine(escapeLatex(settings.test)));
+        expect(notes).toContain("Holm over each row's intervals");
+        if (settings.departure) expect(notes).toContain(oneLine(escapeLatex(settings.departure)));
+        expect(notes).toContain('Measured null rejection rate: 0.049 [0.042, 0.058] (3000 simulated runs).');
+        expect(notes).toContain('284 of 1136 answers outside 1--5 score $\\max(0, 4 - |p - g|)$ (unclamped).');
+      }
     }
   });
 

@@ -5,13 +5,18 @@
  * the same error inside the range; the count of such answers goes into the run's warnings, the
  * Table 2 caption and the manifest. Hand-computed cases.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FairRagSpec } from '../../src-main/api/contract/fairRag';
 import { perSampleCsv, table2Latex } from '../../src-main/experiments/fair-rag/exports';
 import { generationKey, indexRunItems, queryKey, sampleKey } from '../../src-main/experiments/fair-rag/items';
 import { fairRagMetrics, fairRagSummary } from '../../src-main/experiments/fair-rag/metrics';
 import { utilityScorer, type UtilityScorer } from '../../src-main/experiments/fair-rag/utility';
+import { loadDemoCollection } from '../../src-main/services/collectionsDemo';
+import { ensureDemoSimReader } from '../../src-main/services/simulation/demoSim';
 import type { RunItem } from '../../src-main/store/experimentsRepo';
+import { openWorkbench } from '../planted/support';
 
 function scorer(metric: string, worst?: number): UtilityScorer {
   const s = utilityScorer(worst === undefined ? {} : { utilityMetric: { name: metric as 'mae', worst } as never }, metric);
@@ -121,6 +126,27 @@ describe('an all-wrong reader on LaMP-3', () => {
     const warning = "4 of 6 answers are ratings outside LaMP-3's labels 1–5; each is scored by its real error, max(0, 4 − |answer − gold|), never clamped into the range";
     expect(metrics.warnings).toContain(warning);
     expect(fairRagSummary({ runId: 1, spec, items, finished: true, generatorName: 'gen' }).warnings).toContain(warning);
-    expect(table2Latex(metrics)).toContain('4 of 6 answers lie outside the labels 1--5 and score $\\max(0, 4 - |p - g|)$ (never clamped).');
+    expect(table2Latex(metrics)).toContain('4 of 6 answers outside 1--5 score $\\max(0, 4 - |p - g|)$ (unclamped).');
   });
+
+  it("puts the count in the run's manifest (built by the Fair RAG kind from the stored items, real SQLite workspace)", async () => {
+    const wb = openWorkbench('lamp3-manifest');
+    try {
+      await loadDemoCollection(wb.services);
+      ensureDemoSimReader(wb.services);
+      const demo = JSON.parse(readFileSync(join(process.cwd(), 'resources', 'demo', 'experiments', 'fair-rag.json'), 'utf8')) as Record<string, unknown>;
+      const { experiment } = wb.services.experiments.upsert({ ...demo, name: 'lamp3 manifest' });
+      const runId = wb.services.experiments.runToContinue(experiment.id, true).run.id;
+      wb.services.experiments.repo.upsertItems(runId, items);
+      for (const format of ['manifest', 'latex-table2'] as const) {
+        const out = await wb.services.experiments.export(runId, format);
+        const manifest = (format === 'manifest' ? JSON.parse(out.file.text) : out.manifest) as { evaluation: { measureParameters: Record<string, unknown> } };
+        // Out of 1..5: q1 "9", "-3"; q2 "9", "0" → 4 of 6 answers (as above).
+        expect(manifest.evaluation.measureParameters.outOfRangeAnswers, format).toEqual({ count: 4, of: 6, labels: '1–5' });
+        expect(manifest.evaluation.measureParameters.lowerIsBetterUtility, format).toBe('max(0, worst − error); the prediction is never clamped into the label range');
+      }
+    } finally {
+      await wb.close();
+    }
+  }, 120_000);
 });

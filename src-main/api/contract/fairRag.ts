@@ -25,7 +25,19 @@ export const FairRagRetriever = z.discriminatedUnion('method', [
     .object({
       name: RetrieverName,
       method: z.literal('dense'),
-      params: z.object({ model: z.string().trim().min(1).max(200), metric: z.enum(['cosine', 'dot']).default('cosine') }).strict(),
+      params: z
+        .object({
+          model: z.string().trim().min(1).max(200),
+          metric: z.enum(['cosine', 'dot']).default('cosine'),
+          /**
+           * Candidate texts longer than the embedding model's context (retrieval/dense/fitTexts.ts): absent or 'refuse'
+           * stops the run before embedding, naming the document, its tokens and the context; 'cut' embeds the longest
+           * prefix that fits (the run's stats and manifest say how many were cut). A query that does not fit is refused.
+           * Optional with no default, so specs written before it keep their form and hash.
+           */
+          overlong: z.enum(['cut', 'refuse']).optional(),
+        })
+        .strict(),
     })
     .strict(),
   /** Reciprocal rank fusion of other retrievers of this spec (by name). */

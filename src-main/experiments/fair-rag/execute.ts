@@ -121,7 +121,7 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
   ctx.progress(0, null, 'reading the collection');
   const data = loadFairRagData(spec, deps.collections);
   ctx.progress(0, null, `scoring the candidates of ${data.queries.length} queries`);
-  const { scores, embeddingCalls } = await scoreRetrievers(spec, data.queries, deps, signal);
+  const { scores, embeddingCalls, embeddingFit, warnings: fitWarnings } = await scoreRetrievers(spec, data.queries, deps, signal);
   // A budget in the generator's tokens counts with its tokenizer (counts kept for the whole run, so
   // the lazy re-planning of pass 2 renders exactly the prompts pass 1 planned).
   const tokens = await generatorTokens(spec, engine, signal);
@@ -221,6 +221,9 @@ export async function executeFairRag(ctx: ExecuteContext<FairRagSpec>): Promise<
     judgmentsFromCache: counts.judgments.cached,
     judgmentsComputed: counts.judgments.computed,
     embeddingCalls,
+    // How each dense retriever's candidate texts were fitted to its embedding context (documents cut, with 'cut').
+    ...(embeddingFit ? { embeddingFit } : {}),
+    ...(fitWarnings.length > 0 ? { embeddingWarnings: fitWarnings } : {}),
     elapsedMs: Math.round(performance.now() - started),
   };
 }

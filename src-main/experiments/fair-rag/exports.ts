@@ -156,7 +156,7 @@ const fmt = (v: number, digits = 2) => {
 function outOfRangeCaption(metrics: FairRagMetrics): string {
   const o = metrics.outOfRangeAnswers;
   if (!o || o.count === 0) return '';
-  return ` ${o.count} of ${o.answers} answers lie outside the labels 1--5 and score $\\max(0, 4 - |p - g|)$ (never clamped).`;
+  return ` ${o.count} of ${o.answers} answers outside 1--5 score $\\max(0, 4 - |p - g|)$ (unclamped).`;
 }
 
 /**
@@ -198,31 +198,32 @@ export function table2Latex(metrics: FairRagMetrics, scale: 'raw' | 'normalized'
   // Metrics written before pairedDifference existed have only the paper's difference.
   const hasPaired = rows.every((r) => r.cells.every((c) => c.pairedDifference !== undefined));
   const cells: Table2Cells = (opts.cells ?? defaultTable2Cells(metrics)) === 'paired' && hasPaired ? 'paired' : 'paper';
-  const scaleText =
-    scale === 'raw' ? "Utility on the metric's own scale (higher is better; for LaMP-3, 4 $-$ MAE), as in the paper's Table 2." : 'Normalised utility $\\overline{\\mathrm{EU}} = \\mathrm{EU}/u_{\\max}$ (Eq. 30, in $[0, 1]$).';
+  const scaleText = scale === 'raw' ? 'Raw utility (LaMP-3: 4 $-$ MAE).' : 'Utility $\\overline{\\mathrm{EU}} = \\mathrm{EU}/u_{\\max}$ (Eq. 30).';
   const scaleShort = scale === 'raw' ? 'raw utility' : 'normalised utility';
   const corr = t.correction ?? 'none';
-  const correction = corr === 'none' ? '; no multiple-comparison correction' : `; ${correctionName(corr)}-corrected over each row's intervals`;
+  const correction = corr === 'none' ? ', no multiple-comparison correction' : `, ${correctionName(corr)} over each row's intervals`;
   const pName = corr === 'none' ? '$p$' : '$p_{\\mathrm{adj}}$';
   const cal = t.calibration;
   const calibration = cal
-    ? ` Measured null rejection rate of this test at $\\alpha = ${cal.alpha}$: ${cal.nullRejectionRate.toFixed(3)} [${cal.lo.toFixed(3)}, ${cal.hi.toFixed(3)}] over ${cal.runs} simulated runs.`
-    : ' Null rejection rate of this test: not simulated.';
+    ? ` Measured null rejection rate${cal.alpha === t.alpha ? '' : ` at $\\alpha = ${cal.alpha}$`}: ${cal.nullRejectionRate.toFixed(3)} [${cal.lo.toFixed(3)}, ${cal.hi.toFixed(3)}] (${cal.runs} simulated runs).`
+    : ' Null rejection rate: not simulated.';
   const eed = '$\\overline{\\mathrm{EE\\mbox{-}D}}$';
   const generators = [...new Set(rows.map((r) => r.generator))];
   const caption =
     cells === 'paired'
       ? `Utility of fairer runs minus the deterministic baseline's, paired by query, per ${eed} interval (${scaleShort}; see the notes).`
       : `Mean utility of the runs per ${eed} interval minus the baseline's mean (${scaleShort}; unpaired, as the paper's Table 2).`;
+  // Short on purpose (issue 34: at most about 12 footnotesize lines in a column), every fact kept: the cells, the
+  // scale, the baseline and generator, the intervals, the test, the correction, the departure and the calibration.
+  const pairedTest = t.testId !== undefined && t.testId !== 'kim-diaz-unpaired-t';
   const cellText =
     cells === 'paired'
-      ? "Each cell: over the queries that have a run (query $\\times$ $\\alpha$ arm) in the interval, the mean of (the mean utility of the query's runs in the interval $-$ the query's deterministic utility); a ranking that changes no query's utility gives 0. " +
-        "The paper's Table 2 shows instead the mean utility of all runs in the interval minus the baseline's mean over all queries (unpaired; export latex-table2-paper, metrics JSON field difference)."
-      : "Each cell: the mean utility of all runs (query $\\times$ $\\alpha$ arm) in the interval minus the baseline's mean over all queries, as the paper's Table 2; it also moves with which queries fall into the interval (the paired per-query difference is in the metrics JSON, pairedDifference).";
+      ? "Cell: mean over queries of (query's mean utility in the interval $-$ its deterministic one); paper's unpaired cells: latex-table2-paper."
+      : `Cell: mean utility of the interval's runs (query $\\times$ $\\alpha$) $-$ the baseline's mean, as the paper${pairedTest ? '; stars test the paired per-query difference' : ''}.`;
   const notes =
-    `${cellText} ${scaleText} In parentheses: the baseline's mean utility (deterministic ranking)` +
-    `${generators.length === 1 ? `; generator ${escapeLatex(generators[0]!)}` : ''}. Intervals are half-open, [a,b) = $a \\le$ ${eed} $< b$; --: ${cells === 'paired' ? 'no query with both a run in the interval and a deterministic utility' : 'no run in the interval'}. ` +
-    `$^{\\dagger}$ / $^{\\ddagger}$: significant difference from the baseline at ${pName} $\\le ${t.alpha}$ / $< 0.01$ (${escapeLatex(t.test)}${correction}).` +
+    `${cellText} ${scaleText} (\\,): baseline mean` +
+    `${generators.length === 1 ? `; generator ${escapeLatex(generators[0]!)}` : ''}. [a,b): $a \\le$ ${eed} $< b$; --: ${cells === 'paired' ? 'no paired query' : 'no run'}. ` +
+    `$^{\\dagger}$/$^{\\ddagger}$: ${pName} $\\le ${t.alpha}$ / $< 0.01$, ${escapeLatex(t.test)}${correction}.` +
     `${t.departure ? ` ${escapeLatex(t.departure)}` : ''}${calibration}${outOfRangeCaption(metrics)}`;
   const n = t.intervals.length;
   const lines: string[] = [];

@@ -6,7 +6,10 @@
  *   bm25   in-memory Okapi BM25 over the candidate set (its own statistics), core/retrieval/bm25.ts;
  *          a document is `title text` (retrieval/dense/embedDocuments.ts `documentText`)
  *   dense  cosine or dot product of embeddings (query and candidates embedded in one call per
- *          query through the call cache, so a resumed run embeds nothing again)
+ *          query through the call cache, so a resumed run embeds nothing again); every text is
+ *          first fitted to the embedding model's context (retrieval/dense/fitTexts.ts): a candidate
+ *          that does not fit is refused (the default, naming it, its tokens and the context) or cut
+ *          (params.overlong 'cut', recorded in `embeddingFit`); a query that does not fit is refused
  *   rrf    reciprocal rank fusion of other retrievers' rankings of the candidates (core/retrieval/rrf.ts)
  *   run    a stored retrieval run's scores; candidates it did not retrieve tie with its lowest score
  *          (all equal, i.e. uniform sampling, when the run has nothing for the query)
@@ -20,6 +23,7 @@ import { topK } from '../../core/retrieval/ranking';
 import { reciprocalRankFusion } from '../../core/retrieval/rrf';
 import { FAIR_RAG_TOKENIZER } from '../../core/retrieval/tokenizer';
 import { documentText } from '../../retrieval/dense/embedDocuments';
+import { fitTexts, fitWarnings, OVERLONG_DEFAULT, type FitRecord, type Overlong, type TextTokenizer } from '../../retrieval/dense/fitTexts';
 import type { ExperimentDeps } from '../registry';
 import type { QueryData } from './data';
 
@@ -29,6 +33,10 @@ export type RetrieverScores = Map<string, Map<string, number[]>>;
 export interface ScoringResult {
   scores: RetrieverScores;
   embeddingCalls: number;
+  /** Per dense retriever (by name): how its candidate texts were fitted to the embedding context (absent: no dense retriever). */
+  embeddingFit?: Record<string, FitRecord>;
+  /** The fit in words (documents cut), for the run's stats and warnings. */
+  warnings: string[];
 }
 
 export async function scoreRetrievers(
@@ -39,6 +47,8 @@ export async function scoreRetrievers(
 ): Promise<ScoringResult> {
   const scores: RetrieverScores = new Map();
   let embeddingCalls = 0;
+  const embeddingFit: Record<string, FitRecord> = {};
+  const warnings: string[] = [];
   const ordered = spec.retrievers.map((r, i) => ({ r, i })).sort((a, b) => Number(a.r.method === 'rrf') - Number(b.r.method === 'rrf'));
   for (const { r, i } of ordered) {
     const byQuery = new Map<string, number[]>();
@@ -58,12 +68,15 @@ export async function scoreRetrievers(
     } else if (r.method === 'dense') {
       if (!deps) throw new DataError('dense retrieval needs an embedding engine', { field: `retrievers[${i}]` });
       const engine = deps.engineFor(deps.resolveGenerator({ model: r.params.model }, `retrievers[${i}].params.model`));
+      const fitted = await fitDenseTexts(engine, queries, r.params.overlong ?? OVERLONG_DEFAULT, r.name, i, signal);
+      embeddingFit[r.name] = fitted.record;
+      warnings.push(...fitWarnings(fitted.record).map((w) => `dense retriever '${r.name}': ${w}`));
       // Every query's embedding call goes to the engine's queue at once (under a defer policy, all of
       // them are collected in one pass).
       await settleAll(
         queries.map(async (q) => {
           signal?.throwIfAborted();
-          const texts = [q.retrievalText, ...q.candidates.map((c) => documentText(c.title, c.text))];
+          const texts = [q.retrievalText, ...q.candidates.map((c) => fitted.documents.get(c.docId)!)];
           const { vectors } = await engine.embed({ texts }, signal);
           embeddingCalls++;
           if (vectors.length !== texts.length) throw new Error(`the embedding model returned ${vectors.length} vectors for ${texts.length} texts`);
@@ -90,7 +103,48 @@ export async function scoreRetrievers(
     }
     scores.set(r.name, byQuery);
   }
-  return { scores, embeddingCalls };
+  return { scores, embeddingCalls, warnings, ...(Object.keys(embeddingFit).length > 0 ? { embeddingFit } : {}) };
+}
+
+/**
+ * The texts a dense retriever embeds, each fitted to the embedding model's context before anything
+ * is embedded: the queries are refused if one does not fit (a query is the user's text, never cut);
+ * the candidates (each distinct document once) are refused or cut as the spec says. A refusal names
+ * the retriever, the text, its tokens, the context and the spec field that cuts.
+ */
+async function fitDenseTexts(
+  engine: TextTokenizer,
+  queries: readonly QueryData[],
+  overlong: Overlong,
+  name: string,
+  index: number,
+  signal?: AbortSignal,
+): Promise<{ documents: Map<string, string>; record: FitRecord }> {
+  const field = `retrievers[${index}].params.overlong`;
+  const docs = new Map<string, string>();
+  for (const q of queries) for (const c of q.candidates) if (!docs.has(c.docId)) docs.set(c.docId, documentText(c.title, c.text));
+  const named = (e: unknown, f: string): never => {
+    if (e instanceof DataError) throw new DataError(`dense retriever '${name}': ${e.reason}`, { field: f });
+    throw e;
+  };
+  await fitTexts(
+    engine,
+    queries.map((q) => ({ docId: q.queryId, text: q.retrievalText })),
+    'refuse',
+    signal,
+    'query',
+  ).catch((e: unknown) => named(e, `retrievers[${index}].params.model`));
+  const ids = [...docs.keys()];
+  const fit = await fitTexts(
+    engine,
+    ids.map((docId) => ({ docId, text: docs.get(docId)! })),
+    overlong,
+    signal,
+    'document',
+    `${field}: 'cut'`,
+  ).catch((e: unknown) => named(e, field));
+  ids.forEach((id, j) => docs.set(id, fit.texts[j]!));
+  return { documents: docs, record: fit.record };
 }
 
 /** Candidate ids best first (score descending, ties by id): the retriever's ranking. */

@@ -64,7 +64,15 @@ const EXAMPLES = 20;
  * `noun` names what the texts are in a refusal: documents (cut is offered) or queries of a dense run
  * (refused only: a query is never cut silently; its text is the user's).
  */
-export async function fitTexts(tokenizer: TextTokenizer, docs: readonly TextToFit[], overlong: Overlong, signal?: AbortSignal, noun: 'document' | 'query' = 'document'): Promise<FitResult> {
+export async function fitTexts(
+  tokenizer: TextTokenizer,
+  docs: readonly TextToFit[],
+  overlong: Overlong,
+  signal?: AbortSignal,
+  noun: 'document' | 'query' = 'document',
+  /** How the caller's user asks for 'cut' (named in a refusal): the CLI/UI option by default, a spec field for an experiment. */
+  cutOption = 'overlong texts: cut',
+): Promise<FitResult> {
   const unchecked: FitResult = {
     texts: docs.map((d) => d.text),
     record: { overlong, checked: false, contextSize: null, maxTextTokens: null, documentsCut: 0, tokensCut: 0, examples: [] },
@@ -93,7 +101,7 @@ export async function fitTexts(tokenizer: TextTokenizer, docs: readonly TextToFi
         (more > 0 ? `${more} more ${more === 1 ? noun : plural} of ${docs.length} do${more === 1 ? 'es' : ''} not fit either (the longest: '${longest.docId}', ${longest.tokens} tokens). ` : '') +
         (noun === 'query'
           ? 'Nothing was retrieved: shorten the query, or use a model with a longer context.'
-          : 'Nothing was embedded: cut the texts that do not fit to the context (overlong texts: cut), or use a model with a longer context.'),
+          : `Nothing was embedded: cut the texts that do not fit to the context (${cutOption}), or use a model with a longer context.`),
     );
   }
 

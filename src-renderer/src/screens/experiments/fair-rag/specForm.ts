@@ -36,6 +36,8 @@ export interface RetrieverForm {
   tokenizer: 'whitespace' | 'words';
   model: string;
   metric: 'cosine' | 'dot';
+  /** Candidate texts longer than the embedding model's context: refused (the default, left out of the spec) or cut. */
+  overlong: 'refuse' | 'cut';
   fuse: string[];
   rrfK: Num;
   rankBase: 0 | 1;
@@ -89,7 +91,7 @@ export const BM25_PRESETS = {
 
 export function newRetriever(method: RetrieverForm['method'], name: string, preset: keyof typeof BM25_PRESETS = 'fairrag'): RetrieverForm {
   const p = BM25_PRESETS[preset];
-  return { name, method, k1: p.k1, b: p.b, idf: p.idf, epsilon: p.epsilon, tokenizer: p.tokenizer, model: '', metric: 'cosine', fuse: [], rrfK: 60, rankBase: 1, runId: '' };
+  return { name, method, k1: p.k1, b: p.b, idf: p.idf, epsilon: p.epsilon, tokenizer: p.tokenizer, model: '', metric: 'cosine', overlong: 'refuse', fuse: [], rrfK: 60, rankBase: 1, runId: '' };
 }
 
 export function defaultForm(): WizardForm {
@@ -148,7 +150,7 @@ function retrieverSpec(r: RetrieverForm): Record<string, unknown> {
     case 'bm25':
       return { ...base, params: { ...num('k1', r.k1), ...num('b', r.b), idf: r.idf, ...num('epsilon', r.epsilon), tokenizer: r.tokenizer } };
     case 'dense':
-      return { ...base, params: { model: r.model, metric: r.metric } };
+      return { ...base, params: { model: r.model, metric: r.metric, ...(r.overlong === 'cut' ? { overlong: 'cut' } : {}) } };
     case 'rrf':
       return { ...base, params: { fuse: r.fuse, ...num('k', r.rrfK), rankBase: r.rankBase } };
     case 'run':
@@ -238,6 +240,7 @@ export function specToForm(raw: unknown): WizardForm {
           tokenizer: oneOf(p.tokenizer, ['whitespace', 'words'] as const, base.tokenizer),
           model: str(p.model),
           metric: oneOf(p.metric, ['cosine', 'dot'] as const, 'cosine'),
+          overlong: oneOf(p.overlong, ['refuse', 'cut'] as const, 'refuse'),
           fuse: Array.isArray(p.fuse) ? p.fuse.map(String) : [],
           rrfK: method === 'rrf' ? numOr(p.k, 60) : 60,
           rankBase: p.rankBase === 0 ? 0 : 1,
