@@ -433,7 +433,7 @@ export class ExperimentService {
         : await kind.exportFile({ ...input, format, condition }, this.deps);
     const { manifest: about, warnings, ...exported } = file as ExportedFile;
     // metrics-json is everything `runs.metrics` returns, the design warnings recorded with the run included (issue 34 item 6).
-    if (format === 'metrics-json' && storedDesignWarnings(run.stats).length > 0) {
+    if (format === 'metrics-json' && storedRunNotes(run.stats).length > 0) {
       exported.text = `${JSON.stringify(withDesignWarnings(JSON.parse(exported.text) as { warnings?: string[] }, run.stats), null, 2)}\n`;
     }
     const bytes = Buffer.byteLength(exported.text, 'utf8');
@@ -491,8 +491,8 @@ export class ExperimentService {
       run: { ...parts.run, command: `fairground experiment export ${run.id}` },
       extra: { ...parts.extra, experiment: { id: run.experimentId, name: run.experimentName, kind: run.kind, specVersion: run.specVersion }, spec: run.spec },
     });
-    // The design warnings recorded with the run (issue 34 item 6).
-    const design = storedDesignWarnings(stats).map(designWarningNote);
+    // The design warnings recorded with the run (issue 34 item 6), and what the run did to its inputs.
+    const design = storedRunNotes(stats);
     return design.length > 0 ? { ...manifest, warnings: [...manifest.warnings, ...design] } : manifest;
   }
 
@@ -589,7 +589,7 @@ function deferredMessage(policy: CallPolicy, calls: RunCalls): string {
 
 /** A run's metrics (or summary) with the design warnings recorded with it first in `warnings` (issue 34 item 6). */
 function withDesignWarnings<M extends { warnings?: string[] }>(metrics: M, stats: Record<string, unknown>): M {
-  const design = storedDesignWarnings(stats).map(designWarningNote);
+  const design = storedRunNotes(stats);
   if (design.length === 0) return metrics;
   return { ...metrics, warnings: [...design, ...(metrics.warnings ?? []).filter((w) => !design.includes(w))] };
 }
@@ -613,4 +613,14 @@ export function distrustWarning(n: number): string {
 function storedDistrusted(stats: unknown): number {
   const n = (stats as { answersDistrusted?: unknown } | null)?.answersDistrusted;
   return typeof n === 'number' && Number.isInteger(n) && n > 0 ? n : 0;
+}
+
+/**
+ * The notes stored with a run that its metrics and manifest carry: the design warnings recorded before
+ * it ran (issue 34 item 6), then what the run did to its inputs (texts cut to an embedding model's
+ * context, `embeddingWarnings`; issue 34 item 8b), so the run page shows them with the other warnings.
+ */
+function storedRunNotes(stats: Record<string, unknown>): string[] {
+  const embedding = Array.isArray(stats.embeddingWarnings) ? stats.embeddingWarnings.filter((w): w is string => typeof w === 'string') : [];
+  return [...storedDesignWarnings(stats).map(designWarningNote), ...embedding];
 }
