@@ -19,21 +19,11 @@ import { startBrowserMode, type BrowserMode } from '../../src-main/server/browse
 import { ensureDemo } from '../../src-main/services/demoSetup';
 import { DEMO_SIM_NAME } from '../../src-main/services/simulation/demoSim';
 import { launchBrowser, openJobTray, screenshot } from '../support/browser';
+import { mulberry32 as rng } from '../support/mulberry32';
 
 const SEED = Number(process.env.FG_SEED ?? Math.floor(Math.random() * 2 ** 31));
 console.log(`ownStudy e2e seed ${SEED} (rerun with FG_SEED=${SEED})`);
 
-/** mulberry32: a small seeded generator. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TOPICS = ['bees', 'bikes', 'bread', 'coffee', 'solar', 'running', 'plants', 'photos', 'tides', 'glass', 'maps', 'salt'];
 const NAME = 'Templated study';

@@ -18,7 +18,7 @@ let s: AppServices;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'fg-run-notes-'));
   const base = await makeDemoWorkspace(dir, 'base.fairground');
-  s = createAppServices(copyWorkspace(base, join(dir, 'w.fairground')), {});
+  s = createAppServices(copyWorkspace(base, join(dir, 'w.fairground')), { transport: 'http' });
 }, 120_000);
 afterAll(async () => {
   await s?.close();

@@ -24,6 +24,7 @@ import { estimateTokenize } from '../../../src-main/engine/tokenBudget';
 import type { TokenizeResult } from '../../../src-main/engine/types';
 import { llamaServerSkip, startLlamaServer, type LlamaServer } from '../../support/llamaServer';
 import { tinyModels, type TinyModels } from '../support/tinyModels';
+import { mulberry32 as rng } from '../../support/mulberry32';
 
 const ALIAS = 'fairground-tiny-calibrated';
 const SEED = Number(process.env.FAIRGROUND_TEST_SEED ?? 35_007);
@@ -38,17 +39,6 @@ let proxy: Server;
 let proxyUrl: string;
 const proxied: string[] = [];
 
-/** mulberry32 */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function kinds(seed: number): Record<string, string[]> {
   const next = rng(seed);

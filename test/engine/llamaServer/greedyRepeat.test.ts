@@ -18,6 +18,7 @@ import { openWorkspace } from '../../../src-main/store/workspace';
 import { makeDemoWorkspace } from '../../experiments/fixture';
 import { runCliCaptured } from '../../support/cli';
 import { llamaServerSkip, startLlamaServer, type LlamaServer } from '../../support/llamaServer';
+import { mulberry32 } from '../../support/mulberry32';
 
 const ALIAS = 'fairground-tiny-slots';
 const SEED = Number(process.env.FAIRGROUND_TEST_SEED ?? 35_002);
@@ -40,14 +41,7 @@ function query<T>(ws: string, sql: string, ...params: unknown[]): T[] {
 
 /** mulberry32: seeded prompts, the same on every machine. */
 function prompts(seed: number): string[] {
-  let a = seed >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   return Array.from({ length: PROMPTS }, () => Array.from({ length: 3 + Math.floor(next() * 12) }, () => WORDS[Math.floor(next() * WORDS.length)]!).join(' '));
 }
 

@@ -27,21 +27,12 @@ import { documentText } from '../../../src-main/retrieval/dense/embedDocuments';
 import { CallCacheRepo } from '../../../src-main/store/callCacheRepo';
 import { openWorkspace, type Workspace } from '../../../src-main/store/workspace';
 import { TEST_SETTINGS, tinyModels, type TinyModels } from '../../engine/support/tinyModels';
+import { mulberry32 } from '../../support/mulberry32';
 
 const SEED = 20261206;
 const CONTEXT = 256;
 const WORDS = ['river', 'stone', 'garden', 'market', 'winter', 'signal', 'copper', 'harbor', 'lantern', 'orchard', 'meadow', 'engine', 'canvas', 'thunder', 'village', 'pepper'];
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const scorer = (() => {
   const s = utilityScorer({}, 'accuracy');

@@ -13,20 +13,11 @@ import { RichRagSpec } from '../../../src-main/api/contract/richrag';
 import { listwiseStepsBound, richRagCallBound } from '../../../src-main/experiments/richrag/callBound';
 import { runCliCaptured } from '../../support/cli';
 import { addCollection, addSim, openWorkbench, runSpec } from '../../planted/support';
+import { mulberry32 } from '../../support/mulberry32';
 
 const dir = mkdtempSync(join(tmpdir(), 'fg-richrag-bound-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('RichRAG call bound', () => {
   it('counts list-wise steps by windows (hand-computed)', () => {
