@@ -10,17 +10,4 @@ export function designWarningLines(w: DesignWarning): [string, string] {
   return [`warning [${w.code}${w.field ? `, ${w.field}` : ''}]: ${w.message}`, `  fix: ${w.fix}`];
 }
 
-/** The same as one line, as a run's metrics and manifest list it. */
-export function designWarningNote(w: DesignWarning): string {
-  return `design warning [${w.code}${w.field ? `, ${w.field}` : ''}]: ${w.message} Fix: ${w.fix}`;
-}
-
-/** The design warnings stored with a run (`stats.designWarnings`), well-formed ones only. */
-export function storedDesignWarnings(stats: Record<string, unknown>): DesignWarning[] {
-  const list = stats.designWarnings;
-  if (!Array.isArray(list)) return [];
-  return list.filter(
-    (w): w is DesignWarning =>
-      typeof w === 'object' && w !== null && typeof (w as DesignWarning).code === 'string' && typeof (w as DesignWarning).message === 'string' && typeof (w as DesignWarning).fix === 'string',
-  );
-}
+export { designWarningNote, storedDesignWarnings } from '../core/format/designWarning';
