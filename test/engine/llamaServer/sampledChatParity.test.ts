@@ -173,6 +173,7 @@ describe.skipIf(llamaServerSkip !== undefined)('sampled and chat calls: node-lla
     }
     const counts: Record<string, { same: number; total: number; sameButSpace: number }> = {};
     const differing: string[] = [];
+    let lateOnly = true;
     for (const messages of conversations) {
       for (const [name, sampling] of [['greedy', { temperature: 0 }], ['sampled T=1', { temperature: 1, seed: rng.nextUint32() }]] as const) {
         const request: GenerateRequest = { messages, maxTokens: 24, sampling };
@@ -184,7 +185,10 @@ describe.skipIf(llamaServerSkip !== undefined)('sampled and chat calls: node-lla
         // node-llama-cpp's LlamaChat drops the first generated token's leading space (" has" comes back "has");
         // the server's chat route keeps it.
         else if (finish(l) === finish(r) && r.text === ` ${l.text}`) c.sameButSpace++;
-        else differing.push(`${name} ${JSON.stringify(messages)}: local ${JSON.stringify(l.text)} (${l.finishReason}), server ${JSON.stringify(r.text)} (${r.finishReason})`);
+        else {
+          differing.push(`${name} ${JSON.stringify(messages)}: local ${JSON.stringify(l.text)} (${l.finishReason}), server ${JSON.stringify(r.text)} (${r.finishReason})`);
+          lateOnly &&= commonPrefix(l.text, r.text.startsWith(' ') ? r.text.slice(1) : r.text) >= LATE_PREFIX;
+        }
       }
     }
     const line = Object.entries(counts).map(([k, v]) => `${k} ${v.same}/${v.total} (${v.sameButSpace} more but for the first token's leading space)`).join(', ');
@@ -193,6 +197,12 @@ describe.skipIf(llamaServerSkip !== undefined)('sampled and chat calls: node-lla
     if (differing.length > 0) console.log(differing.join('\n'));
     expect(tokenDiffs).toEqual([]);
     expect(ownDiffs).toBeGreaterThan(0);
-    expect(differing).toEqual([]);
+    // As in the sampled test above: a draw within rounding of a cumulative-probability boundary may take the
+    // neighbouring token late in a text. Seen once in 10 repeated runs (seed 2126598393, deterministic for
+    // that seed): one sampled T=1 chat text of 17 parted after 88 identical characters ("…betwe and dow" locally,
+    // "…betwe tocj" on the server). At most 2 such late divergences in the 34 draws; a wrong template,
+    // tokenization or chain differs from the first tokens on.
+    expect(differing.length, differing.join('\n')).toBeLessThanOrEqual(2);
+    expect(lateOnly, differing.join('\n')).toBe(true);
   }, 600_000);
 });
