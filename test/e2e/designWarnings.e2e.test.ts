@@ -53,6 +53,21 @@ async function shownCodes(testId: string): Promise<string[]> {
   return page.locator(`[data-testid="${testId}-item"]`).evaluateAll((els) => els.map((e) => e.getAttribute('data-code') ?? ''));
 }
 
+
+/** A k ≥ candidates design on one query (both warnings hold), as a Fair RAG spec. */
+function oneQueryDesign(name: string): Record<string, unknown> {
+  return {
+    kind: 'fair-rag',
+    name,
+    collection: 'Fairground demo',
+    queries: ['tag-u1'],
+    retrievers: [{ name: 'bm25', method: 'bm25' }],
+    generator: { model: DEMO_SIM_NAME },
+    k: 5,
+    samples: 5,
+    alphas: [0, 8],
+  };
+}
 describe('design warnings before Run', () => {
   it('the Fair RAG wizard defaults on the demo collection can show an effect: k below the candidates, no warning', async () => {
     await page.getByTestId('fair-rag-wizard').waitFor();
@@ -100,17 +115,7 @@ describe('design warnings before Run', () => {
   }, 120_000);
 
   it('a run of a k ≥ candidates design on one query shows both warnings at the top of its results', async () => {
-    const spec = {
-      kind: 'fair-rag',
-      name: 'Design e2e run',
-      collection: 'Fairground demo',
-      queries: ['tag-u1'],
-      retrievers: [{ name: 'bm25', method: 'bm25' }],
-      generator: { model: DEMO_SIM_NAME },
-      k: 5,
-      samples: 5,
-      alphas: [0, 8],
-    };
+    const spec = oneQueryDesign('Design e2e run');
     const { experiment } = app.services.experiments.upsert(spec);
     const run = app.services.experiments.runToContinue(experiment.id, true).run;
     await app.services.experiments.executeRun(run.id, { signal: new AbortController().signal, progress: () => {} });
@@ -124,17 +129,7 @@ describe('design warnings before Run', () => {
   }, 120_000);
 
   it('a run started as `fairground run` starts it (warnings stored with the run) shows each warning once (issue 34)', async () => {
-    const spec = {
-      kind: 'fair-rag',
-      name: 'Design e2e run (CLI)',
-      collection: 'Fairground demo',
-      queries: ['tag-u1'],
-      retrievers: [{ name: 'bm25', method: 'bm25' }],
-      generator: { model: DEMO_SIM_NAME },
-      k: 5,
-      samples: 5,
-      alphas: [0, 8],
-    };
+    const spec = oneQueryDesign('Design e2e run (CLI)');
     const { experiment } = app.services.experiments.upsert(spec);
     const run = app.services.experiments.runToContinue(experiment.id, true).run;
     // What `fairground run` does before computing: the design warnings are stored with the run, and its metrics list them as notes.

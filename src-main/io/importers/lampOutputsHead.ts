@@ -61,6 +61,16 @@ export async function readLampOutputsHead(source: TextSource, max: number): Prom
   let bufLine = 0;
   let elementText = false; // the current value or gold element has a non-space character
   let valueEnded = false; // the current value or gold element is complete (only ',' and the closing bracket may follow)
+  /** A value (or a gold element) starts on `atLine`: nothing read of it yet. */
+  const beginValue = (atLine: number): void => {
+    buf = '';
+    elementText = false;
+    valueEnded = false;
+    bufLine = atLine;
+    inString = false;
+    escaped = false;
+    depth = 0;
+  };
   let capture = false;
   let lastLine = 0;
   let lastCol = 0;
@@ -156,13 +166,7 @@ export async function readLampOutputsHead(source: TextSource, max: number): Prom
           }
           state = 'skip';
           capture = key === 'task';
-          buf = '';
-          elementText = false;
-          valueEnded = false;
-          bufLine = line;
-          inString = false;
-          escaped = false;
-          depth = 0;
+          beginValue(line);
           i--; // the value's first character is read in 'skip'
           continue;
         case 'skip':
@@ -221,13 +225,7 @@ export async function readLampOutputsHead(source: TextSource, max: number): Prom
           }
           if (c === ',') throw at(line, col, 'unexpected "," in the golds list: an element is missing', 'golds');
           state = 'gold';
-          buf = '';
-          elementText = false;
-          valueEnded = false;
-          bufLine = line;
-          inString = false;
-          escaped = false;
-          depth = 0;
+          beginValue(line);
           i--;
           continue;
         case 'after':
