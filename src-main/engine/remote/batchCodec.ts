@@ -72,6 +72,9 @@ export interface BatchRequestLine {
 
 const SCORE_MAX_TOKENS = 1;
 
+/** Where the docs say why a pass-through chat template does not make such a line exact (vLLM's renderer, file and line). */
+const PASS_THROUGH_NOTE = 'a pass-through chat template is not exact either (docs/batch-plans.md, "Why a pass-through chat template is not exact")';
+
 /** The request lines of one call (`key` = its cache key). */
 export function batchRequestLines(key: string, op: BatchOp, request: unknown, settings: BatchSettings, routes: BatchRoutes = 'completions'): BatchRequestLine[] {
   if (op === 'generate') {
@@ -81,7 +84,7 @@ export function batchRequestLines(key: string, op: BatchOp, request: unknown, se
       if (r.messages === undefined) {
         throw new BatchRouteError(
           'plain-prompt generation',
-          "a plain-prompt generation (no chat template) has no run-batch route: vLLM's run-batch takes no /v1/completions lines, and a chat line would pass the prompt through the model's chat template, changing the tokens the model sees",
+          `a plain-prompt generation (no chat template) has no run-batch route: vLLM's run-batch takes no /v1/completions lines, and a chat line would pass the prompt through the model's chat template, changing the tokens the model sees; ${PASS_THROUGH_NOTE}`,
         );
       }
       // vLLM spells the extras its own way whatever server the model was added as.
@@ -99,7 +102,7 @@ export function batchRequestLines(key: string, op: BatchOp, request: unknown, se
     if (routes === 'vllm-run-batch') {
       throw new BatchRouteError(
         'scoring',
-        "teacher-forced scoring needs the log-probabilities of a raw prompt's tokens (echo on /v1/completions); run-batch has no /v1/completions route, and its chat route's prompt_logprobs score the chat template's tokens, not the prompt's",
+        `teacher-forced scoring needs the log-probabilities of a raw prompt's tokens (echo on /v1/completions); run-batch has no /v1/completions route, and its chat route's prompt_logprobs score the chat template's tokens, not the prompt's; ${PASS_THROUGH_NOTE}`,
       );
     }
     return r.continuations.map((continuation, i) => ({

@@ -3,6 +3,8 @@
  * checked against the mirror of vLLM's request models at the pinned commit
  * (test/fixtures/vllm/runBatchModels.ts) — and what it cannot express is refused by name.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BatchRouteError, batchRequestLines, resultFromBatch, type BatchSettings } from '../../../src-main/engine/remote/batchCodec';
 import type { GenerateRequest } from '../../../src-main/engine/types';
@@ -86,6 +88,17 @@ describe(`vLLM run-batch lines (mirror of vllm-project/vllm@${VLLM_PINNED_COMMIT
     const score = refuse(() => batchRequestLines(KEY, 'score', { prompt: 'Q: ', continuations: ['a', 'b'] }, settings(), 'vllm-run-batch'));
     expect(score).toBeInstanceOf(BatchRouteError);
     expect(score.message).toContain('run-batch has no /v1/completions route');
+    // Both name the docs section that says, citing vLLM's renderer, why a pass-through chat template is no way out.
+    for (const message of [plain.message, score.message]) {
+      const named = /\(docs\/batch-plans\.md, "([^"]+)"\)/.exec(message);
+      expect(named?.[1]).toBe('Why a pass-through chat template is not exact');
+      const docs = readFileSync(join(__dirname, '../../../docs/batch-plans.md'), 'utf8');
+      const section = docs.slice(docs.indexOf(`\n## ${named?.[1]}\n`));
+      expect(section.length).toBeGreaterThan(1000);
+      for (const cited of ['vllm/renderers/hf.py', 'vllm-project/vllm@e7ad92e5308e67c9657fc06f351ff4326848f130', 'vllm/renderers/base.py', 'vllm-project/vllm@03499b26edfabe3fbc1c2fac48812c9502a0314b', 'tokenize: bool = True', 'add_special_tokens=False', 'metaspace.rs']) {
+        expect(section).toContain(cited);
+      }
+    }
     expect(refuse(() => batchRequestLines(KEY, 'generate', chat({ grammar: 'root ::= "a"' }), settings({ serverKind: 'llama.cpp' }), 'vllm-run-batch')).message).toContain('GBNF grammars need the local engine or a llama.cpp server');
     // The completions routes keep the lines a /v1/completions server takes (llama-server replay).
     const old = batchRequestLines(KEY, 'score', { prompt: 'Q: ', continuations: ['a'] }, settings(), 'completions');
