@@ -4,7 +4,7 @@
  * unless the user opts in (`concurrentSlots`); a server reporting one slot keeps its limit.
  * `remote add` and the run's pre-flight say what the chosen concurrency costs.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { reproducibleLimit } from '../../src-main/engine/remote/slotsProbe';
 import { createAppServices, type AppServices } from '../../src-main/services/appServices';
 import { engineConfigOf, type RemoteRow } from '../../src-main/services/remoteModels';
 import { tinySpec } from '../experiments/fixture';
+import { runCliCaptured } from '../support/cli';
 import { FakeOpenAiServer } from '../support/fakeOpenAiServer';
 
 function row(settings: Record<string, unknown>): RemoteRow {
@@ -99,6 +100,17 @@ describe('remote add on a llama.cpp-style server', () => {
     const warnings = s.experiments.reproducibilityWarnings(tinySpec({ generator: { remote: 'batched' } }));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ code: 'remote-concurrent-slots', field: 'generator', message: expect.stringContaining("server 'batched': ") });
+    // The wizard's review step shows it with the design warnings.
+    expect((await s.experiments.designWarnings(tinySpec({ generator: { remote: 'batched' } }))).map((w) => w.code)).toContain('remote-concurrent-slots');
+    // `fairground run` says it once before computing, and the run keeps it (its warnings and manifest).
+    const spec = join(dir, 'batched.json');
+    writeFileSync(spec, JSON.stringify(tinySpec({ name: 'batched run', generator: { remote: 'batched' }, decoding: { maxTokens: 4 } })));
+    const cli = await runCliCaptured(['run', spec, '--workspace', join(dir, 'w.fairground')], { cwd: dir });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stderr.split(warnings[0]!.message)).toHaveLength(2);
+    expect(cli.stderr).toContain(`warning [remote-concurrent-slots, generator]: ${warnings[0]!.message}\n  fix: ${warnings[0]!.fix}\n`);
+    const run = s.experiments.listRuns(s.experiments.list().find((e) => e.name === 'batched run')!.id)[0]!;
+    expect((s.experiments.getRun(run.id).stats as { designWarnings?: Array<{ code: string }> }).designWarnings?.map((w) => w.code)).toContain('remote-concurrent-slots');
   });
 
   it('1 slot: the limit stays (the server decodes one at a time anyway), no warning', async () => {

@@ -108,15 +108,14 @@ export const runCommand: CliCommand = {
         io.stdout.write(values.json ? `${JSON.stringify(estimate)}\n` : describeEstimate(String(spec.name), estimate));
         return 0;
       }
-      // Before anything runs: what the servers' concurrency costs in reproducibility (issue 35 item 2).
-      for (const w of s.experiments.reproducibilityWarnings(raw)) io.stderr.write(`warning: ${w.message}\n  fix: ${w.fix}\n`);
       const { experiment, created, changed } = s.experiments.upsert(raw);
       const { run, resumed } = s.experiments.runToContinue(experiment.id, values.new ?? false);
       io.stderr.write(
         `${created ? 'created' : changed ? `updated (spec version ${experiment.version})` : 'using'} experiment '${experiment.name}' (id ${experiment.id}); ${resumed ? 'resuming' : 'starting'} run ${run.id}\n`,
       );
       // Every design warning before anything is computed, worded as --dry-run and the wizard word it,
-      // and stored with the run (its metrics' warnings and its manifest; issue 34 item 6).
+      // and stored with the run (its metrics' warnings and its manifest; issue 34 item 6). They include
+      // what the servers' concurrency costs in reproducibility (issue 35 item 2), printed once.
       for (const w of await s.experiments.recordDesignWarnings(run.id)) io.stderr.write(`${designWarningLines(w).join('\n')}\n`);
       if (shard || values['cache-only']) {
         const plans = new BatchPlanService(s.workspace.db, s.experiments, s.models.cache);
