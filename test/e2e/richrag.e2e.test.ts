@@ -65,6 +65,9 @@ describe('Experiments → RichRAG run', () => {
     await page.locator('[data-testid="run-row"][data-status="succeeded"]').waitFor({ timeout: 80_000 });
     await page.getByTestId('run-link').first().click();
     await page.getByTestId('richrag-run').waitFor();
+    // How each step's output was constrained, as the manifest says it (issue 35 item 6: 'auto' differs by engine).
+    const constraints = await page.getByTestId('run-constraints').innerText();
+    for (const step of ['explorer', 'ranker', 'judge']) expect(constraints).toContain(`${step}: GBNF grammar (the output is an option) (auto, on a local engine)`);
     const table1 = page.getByTestId('richrag-table1');
     await table1.waitFor();
     expect(await table1.locator('tbody tr td:first-child').allInnerTexts()).toEqual(CONDITIONS);
