@@ -353,6 +353,11 @@ describe.skipIf(llamaServerSkip !== undefined)('llama-server (real, built from t
     const steps = rankerSteps(ws);
     expect(steps.total).toBeGreaterThan(0);
     expect(steps.fallbacks).toBe(0);
+    // 'auto' is a JSON schema on a server (a GBNF grammar locally): the run and its manifest say so (issue 35 item 6).
+    const [row] = query<{ stats: string; manifest: string }>(ws, `SELECT stats, manifest FROM runs ORDER BY id DESC LIMIT 1`);
+    const named = { setting: 'auto', mode: 'json-schema', engine: 'remote', means: 'JSON schema ({"choice": option})' };
+    expect((JSON.parse(row!.stats) as { constraints: unknown }).constraints).toEqual({ explorer: named, ranker: named, judge: named });
+    expect((JSON.parse(row!.manifest) as { parameters: { constraints: unknown } }).parameters.constraints).toEqual({ explorer: named, ranker: named, judge: named });
   }, 900_000);
 
   it('utility labeling runs through the server', async () => {
