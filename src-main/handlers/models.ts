@@ -31,7 +31,7 @@ export function modelHandlers(s: AppServices): ModelHandlers {
     'models.clearCache': ({ id }) => ({ removed: s.models.clearCache(id) }),
     'remotes.list': () => s.models.listRemotes(),
     'remotes.add': ({ timeoutSeconds, ...input }) => s.models.addRemote({ ...input, ...(timeoutSeconds !== undefined ? { timeoutMs: timeoutSeconds * 1000 } : {}) }),
-    'remotes.updateSettings': ({ id, timeoutSeconds }) => s.models.updateRemoteSettings(id, { timeoutSeconds }),
+    'remotes.updateSettings': ({ id, timeoutSeconds, recheckAfterSeconds }) => s.models.updateRemoteSettings(id, { timeoutSeconds, recheckAfterSeconds }),
     'remotes.updateEndpoints': ({ id, endpoints }) => s.models.updateRemoteEndpoints(id, endpoints),
     'remotes.check': ({ id }) => s.models.checkRemote(id),
     'remotes.stats': ({ id }) => s.models.remoteStats(id),

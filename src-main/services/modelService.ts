@@ -338,13 +338,26 @@ export class ModelService {
     return { ...this.remoteInfo(this.requireRemote(id)), changes, warnings };
   }
 
-  /** Change a served model's per-request timeout (seconds, one HTTP attempt). */
-  async updateRemoteSettings(id: number, change: { timeoutSeconds: number }) {
+  /**
+   * Change a served model's per-request timeout (seconds, one HTTP attempt) and/or how long its
+   * endpoints' weights stay trusted before they are checked again while serving (seconds).
+   */
+  async updateRemoteSettings(id: number, change: { timeoutSeconds?: number | undefined; recheckAfterSeconds?: number | undefined }) {
     const row = this.requireRemote(id);
-    if (!Number.isInteger(change.timeoutSeconds) || change.timeoutSeconds < 1 || change.timeoutSeconds > 86_400) {
+    if (change.timeoutSeconds === undefined && change.recheckAfterSeconds === undefined) {
+      throw new ApiFailure('validation', 'give timeoutSeconds or recheckAfterSeconds', 'timeoutSeconds');
+    }
+    if (change.timeoutSeconds !== undefined && (!Number.isInteger(change.timeoutSeconds) || change.timeoutSeconds < 1 || change.timeoutSeconds > 86_400)) {
       throw new ApiFailure('validation', `must be a whole number of seconds from 1 to 86400, got ${change.timeoutSeconds}`, 'timeoutSeconds');
     }
-    const settings = { ...storedSettings(row), timeoutMs: change.timeoutSeconds * 1000 };
+    if (change.recheckAfterSeconds !== undefined && (!Number.isFinite(change.recheckAfterSeconds) || change.recheckAfterSeconds < 0.1 || change.recheckAfterSeconds > 86_400)) {
+      throw new ApiFailure('validation', `must be a number of seconds from 0.1 to 86400, got ${change.recheckAfterSeconds}`, 'recheckAfterSeconds');
+    }
+    const settings = {
+      ...storedSettings(row),
+      ...(change.timeoutSeconds !== undefined ? { timeoutMs: change.timeoutSeconds * 1000 } : {}),
+      ...(change.recheckAfterSeconds !== undefined ? { recheckAfterMs: Math.round(change.recheckAfterSeconds * 1000) } : {}),
+    };
     this.db.prepare(`UPDATE remote_endpoints SET settings=? WHERE id=?`).run(JSON.stringify(settings), id);
     await this.closeEngine(`remote:${id}`);
     return this.remoteInfo(this.requireRemote(id));
@@ -570,6 +583,7 @@ export class ModelService {
       identity: identityOf(r),
       capabilities: storedSettings(r).capabilities ?? null,
       timeoutMs: storedSettings(r).timeoutMs ?? remoteDefaults.timeoutMs,
+      recheckAfterMs: storedSettings(r).recheckAfterMs ?? remoteDefaults.recheckAfterMs,
       settings: JSON.parse(r.settings) as Record<string, unknown>,
       cachedCalls: this.cache.count(modelKeyOf(r)),
       addedAt: r.added_at,

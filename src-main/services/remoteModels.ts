@@ -54,6 +54,12 @@ export interface StoredRemoteSettings {
   /** Per-request timeout (one HTTP attempt), milliseconds. */
   timeoutMs?: number;
   /**
+   * How long a pool member's weights stay trusted before it is checked again while it serves,
+   * milliseconds (default 60 000; `remote set --recheck-after`). Answers since its last passing
+   * check are taken out when a check fails (issue 35 item 1), so a shorter interval recomputes less.
+   */
+  recheckAfterMs?: number;
+  /**
    * The context one request may use, as the servers reported it at `remote add` (contextProbe.ts;
    * the smallest of a pool's), or why none was: the default prompt budget (context − maxTokens).
    */
@@ -134,6 +140,7 @@ export function engineConfigOf(row: RemoteRow): RemoteEngineConfig {
     ...(s.revision ? { revision: s.revision, checkRevision: s.checkRevision === true } : {}),
     ...(s.revision && s.fingerprint ? { fingerprint: s.fingerprint } : {}),
     ...(s.timeoutMs !== undefined ? { timeoutMs: s.timeoutMs } : {}),
+    ...(s.recheckAfterMs !== undefined ? { recheckAfterMs: s.recheckAfterMs } : {}),
     ...(typeof s.context?.size === 'number' ? { contextSize: s.context.size } : {}),
   };
 }

@@ -13,21 +13,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CALIBRATION_USER } from '../../src-main/engine/remote/tokenCalibration';
 import { fingerprintPrompts } from '../../src-main/engine/remote/weightsFingerprint';
 import { createAppServices, type AppServices } from '../../src-main/services/appServices';
-import type * as RemoteModels from '../../src-main/services/remoteModels';
 import { copyWorkspace, makeDemoWorkspace, tinySpec } from '../experiments/fixture';
 import { FakeOpenAiServer, type RecordedRequest } from '../support/fakeOpenAiServer';
 
-/** The re-check interval of the engines this file's services open (the default is 60 s). */
-const RECHECK_MS = vi.hoisted(() => 100);
-
-vi.mock('../../src-main/services/remoteModels', async (importOriginal) => {
-  const real = await importOriginal<typeof RemoteModels>();
-  return { ...real, engineConfigOf: (row: Parameters<typeof real.engineConfigOf>[0]) => ({ ...real.engineConfigOf(row), recheckAfterMs: RECHECK_MS }) };
-});
+/** The pool's weights re-check interval, set as a user would (`remote set --recheck-after 0.1`; the default is 60 s). */
+const RECHECK_MS = 100;
 
 const OTHER = 'Other weights. ';
 let dir: string;
@@ -61,7 +55,8 @@ function isRunCall(r: RecordedRequest): boolean {
 
 async function services(endpoints: FakeOpenAiServer[]): Promise<AppServices> {
   const s = createAppServices(copyWorkspace(base, join(dir, `w${++n}.fairground`)), { transport: 'http' });
-  await s.models.addRemote({ name: 'pool', model: 'm', endpoints: endpoints.map((e) => ({ baseUrl: e.baseUrl, maxConcurrency: 2 })), serverKind: 'vllm', maxConcurrency: 2 });
+  const added = await s.models.addRemote({ name: 'pool', model: 'm', endpoints: endpoints.map((e) => ({ baseUrl: e.baseUrl, maxConcurrency: 2 })), serverKind: 'vllm', maxConcurrency: 2 });
+  await s.models.updateRemoteSettings(added.id, { recheckAfterSeconds: RECHECK_MS / 1000 });
   return s;
 }
 

@@ -167,6 +167,8 @@ export const RemoteEndpointInfo = z.object({
   capabilities: RemoteCapabilities.nullable().optional(),
   /** Per-request timeout (one HTTP attempt), milliseconds. */
   timeoutMs: z.number().int().optional(),
+  /** How long an endpoint's weights stay trusted before it is checked again while serving, milliseconds. */
+  recheckAfterMs: z.number().int().optional(),
   /** Things `remotes.add` could not check (e.g. a server that keeps no model list). */
   warnings: z.array(z.string()).optional(),
   settings: z.record(z.string(), z.unknown()),
@@ -341,9 +343,9 @@ export const modelsContract = lazyMethods(() => ({
     'Ask a served model’s servers again (“Check again”): reachability, capabilities, context size and weights (checked, never changed); the stored probe is replaced and what changed is listed.',
   ),
   'remotes.updateSettings': method(
-    z.object({ id: z.number().int(), timeoutSeconds: z.number().int().min(1).max(86_400) }).strict(),
+    z.object({ id: z.number().int(), timeoutSeconds: z.number().int().min(1).max(86_400).optional(), recheckAfterSeconds: z.number().min(0.1).max(86_400).optional() }).strict(),
     RemoteEndpointInfo,
-    'Change a served model’s per-request timeout (seconds, one HTTP attempt).',
+    'Change a served model’s per-request timeout (seconds, one HTTP attempt) and/or how long its endpoints’ weights stay trusted before they are checked again while serving (seconds; default 60). Give at least one.',
   ),
   'remotes.stats': method(
     Id,

@@ -149,6 +149,7 @@ function writeRemoteDetails(io: CliIo, r: Omit<RemoteInfo, 'warnings'>, showProb
   const id = r.identity;
   if (id) io.stdout.write(`  weights: ${SOURCE_WORDS[id.source]}${id.verified ? ', verified' : ` — UNVERIFIED: ${id.note ?? 'not checked'}`}\n`);
   if (r.timeoutMs !== undefined) io.stdout.write(`  timeout: ${r.timeoutMs / 1000} s per request\n`);
+  if (r.recheckAfterMs !== undefined) io.stdout.write(`  weights checked again: every ${r.recheckAfterMs / 1000} s while serving\n`);
   const c = r.capabilities;
   if (c) {
     const yes = (v: { value: string } | undefined) => v?.value === 'yes';
@@ -171,18 +172,28 @@ function atOnce(e: { maxConcurrency: number; effectiveConcurrency?: number | und
 
 export const remoteSetCommand: CliCommand = {
   path: ['remote', 'set'],
-  summary: "Change a server's settings (per-request timeout)",
-  help: `Usage: fairground remote set NAME --timeout SECONDS [--workspace PATH]
+  summary: "Change a server's settings (per-request timeout, weights re-check interval)",
+  help: `Usage: fairground remote set NAME [--timeout SECONDS] [--recheck-after SECONDS] [--workspace PATH]
 
-      --timeout SECONDS    per-request timeout (one HTTP attempt)
+      --timeout SECONDS        per-request timeout (one HTTP attempt)
+      --recheck-after SECONDS  how long an endpoint's weights stay trusted before it is checked again while
+                               it serves (default 60; from 0.1). When a check fails, every answer the endpoint
+                               gave since its last passing check is taken out and computed again elsewhere,
+                               so a shorter interval recomputes less after a weights swap, at one GET /models
+                               (and, for a fingerprinted model, a few greedy probes) per check
 ${WORKSPACE_HELP}`,
   async run(argv, io) {
-    const { values, positionals } = parseCliArgs(argv, { ...workspaceOptionSpec, timeout: { type: 'string' } }, true);
+    const { values, positionals } = parseCliArgs(argv, { ...workspaceOptionSpec, timeout: { type: 'string' }, 'recheck-after': { type: 'string' } }, true);
     if (positionals.length !== 1) throw new CliError('expected the name of a server');
     const timeoutSeconds = positiveInt(values.timeout, '--timeout');
-    if (timeoutSeconds === undefined) throw new CliError('give --timeout SECONDS');
-    const updated = await withServices(values.workspace, io, (s) => s.models.updateRemoteSettings(requireNamed(s, positionals[0]!), { timeoutSeconds }));
-    io.stdout.write(`'${updated.name}': timeout ${(updated.timeoutMs ?? 0) / 1000} s per request\n`);
+    const recheck = values['recheck-after'];
+    const recheckAfterSeconds = recheck === undefined ? undefined : Number(recheck);
+    if (recheckAfterSeconds !== undefined && (recheck!.trim() === '' || !Number.isFinite(recheckAfterSeconds) || recheckAfterSeconds < 0.1 || recheckAfterSeconds > 86_400)) {
+      throw new CliError(`--recheck-after must be a number of seconds from 0.1 to 86400, got '${recheck}'`);
+    }
+    if (timeoutSeconds === undefined && recheckAfterSeconds === undefined) throw new CliError('give --timeout SECONDS or --recheck-after SECONDS');
+    const updated = await withServices(values.workspace, io, (s) => s.models.updateRemoteSettings(requireNamed(s, positionals[0]!), { timeoutSeconds, recheckAfterSeconds }));
+    io.stdout.write(`'${updated.name}': timeout ${(updated.timeoutMs ?? 0) / 1000} s per request; weights checked again every ${(updated.recheckAfterMs ?? 0) / 1000} s while serving\n`);
     return 0;
   },
 };

@@ -33,6 +33,7 @@ describe('fairground remote', () => {
         `Added 'pool': fake-model (root=/w/llama)`,
         `  weights: the revision the servers report, verified`,
         `  timeout: 300 s per request`,
+        `  weights checked again: every 60 s while serving`,
         // The stand-in server echoes with logprobs and honours response_format (test/support/fakeOpenAiServer.ts).
         `  completions: yes, chat: yes, scoring (prompt log-probabilities via echo): yes, prompt_logprobs: no`,
         `  constraints honoured: completions.response_format, chat.response_format`,
@@ -55,7 +56,7 @@ describe('fairground remote', () => {
     expect((await remote(['list'])).stdout).toContain('No servers yet');
   });
 
-  it('fails on an unreachable server; --no-probe records it as UNVERIFIED; --timeout is stored and changed with remote set', async () => {
+  it('fails on an unreachable server; --no-probe records it as UNVERIFIED; --timeout and --recheck-after are stored and changed with remote set', async () => {
     const dead = 'http://127.0.0.1:9/v1';
     const refused = await remote(['add', 'dead', '--model', 'fake-model', '--url', dead]);
     expect(refused.code).toBe(2);
@@ -69,13 +70,21 @@ describe('fairground remote', () => {
         `Added 'dead': fake-model`,
         `  weights: the model name only — UNVERIFIED: added without asking the servers: not known to be reachable, to serve this model, or which weights it serves`,
         `  timeout: 45 s per request`,
+        `  weights checked again: every 60 s while serving`,
         `  capabilities: not probed`,
         `  ${dead}  up to 4 at once`,
         '',
       ].join('\n'),
     );
-    expect(await remote(['set', 'dead', '--timeout', '9'])).toMatchObject({ code: 0, stdout: `'dead': timeout 9 s per request\n` });
+    expect(await remote(['set', 'dead', '--timeout', '9'])).toMatchObject({ code: 0, stdout: `'dead': timeout 9 s per request; weights checked again every 60 s while serving\n` });
     expect((await remote(['list'])).stdout).toContain('  timeout: 9 s per request\n');
+    // The weights re-check interval (issue 35 item 1): stored, shown, and the timeout kept.
+    expect(await remote(['set', 'dead', '--recheck-after', '2.5'])).toMatchObject({ code: 0, stdout: `'dead': timeout 9 s per request; weights checked again every 2.5 s while serving\n` });
+    expect((await remote(['list'])).stdout).toContain('  timeout: 9 s per request\n  weights checked again: every 2.5 s while serving\n');
+    for (const bad of ['0', '0.05', 'soon', '']) {
+      expect(await remote(['set', 'dead', '--recheck-after', bad])).toMatchObject({ code: 2, stderr: expect.stringContaining(`--recheck-after must be a number of seconds from 0.1 to 86400, got '${bad}'`) });
+    }
+    expect(await remote(['set', 'dead'])).toMatchObject({ code: 2, stderr: expect.stringContaining('give --timeout SECONDS or --recheck-after SECONDS') });
     expect((await remote(['remove', 'dead'])).code).toBe(0);
   });
 

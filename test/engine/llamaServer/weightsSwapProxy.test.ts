@@ -17,23 +17,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeTinyGguf } from '../../../src-main/engine/gguf/tinyModel';
 import { CALIBRATION_USER } from '../../../src-main/engine/remote/tokenCalibration';
 import { fingerprintPrompts } from '../../../src-main/engine/remote/weightsFingerprint';
 import { createAppServices, type AppServices } from '../../../src-main/services/appServices';
 import { DEMO_MODEL_NAME } from '../../../src-main/services/demoSetup';
-import type * as RemoteModels from '../../../src-main/services/remoteModels';
 import { copyWorkspace, makeDemoWorkspace, tinySpec } from '../../experiments/fixture';
 import { llamaServerSkip, startLlamaServer, type LlamaServer } from '../../support/llamaServer';
 
-/** The re-check interval of the engines this file's services open (the default is 60 s). */
-const RECHECK_MS = vi.hoisted(() => 100);
-
-vi.mock('../../../src-main/services/remoteModels', async (importOriginal) => {
-  const real = await importOriginal<typeof RemoteModels>();
-  return { ...real, engineConfigOf: (row: Parameters<typeof real.engineConfigOf>[0]) => ({ ...real.engineConfigOf(row), recheckAfterMs: RECHECK_MS }) };
-});
+/** The pool's weights re-check interval, set as a user would (`remote set --recheck-after 0.1`; the default is 60 s). */
+const RECHECK_MS = 100;
 
 const ALIAS = 'fairground-tiny-rollout';
 const SPEC = tinySpec({ name: 'rollout behind one URL', generator: { remote: 'pool' }, samples: 3, alphas: [0, 8] });
@@ -142,7 +136,8 @@ let n = 0;
 
 async function services(endpoints: string[]): Promise<AppServices> {
   const s = createAppServices(copyWorkspace(base, join(dir, `w${++n}.fairground`)), { transport: 'http' });
-  await s.models.addRemote({ name: 'pool', model: ALIAS, endpoints: endpoints.map((baseUrl) => ({ baseUrl, maxConcurrency: 1 })), serverKind: 'llama.cpp', maxConcurrency: 1 });
+  const added = await s.models.addRemote({ name: 'pool', model: ALIAS, endpoints: endpoints.map((baseUrl) => ({ baseUrl, maxConcurrency: 1 })), serverKind: 'llama.cpp', maxConcurrency: 1 });
+  await s.models.updateRemoteSettings(added.id, { recheckAfterSeconds: RECHECK_MS / 1000 });
   return s;
 }
 
