@@ -80,7 +80,10 @@ async function serveApp(ws: string): Promise<{ api: (method: string, input: unkn
   // The URL goes to stdout; "Workspace: PATH" (the workspace is open) to stderr.
   for (let i = 0; i < 1200 && !/Workspace: /.test(stderr) && child.exitCode === null; i++) await new Promise((r) => setTimeout(r, 50));
   const url = /Fairground is running at (\S+)/.exec(printed)?.[1];
-  if (!url || !/Workspace: /.test(stderr)) throw new Error(`fairground serve did not open the workspace: ${printed}${stderr}`);
+  if (!url || !/Workspace: /.test(stderr)) {
+    child.kill('SIGKILL');
+    throw new Error(`fairground serve did not open the workspace: ${printed}${stderr}`);
+  }
   const u = new URL(url);
   const api = async (method: string, input: unknown) => {
     const res = await fetch(`${u.origin}/api/${method}`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${u.searchParams.get('token')}` }, body: JSON.stringify(input) });

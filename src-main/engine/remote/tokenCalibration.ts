@@ -213,8 +213,58 @@ export interface SampledScale {
   factor: number;
   /** Texts counted (0: none could be, factor 1). */
   samples: number;
-  /** Requests they took. */
+  /** Requests they took (this request's; 0 for a pooled scale). */
   requests: number;
+  /** Σ tokens counted and Σ fitted cost of the samples (what `factor` is the ratio of). */
+  counted?: number;
+  fitted?: number;
+  /** The scale of this engine's earlier requests of this kind of text, not of this request's own texts. */
+  pooled?: boolean;
+  /**
+   * The largest counted / fitted ratio of one sample request: whole prompts are counted with it
+   * (a prompt must not overflow its context where a text cut a little short only keeps a little less).
+   */
+  upper?: number;
+}
+
+/** The class most of `texts`' bytes are in: the kind of text a pooled scale is kept for. */
+function dominantClass(texts: readonly string[]): ByteClass {
+  const total: ClassVector = [0, 0, 0, 0];
+  for (const t of texts) classBytes(t).forEach((b, i) => (total[i] += b));
+  let best = 0;
+  for (let i = 1; i < total.length; i++) if (total[i]! > total[best]!) best = i;
+  return BYTE_CLASSES[best]!;
+}
+
+/**
+ * The sampled scales of one engine, pooled per kind of text (issue 35 item 7). A request whose own
+ * texts are too few to sample well (under SAMPLE_BYTES together) is scaled by the pool of its kind
+ * once that pool holds SAMPLE_PROMPTS counted requests, and sends none of its own: so a prompt
+ * budget that cuts a document (one request) and then measures the whole prompt (another) counts
+ * both with one scale and settles, instead of chasing two scales fitted on two one-text samples.
+ * A larger request is still scaled by its own sample (its kind of text), which joins the pool.
+ */
+export class ScalePool {
+  private readonly pools = new Map<ByteClass, { counted: number; fitted: number; samples: number; requests: number; upper: number }>();
+
+  async scale(texts: readonly string[], sample: () => Promise<SampledScale>): Promise<SampledScale> {
+    const kind = dominantClass(texts);
+    const small = texts.reduce((a, t) => a + Buffer.byteLength(t, 'utf8'), 0) < SAMPLE_BYTES;
+    const pool = this.pools.get(kind);
+    if (small && pool && pool.requests >= SAMPLE_PROMPTS) return { factor: pool.counted / pool.fitted, samples: pool.samples, requests: 0, counted: pool.counted, fitted: pool.fitted, pooled: true, upper: pool.upper };
+    const own = await sample();
+    if (own.requests > 0 && own.counted !== undefined && own.fitted !== undefined && own.fitted > 0) {
+      const p = pool ?? { counted: 0, fitted: 0, samples: 0, requests: 0, upper: 0 };
+      p.counted += own.counted;
+      p.fitted += own.fitted;
+      p.samples += own.samples;
+      p.requests += own.requests;
+      p.upper = Math.max(p.upper, own.upper ?? own.factor);
+      this.pools.set(kind, p);
+      if (small) return { factor: p.counted / p.fitted, samples: p.samples, requests: own.requests, counted: p.counted, fitted: p.fitted, pooled: true, upper: p.upper };
+    }
+    return own;
+  }
 }
 
 /** The first `maxBytes` of `text` (whole characters). */
@@ -270,6 +320,7 @@ export async function sampledScale(texts: readonly string[], c: TokenCalibration
   let fitted = 0;
   let samples = 0;
   let requests = 0;
+  let upper = 0;
   // A prompt the server refuses (a context smaller than it) is split in two and tried again, a few times at most.
   let splits = 2 * SAMPLE_PROMPTS;
   while (prompts.length > 0) {
@@ -286,18 +337,23 @@ export async function sampledScale(texts: readonly string[], c: TokenCalibration
       }
       continue;
     }
+    const cost = fittedCost(text, c);
     counted += Math.max(1, tokens);
-    fitted += fittedCost(text, c);
+    fitted += cost;
+    if (cost > 0) upper = Math.max(upper, Math.max(1, tokens) / cost);
     samples += prompt.length;
     requests++;
   }
-  return requests === 0 || fitted <= 0 ? { factor: 1, samples: 0, requests: 0 } : { factor: counted / fitted, samples, requests };
+  return requests === 0 || fitted <= 0 ? { factor: 1, samples: 0, requests: 0 } : { factor: counted / fitted, samples, requests, counted, fitted, upper: Math.max(upper, counted / fitted) };
 }
 
 /** What a calibrated result says about itself (`TokenizeResult.estimate`). */
 export function calibrationLabel(c: TokenCalibration, scale?: SampledScale): { method: string; margin: string } {
   const perToken = c.tokensPerByte.map((w, i) => `${BYTE_CLASSES[i]} ${(1 / w).toFixed(2)}`).join(', ');
-  const scaled = scale && scale.requests > 0 ? `, scaled ×${scale.factor.toFixed(3)} by ${scale.samples} of these texts counted the same way` : '';
+  const scaled =
+    scale && scale.samples > 0
+      ? `, scaled ×${scale.factor.toFixed(3)} by ${scale.samples} ${scale.pooled ? `text${scale.samples === 1 ? '' : 's'} of this kind counted the same way (this engine's requests so far)` : 'of these texts counted the same way'}`
+      : '';
   const text = c.textOverhead !== undefined ? `+${c.textOverhead} per text prompt (measured)` : `+${ESTIMATE_PROMPT_MARGIN.text} per text prompt (not measured)`;
   const chat = c.chatOverhead !== undefined ? `+${c.chatOverhead} per chat prompt (measured)` : `+${ESTIMATE_PROMPT_MARGIN.chat} per chat prompt (not measured)`;
   return {
@@ -311,7 +367,8 @@ export function calibratedTokenize(request: TokenizeRequest, c: TokenCalibration
   const margin = request.asPrompt === 'text' ? (c.textOverhead ?? ESTIMATE_PROMPT_MARGIN.text) : request.asPrompt === 'chat' ? (c.chatOverhead ?? ESTIMATE_PROMPT_MARGIN.chat) : 0;
   const max = request.maxTokens;
   return {
-    counts: request.texts.map((t) => calibratedCount(t, c, scale.factor) + margin),
+    // A whole prompt is counted with the largest sample ratio seen (it must fit its context); texts to cut or pack with the mean.
+    counts: request.texts.map((t) => calibratedCount(t, c, request.asPrompt !== undefined ? Math.max(scale.factor, scale.upper ?? scale.factor) : scale.factor) + margin),
     source: 'estimate',
     estimate: { ...calibrationLabel(c, scale), reason },
     ...(contextSize !== undefined ? { contextSize } : {}),

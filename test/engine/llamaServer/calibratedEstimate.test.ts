@@ -161,7 +161,7 @@ describe.skipIf(llamaServerSkip !== undefined)('a calibrated estimate where the 
     try {
       const first = await blind.tokenize({ texts: ['a first text'] });
       expect(first.source).toBe('estimate');
-      expect(first.estimate?.method).toMatch(/^calibrated estimate \(7 probes\): UTF-8 bytes per token fitted on this model through the completions route's usage\.prompt_tokens \(words [\d.]+, digits [\d.]+, symbols [\d.]+, other [\d.]+\), scaled ×[\d.]+ by 1 of these texts counted the same way, counts raised [\d.]+%$/);
+      expect(first.estimate?.method).toMatch(/^calibrated estimate \(7 probes\): UTF-8 bytes per token fitted on this model through the completions route's usage\.prompt_tokens \(words [\d.]+, digits [\d.]+, symbols [\d.]+, other [\d.]+\), scaled ×[\d.]+ by 1 text of this kind counted the same way \(this engine's requests so far\), counts raised [\d.]+%$/);
       expect(first.estimate?.reason).toMatch(/the server's tokenizer failed .*404/);
       expect(first.estimate?.margin).toMatch(/^\+1 per text prompt \(measured\), \+\d+ per chat prompt \(measured\)$/);
       // The probes went through the real server's generation routes: five completions and one chat, then the text itself.

@@ -44,7 +44,7 @@ describe('RemoteEngine.tokenize', () => {
     // The stub counts words (2 here): the fit is scaled by the text itself, counted 2, and raised 0.5%: ⌈2.01⌉.
     expect(res).toMatchObject({ counts: [3], truncated: [text], source: 'estimate' });
     expect(res.estimate?.reason).toMatch(/OpenAI-style server has no tokenizer/);
-    expect(res.estimate?.method).toMatch(/^calibrated estimate \(7 probes\): .* through the chat route's usage\.prompt_tokens .*scaled ×[\d.]+ by 1 of these texts/);
+    expect(res.estimate?.method).toMatch(/^calibrated estimate \(7 probes\): .* through the chat route's usage\.prompt_tokens .*scaled ×[\d.]+ by 1 text of this kind counted the same way \(this engine's requests so far\)/);
     // Both routes' overheads measured (the stub adds nothing around a prompt).
     expect(res.estimate?.margin).toBe('+0 per text prompt (measured), +0 per chat prompt (measured)');
     const probes = server.requestsTo('/v1/chat/completions');
