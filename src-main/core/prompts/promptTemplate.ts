@@ -213,7 +213,18 @@ export function renderPromptWithin(template: string | PromptTemplate, ctx: Promp
     const prompt = renderNodes(t.nodes, { query, answer: ctx.answer, documents: ctx.documents.slice(0, keep), cut }, undefined) + suffix;
     const size = measure(prompt);
     if (size <= total || provisional()) return { prompt, cuts: cuts(keep, { size }) };
-    if (keep === 0 || pass > 64 * (n + 1)) {
+    if (keep > 0 && pass > 64 * (n + 1)) {
+      // Not the question's fault: cutting a document and measuring the whole prompt disagree (an estimate whose
+      // counts are not additive), so the loop gave up with documents left. Say that, not "without its documents".
+      const unit = counter!.unit;
+      throw new PromptBudgetError(
+        `the prompt could not be fitted to its budget of ${total} ${unit}${budget.origin ? ` (${budget.origin})` : ''}: after ${pass} passes it still takes ${size} ${unit} with ${keep} of its ${n} documents, ` +
+          'because cutting a document and counting the whole prompt disagree (the counts are an estimate where the server cannot tokenize); give the model a larger context or fewer maxTokens, or use a server that can tokenize',
+        size,
+        total,
+      );
+    }
+    if (keep === 0) {
       const unit = counter!.unit;
       throw new PromptBudgetError(
         `the prompt without its documents takes ${size} ${unit}${suffix ? ' (instructions included)' : ''}, more than the budget of ${total} ${unit}${budget.origin ? ` (${budget.origin})` : ''}: ` +

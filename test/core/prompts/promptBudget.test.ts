@@ -37,6 +37,16 @@ describe('a budget over the whole prompt', () => {
     expect(cuts).toEqual({ queryCut: false, documentsCut: 0, documentsDropped: 0, endCut: false, size: 20 });
   });
 
+  it('documents: a counter whose cuts never shorten what it counts makes it give up naming that, not the question', () => {
+    // truncate() hands the text back whole: the last document (4 words, excess 7) is dropped, then cutting b never shrinks the prompt.
+    const stuck = { unit: 'words', count: wordCounter.count, truncate: (text: string) => text };
+    const budget: PromptBudget = { counter: stuck, total: 13, share: false, truncate: 'documents', suffix: ' Cite.', measure: withBos };
+    expect(() => renderPromptWithin(TEMPLATE, CTX, budget)).toThrow(PromptBudgetError);
+    expect(() => renderPromptWithin(TEMPLATE, CTX, budget)).toThrow(
+      /^promptBudget: the prompt could not be fitted to its budget of 13 words: after \d+ passes it still takes 15 words with 2 of its 3 documents, because cutting a document and counting the whole prompt disagree/,
+    );
+  });
+
   it('documents: when the question and the instructions alone do not fit, it fails naming both sizes', () => {
     // ' Q: q1 q2 q3 Cite.' = 5 words + BOS = 6 > 5.
     const budget: PromptBudget = { counter: wordCounter, total: 5, share: false, truncate: 'documents', suffix: ' Cite.', measure: withBos, origin: 'the context size 21 − maxTokens 16' };
