@@ -44,7 +44,7 @@ export const commands: LazyCliCommand[] = [
   { path: ['remote', 'endpoints'], summary: "Replace a server's endpoints (add or drop replicas, change limits) and ask them again; its cache identity stays", load: () => import('./remote').then((m) => m.remoteEndpointsCommand) },
   { path: ['remote', 'list'], summary: 'List the OpenAI-compatible servers of the workspace with their endpoints', load: () => import('./remote').then((m) => m.remoteListCommand) },
   { path: ['remote', 'remove'], summary: 'Forget an OpenAI-compatible server (its cached calls stay)', load: () => import('./remote').then((m) => m.remoteRemoveCommand) },
-  { path: ['remote', 'set'], summary: "Change a server's settings (per-request timeout)", load: () => import('./remote').then((m) => m.remoteSetCommand) },
+  { path: ['remote', 'set'], summary: "Change a server's settings (per-request timeout, weights re-check interval)", load: () => import('./remote').then((m) => m.remoteSetCommand) },
   { path: ['retrieve'], summary: 'Run BM25, dense retrieval or RRF for every query of a collection (TREC run)', load: () => import('./retrieve').then((m) => m.retrieveCommand) },
   { path: ['retrieve', 'search'], summary: 'Search a collection with BM25 and show highlighted snippets', load: () => import('./retrieveSearch').then((m) => m.retrieveSearchCommand) },
   { path: ['richrag', 'coverage'], summary: "RichRAG coverage silver list, COM* and a ranking's COM/NCOM", load: () => import('./richragCoverage').then((m) => m.richragCoverageCommand) },
