@@ -18,7 +18,7 @@
 import { estimateTokenize, tokenPrefixAsync } from '../tokenBudget';
 import { EngineError, type TokenizeRequest, type TokenizeResult } from '../types';
 import type { RemoteServerKind } from './remoteEngineConfig';
-import { calibratedTokenize, sampledScale, ScalePool, type TokenCalibration } from './tokenCalibration';
+import { calibratedTokenize, requestScale, sampledScale, type TokenCalibration } from './tokenCalibration';
 
 /** How a server without a tokenizer is measured instead (tokenCalibration.ts). */
 export interface TokenEstimator {
@@ -57,8 +57,6 @@ export class ServerTokenizer {
   private fallback: string | undefined;
   /** The estimate used from the first fallback on: a calibration, or the upper bound (undefined) with why. */
   private calibration: Promise<{ calibration: TokenCalibration } | { calibration: undefined; failed: string }> | undefined;
-  /** The calibration's sampled scales, pooled per kind of text for this engine's life. */
-  private readonly scales = new ScalePool();
 
   constructor(
     private readonly serverKind: RemoteServerKind,
@@ -103,7 +101,7 @@ export class ServerTokenizer {
     }
     const c = found.calibration;
     if (c !== undefined) {
-      const scale = await this.scales.scale(request.texts, () => sampledScale(request.texts, c, (text, s) => estimator.count(c.route, text, s), signal, estimator.maxSampleBytes));
+      const scale = await requestScale(request, () => sampledScale(request.texts, c, (text, s) => estimator.count(c.route, text, s), signal, estimator.maxSampleBytes));
       return calibratedTokenize(request, c, reason, scale);
     }
     const stated = estimateTokenize(request, reason);

@@ -213,13 +213,8 @@ export interface SampledScale {
   factor: number;
   /** Texts counted (0: none could be, factor 1). */
   samples: number;
-  /** Requests they took (this request's; 0 for a pooled scale). */
+  /** Requests they took. */
   requests: number;
-  /** Σ tokens counted and Σ fitted cost of the samples (what `factor` is the ratio of). */
-  counted?: number;
-  fitted?: number;
-  /** The scale of this engine's earlier requests of this kind of text, not of this request's own texts. */
-  pooled?: boolean;
   /**
    * The largest counted / fitted ratio of one sample request: whole prompts are counted with it
    * (a prompt must not overflow its context where a text cut a little short only keeps a little less).
@@ -227,44 +222,21 @@ export interface SampledScale {
   upper?: number;
 }
 
-/** The class most of `texts`' bytes are in: the kind of text a pooled scale is kept for. */
-function dominantClass(texts: readonly string[]): ByteClass {
-  const total: ClassVector = [0, 0, 0, 0];
-  for (const t of texts) classBytes(t).forEach((b, i) => (total[i] += b));
-  let best = 0;
-  for (let i = 1; i < total.length; i++) if (total[i]! > total[best]!) best = i;
-  return BYTE_CLASSES[best]!;
-}
-
 /**
- * The sampled scales of one engine, pooled per kind of text (issue 35 item 7). A request whose own
- * texts are too few to sample well (under SAMPLE_BYTES together) is scaled by the pool of its kind
- * once that pool holds SAMPLE_PROMPTS counted requests, and sends none of its own: so a prompt
- * budget that cuts a document (one request) and then measures the whole prompt (another) counts
- * both with one scale and settles, instead of chasing two scales fitted on two one-text samples.
- * A larger request is still scaled by its own sample (its kind of text), which joins the pool.
+ * The scale of one request (issue 35 item 7), a function of that request alone so that every process
+ * gives the same texts the same counts (a batch plan's export, a shard and a direct run build the same
+ * prompts). A whole prompt (`asPrompt`, what decides whether it fits its context) is scaled by its own
+ * sample: a prompt under SAMPLE_BYTES is its own sample, so its count is the server's. Texts to count
+ * or cut that are too few to sample well (under SAMPLE_BYTES together: one document to shorten) keep
+ * the probes' fit unscaled and send nothing, so that counting a cut and cutting agree (a cut's count is
+ * within its budget): before, each was scaled by a one-text sample of its own, and a prompt budget that
+ * cut a document and counted it again chased two scales until it gave up. A larger request is scaled
+ * by its own sample, as before.
  */
-export class ScalePool {
-  private readonly pools = new Map<ByteClass, { counted: number; fitted: number; samples: number; requests: number; upper: number }>();
-
-  async scale(texts: readonly string[], sample: () => Promise<SampledScale>): Promise<SampledScale> {
-    const kind = dominantClass(texts);
-    const small = texts.reduce((a, t) => a + Buffer.byteLength(t, 'utf8'), 0) < SAMPLE_BYTES;
-    const pool = this.pools.get(kind);
-    if (small && pool && pool.requests >= SAMPLE_PROMPTS) return { factor: pool.counted / pool.fitted, samples: pool.samples, requests: 0, counted: pool.counted, fitted: pool.fitted, pooled: true, upper: pool.upper };
-    const own = await sample();
-    if (own.requests > 0 && own.counted !== undefined && own.fitted !== undefined && own.fitted > 0) {
-      const p = pool ?? { counted: 0, fitted: 0, samples: 0, requests: 0, upper: 0 };
-      p.counted += own.counted;
-      p.fitted += own.fitted;
-      p.samples += own.samples;
-      p.requests += own.requests;
-      p.upper = Math.max(p.upper, own.upper ?? own.factor);
-      this.pools.set(kind, p);
-      if (small) return { factor: p.counted / p.fitted, samples: p.samples, requests: own.requests, counted: p.counted, fitted: p.fitted, pooled: true, upper: p.upper };
-    }
-    return own;
-  }
+export async function requestScale(request: Pick<TokenizeRequest, 'texts' | 'asPrompt'>, sample: () => Promise<SampledScale>): Promise<SampledScale> {
+  const small = request.texts.reduce((a, t) => a + Buffer.byteLength(t, 'utf8'), 0) < SAMPLE_BYTES;
+  if (small && request.asPrompt === undefined) return { factor: 1, samples: 0, requests: 0 };
+  return sample();
 }
 
 /** The first `maxBytes` of `text` (whole characters). */
@@ -344,16 +316,13 @@ export async function sampledScale(texts: readonly string[], c: TokenCalibration
     samples += prompt.length;
     requests++;
   }
-  return requests === 0 || fitted <= 0 ? { factor: 1, samples: 0, requests: 0 } : { factor: counted / fitted, samples, requests, counted, fitted, upper: Math.max(upper, counted / fitted) };
+  return requests === 0 || fitted <= 0 ? { factor: 1, samples: 0, requests: 0 } : { factor: counted / fitted, samples, requests, upper: Math.max(upper, counted / fitted) };
 }
 
 /** What a calibrated result says about itself (`TokenizeResult.estimate`). */
 export function calibrationLabel(c: TokenCalibration, scale?: SampledScale): { method: string; margin: string } {
   const perToken = c.tokensPerByte.map((w, i) => `${BYTE_CLASSES[i]} ${(1 / w).toFixed(2)}`).join(', ');
-  const scaled =
-    scale && scale.samples > 0
-      ? `, scaled ×${scale.factor.toFixed(3)} by ${scale.samples} ${scale.pooled ? `text${scale.samples === 1 ? '' : 's'} of this kind counted the same way (this engine's requests so far)` : 'of these texts counted the same way'}`
-      : '';
+  const scaled = scale && scale.requests > 0 ? `, scaled ×${scale.factor.toFixed(3)} by ${scale.samples} of these texts counted the same way` : '';
   const text = c.textOverhead !== undefined ? `+${c.textOverhead} per text prompt (measured)` : `+${ESTIMATE_PROMPT_MARGIN.text} per text prompt (not measured)`;
   const chat = c.chatOverhead !== undefined ? `+${c.chatOverhead} per chat prompt (measured)` : `+${ESTIMATE_PROMPT_MARGIN.chat} per chat prompt (not measured)`;
   return {

@@ -161,11 +161,12 @@ describe.skipIf(llamaServerSkip !== undefined)('a calibrated estimate where the 
     try {
       const first = await blind.tokenize({ texts: ['a first text'] });
       expect(first.source).toBe('estimate');
-      expect(first.estimate?.method).toMatch(/^calibrated estimate \(7 probes\): UTF-8 bytes per token fitted on this model through the completions route's usage\.prompt_tokens \(words [\d.]+, digits [\d.]+, symbols [\d.]+, other [\d.]+\), scaled ×[\d.]+ by 1 text of this kind counted the same way \(this engine's requests so far\), counts raised [\d.]+%$/);
+      // One short text to count: the probes' fit, unscaled, and no sample of its own.
+      expect(first.estimate?.method).toMatch(/^calibrated estimate \(6 probes\): UTF-8 bytes per token fitted on this model through the completions route's usage\.prompt_tokens \(words [\d.]+, digits [\d.]+, symbols [\d.]+, other [\d.]+\), counts raised [\d.]+%$/);
       expect(first.estimate?.reason).toMatch(/the server's tokenizer failed .*404/);
       expect(first.estimate?.margin).toMatch(/^\+1 per text prompt \(measured\), \+\d+ per chat prompt \(measured\)$/);
-      // The probes went through the real server's generation routes: five completions and one chat, then the text itself.
-      expect(proxied.filter((p) => p === 'POST /v1/completions')).toHaveLength(6);
+      // The probes went through the real server's generation routes: five completions and one chat.
+      expect(proxied.filter((p) => p === 'POST /v1/completions')).toHaveLength(5);
       expect(proxied.filter((p) => p === 'POST /v1/chat/completions')).toHaveLength(1);
       console.log(`calibratedEstimate: ${first.estimate?.method}; ${first.estimate?.margin}`);
 
@@ -188,11 +189,13 @@ describe.skipIf(llamaServerSkip !== undefined)('a calibrated estimate where the 
       console.log(`calibratedEstimate (estimate / real tokenizer):\n  ${rows.join('\n  ')}`);
       expect(fails).toEqual([]);
 
-      // Cached per endpoint + model: a second engine on the same server does not probe again (only its text's sample).
+      // Cached per endpoint + model: a second engine on the same server does not probe again (only a whole prompt's own sample).
       const before = proxied.length;
       const again = new RemoteEngine({ baseUrl: proxyUrl, model: ALIAS, serverKind: 'llama.cpp' });
       try {
-        expect((await again.tokenize({ texts: ['x'] })).estimate?.method).toMatch(/^calibrated estimate \(7 probes\)/);
+        expect((await again.tokenize({ texts: ['x'] })).estimate?.method).toMatch(/^calibrated estimate \(6 probes\)/);
+        expect(proxied.slice(before).filter((p) => /completions/.test(p))).toEqual([]);
+        expect((await again.tokenize({ texts: ['x'], asPrompt: 'text' })).estimate?.method).toMatch(/^calibrated estimate \(7 probes\)/);
         expect(proxied.slice(before).filter((p) => /completions/.test(p))).toEqual(['POST /v1/completions']);
       } finally {
         await again.close();

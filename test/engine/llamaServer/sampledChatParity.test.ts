@@ -103,7 +103,7 @@ describe.skipIf(llamaServerSkip !== undefined)('sampled and chat calls: node-lla
     ];
     const counts: Record<string, { same: number; total: number; defaultsSame: number }> = {};
     const differing: string[] = [];
-    let lateOnly = true;
+    let early = 0;
     for (const [name, sampling, extra] of chains) {
       const c = (counts[name] = { same: 0, total: 0, defaultsSame: 0 });
       for (const prompt of prompts(rng, 8)) {
@@ -112,7 +112,7 @@ describe.skipIf(llamaServerSkip !== undefined)('sampled and chat calls: node-lla
         c.total++;
         if (same(l, r)) c.same++;
         else differing.push(`${name}, seed ${request.sampling.seed}: local ${JSON.stringify(l.text)}, server ${JSON.stringify(r.text)}`);
-        if (!same(l, r)) lateOnly &&= commonPrefix(l.text, r.text) >= LATE_PREFIX;
+        if (!same(l, r) && commonPrefix(l.text, r.text) < LATE_PREFIX) early++;
         if (extra.jsonSchema === undefined && (await serverDefaults(request)) === l.text) c.defaultsSame++;
       }
     }
@@ -121,10 +121,14 @@ describe.skipIf(llamaServerSkip !== undefined)('sampled and chat calls: node-lla
     // prompt in its own batches), so a draw landing within rounding of a cumulative-probability boundary can
     // take the neighbouring token: seen in one CI run after 20 identical tokens (seed 3554631721), and on
     // re-running that seed in another chain (not reproducible: the tie depends on the evaluation). Up to 3
-    // such late divergences in the 48 draws are allowed; a wrong chain differs from the first tokens on
-    // (the control below: the server's default chain matches almost none) and in many draws.
+    // such divergences in the 48 draws are allowed. A tie can fall on the first token too: seed 2098669766
+    // (deterministic for that seed), the top-k 20 / top-p 0.8 / min-p 0.05 chain's first draw of one text of 8
+    // took another token on each side, where top-p's cumulative cut-off falls among near-equal probabilities
+    // (random weights); the other 47 draws were identical. So at most one divergence may come early; a wrong
+    // chain differs from the first tokens on in many draws (the control below: the server's default chain
+    // matches almost none).
     expect(differing.length, differing.join('\n')).toBeLessThanOrEqual(3);
-    expect(lateOnly, differing.join('\n')).toBe(true);
+    expect(early, differing.join('\n')).toBeLessThanOrEqual(1);
     // Without the chain spelled out the server draws other tokens (the test can fail).
     const free = Object.entries(counts).filter(([k]) => !k.includes('JSON'));
     expect(free.reduce((n, [, v]) => n + v.total - v.defaultsSame, 0)).toBeGreaterThan(0);

@@ -41,19 +41,19 @@ describe('RemoteEngine.tokenize', () => {
     engine = new RemoteEngine({ baseUrl: server.baseUrl, model: 'fake-model', ...fastRetries });
     const text = 'x'.repeat(10) + ' ünï';
     const res = await engine.tokenize({ texts: [text], maxTokens: 9 });
-    // The stub counts words (2 here): the fit is scaled by the text itself, counted 2, and raised 0.5%: ⌈2.01⌉.
+    // A text under 1,200 bytes to count or cut keeps the probes' fit unscaled and sends no sample (so a cut and its count agree).
     expect(res).toMatchObject({ counts: [3], truncated: [text], source: 'estimate' });
     expect(res.estimate?.reason).toMatch(/OpenAI-style server has no tokenizer/);
-    expect(res.estimate?.method).toMatch(/^calibrated estimate \(7 probes\): .* through the chat route's usage\.prompt_tokens .*scaled ×[\d.]+ by 1 text of this kind counted the same way \(this engine's requests so far\)/);
+    expect(res.estimate?.method).toMatch(/^calibrated estimate \(6 probes\): .* through the chat route's usage\.prompt_tokens \([^)]*\), counts raised 0\.5%$/);
     // Both routes' overheads measured (the stub adds nothing around a prompt).
     expect(res.estimate?.margin).toBe('+0 per text prompt (measured), +0 per chat prompt (measured)');
     const probes = server.requestsTo('/v1/chat/completions');
-    expect(probes).toHaveLength(6); // "a", four class probes, the sample
+    expect(probes).toHaveLength(5); // "a", four class probes
     expect(probes[0]!.body).toMatchObject({ model: 'fake-model', messages: [{ role: 'user', content: 'a' }], max_tokens: 1 });
     expect(server.requestsTo('/v1/completions')).toHaveLength(1);
     expect((await engine.tokenize({ texts: [text], asPrompt: 'text' })).counts).toEqual([3]);
     expect((await engine.tokenize({ texts: [text], asPrompt: 'chat' })).counts).toEqual([3]);
-    // The sample is counted once per engine.
+    // A whole prompt is its own sample (the stub counts words: 2, raised 0.5%: ⌈2.01⌉), counted once per engine.
     expect(server.requestsTo('/v1/chat/completions')).toHaveLength(6);
     expect(server.requestsTo('/tokenize')).toHaveLength(0);
     await engine.close();

@@ -6,7 +6,7 @@
  * fit, a sample too long for the context is split and tried again, and a failing route is passed over.
  */
 import { describe, expect, it } from 'vitest';
-import { CALIBRATION_MARGIN, calibrate, calibratedCount, calibratedPrefix, calibratedTokenize, classBytes, PROBE_TEXTS, SAMPLE_PROMPTS, sampledScale, ScalePool, type TokenCalibration } from '../../../src-main/engine/remote/tokenCalibration';
+import { CALIBRATION_MARGIN, calibrate, calibratedCount, calibratedPrefix, calibratedTokenize, classBytes, PROBE_TEXTS, requestScale, sampledScale, type TokenCalibration } from '../../../src-main/engine/remote/tokenCalibration';
 import { EngineError } from '../../../src-main/engine/types';
 
 /** A tokenizer costing exactly `w` tokens per byte of each class (fractions summed, then rounded; a text is at least one token). */
@@ -89,39 +89,32 @@ describe('token calibration', () => {
     expect(r.estimate!.method).toMatch(new RegExp(`^calibrated estimate \\(${6 + scale.requests} probes\\): .*, scaled ×[\\d.]+ by 10 of these texts counted the same way, counts raised 0\\.5%$`));
   });
 
-  it('pools the scales of small requests per kind of text, so a cut and a whole-prompt count use one scale; whole prompts take the largest ratio', async () => {
-    const pool = new ScalePool();
+  it('scales a request by its own sample, except texts to count or cut under 1,200 bytes: those keep the fit, so a cut and its count agree', async () => {
     let sent = 0;
-    // Each sample counted at a ratio of its own: 1.0, 1.2, 1.4, … of the fit (what per-request scales chase).
     const counter = (text: string) => {
       sent++;
-      return Promise.resolve(1 + Math.round(calibratedCount(text, c) * (1 + 0.2 * ((sent - 1) % 3)) / (1 + CALIBRATION_MARGIN)));
+      // Really 1.3 × the fit, so a sampled scale shows.
+      return Promise.resolve(1 + Math.round((calibratedCount(text, c) * 1.3) / (1 + CALIBRATION_MARGIN)));
     };
-    const small = (i: number) => [`a short text number ${i} about lamps and tables`];
-    const scales = [];
-    for (let i = 0; i < SAMPLE_PROMPTS; i++) scales.push(await pool.scale(small(i), () => sampledScale(small(i), c, counter, undefined)));
-    expect(sent).toBe(SAMPLE_PROMPTS);
-    expect(scales.every((x) => x.pooled === true)).toBe(true);
-    // Full: later small requests of this kind send nothing and all get one scale.
-    const before = sent;
-    const later = await Promise.all([0, 1, 2].map((i) => pool.scale(small(100 + i), () => sampledScale(small(100 + i), c, counter, undefined))));
-    expect(sent).toBe(before);
-    expect(new Set(later.map((x) => x.factor)).size).toBe(1);
-    expect(later[0]).toMatchObject({ requests: 0, pooled: true, samples: SAMPLE_PROMPTS });
-    expect(later[0]!.factor).toBeGreaterThan(1.1);
-    expect(later[0]!.factor).toBeLessThan(1.3);
-    expect(later[0]!.upper).toBeGreaterThan(1.35);
-    // A whole prompt is counted with the largest ratio, a text to cut with the mean.
-    const text = 'abcd '.repeat(40);
-    expect(calibratedTokenize({ texts: [text], asPrompt: 'text' }, c, 'why', later[0]).counts[0]).toBe(calibratedCount(text, c, later[0]!.upper) + 1);
-    expect(calibratedTokenize({ texts: [text] }, c, 'why', later[0]).counts[0]).toBe(calibratedCount(text, c, later[0]!.factor));
-    expect(calibratedTokenize({ texts: [text] }, c, 'why', later[0]).estimate!.method).toContain(`scaled ×${later[0]!.factor.toFixed(3)} by ${SAMPLE_PROMPTS} texts of this kind counted the same way (this engine's requests so far)`);
-    // Another kind of text (digits) has a pool of its own; a large request is scaled by its own sample.
-    const digits = await pool.scale(['1234 5678 9012'], () => sampledScale(['1234 5678 9012'], c, counter, undefined));
-    expect(digits.requests).toBe(1);
+    const doc = 'abcd '.repeat(40);
+    const none = await requestScale({ texts: [doc] }, () => sampledScale([doc], c, counter, undefined));
+    expect(none).toEqual({ factor: 1, samples: 0, requests: 0 });
+    expect(sent).toBe(0);
+    // The cut and the count of the cut use one scale: the cut's count is within its budget.
+    const cut = calibratedTokenize({ texts: [doc], maxTokens: 20 }, c, 'why', none).truncated![0]!;
+    expect(calibratedTokenize({ texts: [cut] }, c, 'why', none).counts[0]).toBeLessThanOrEqual(20);
+    // A whole prompt is its own sample (so its count is the server's), with the largest ratio of its samples.
+    const whole = await requestScale({ texts: [doc], asPrompt: 'text' }, () => sampledScale([doc], c, counter, undefined));
+    expect(sent).toBe(1);
+    expect(whole.requests).toBe(1);
+    expect(Math.abs(whole.factor - 1.3)).toBeLessThan(0.05);
+    expect(whole.upper).toBe(whole.factor);
+    expect(calibratedTokenize({ texts: [doc], asPrompt: 'text' }, c, 'why', whole).counts[0]).toBe(calibratedCount(doc, c, whole.upper) + 1);
+    // Texts of 1,200 bytes or more are sampled as before; the same request gives the same scale (every process alike).
     const large = Array.from({ length: 10 }, (_, i) => `word${i} `.repeat(30));
-    const own = await pool.scale(large, () => sampledScale(large, c, counter, undefined));
-    expect(own.pooled).toBeUndefined();
-    expect(own.requests).toBeGreaterThan(0);
+    const one = await requestScale({ texts: large }, () => sampledScale(large, c, counter, undefined));
+    const two = await requestScale({ texts: large }, () => sampledScale(large, c, counter, undefined));
+    expect(one.requests).toBeGreaterThan(0);
+    expect(two).toEqual(one);
   });
 });
