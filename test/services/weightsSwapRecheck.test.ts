@@ -17,8 +17,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CALIBRATION_USER } from '../../src-main/engine/remote/tokenCalibration';
 import { fingerprintPrompts } from '../../src-main/engine/remote/weightsFingerprint';
 import { createAppServices, type AppServices } from '../../src-main/services/appServices';
-import { copyWorkspace, makeDemoWorkspace, tinySpec } from '../experiments/fixture';
+import { copyWorkspace, makeDemoWorkspace } from '../experiments/fixture';
 import { FakeOpenAiServer, type RecordedRequest } from '../support/fakeOpenAiServer';
+import { runTinyOnPool } from './weightsSwapSupport';
 
 /** The pool's weights re-check interval, set as a user would (`remote set --recheck-after 0.1`; the default is 60 s). */
 const RECHECK_MS = 100;
@@ -60,19 +61,6 @@ async function services(endpoints: FakeOpenAiServer[]): Promise<AppServices> {
   return s;
 }
 
-async function runTiny(s: AppServices): Promise<{ status: string; stats: Record<string, unknown>; items: unknown[]; warnings: string[] }> {
-  const e = s.experiments.create(tinySpec({ generator: { remote: 'pool' } }));
-  const job = s.experiments.startRun(e.id);
-  const done = await s.jobs.wait(job.id);
-  const run = s.experiments.getRun(s.experiments.listRuns(e.id)[0]!.id);
-  const items = s.experiments.repo
-    .items(run.id)
-    .sort((a, b) => (a.key < b.key ? -1 : 1))
-    .map((it) => JSON.parse(JSON.stringify(it), (k, v: unknown) => (k === 'fromCache' ? undefined : v)) as unknown);
-  expect(done.error ?? null).toBeNull();
-  return { status: run.status, stats: run.stats, items, warnings: (run.manifest as { warnings: string[] } | null)?.warnings ?? [] };
-}
-
 describe('a pool member switching weights mid-run, caught by the periodic re-check', () => {
   let clean: { items: unknown[]; calls: number };
 
@@ -80,7 +68,7 @@ describe('a pool member switching weights mid-run, caught by the periodic re-che
     const solo = await fake();
     const s = await services([solo]);
     try {
-      const r = await runTiny(s);
+      const r = await runTinyOnPool(s);
       expect(r.status).toBe('succeeded');
       clean = { items: r.items, calls: (s.workspace.db.prepare(`SELECT count(*) AS n FROM llm_call_cache`).get() as { n: number }).n };
       expect(clean.calls).toBeGreaterThan(12);
@@ -120,7 +108,7 @@ describe('a pool member switching weights mid-run, caught by the periodic re-che
         };
       a.options.onRequest = record(a);
       b.options.onRequest = record(b);
-      const r = await runTiny(s);
+      const r = await runTinyOnPool(s);
       expect(a.options.replyPrefix).toBe(OTHER); // the swap did happen during the run
 
       // a's first weights check after the swap came before the run had sent each of its calls once:

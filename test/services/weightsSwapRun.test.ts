@@ -12,8 +12,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fingerprintPrompts } from '../../src-main/engine/remote/weightsFingerprint';
 import { createAppServices, type AppServices } from '../../src-main/services/appServices';
-import { copyWorkspace, makeDemoWorkspace, tinySpec } from '../experiments/fixture';
+import { copyWorkspace, makeDemoWorkspace } from '../experiments/fixture';
 import { FakeOpenAiServer, type RecordedRequest } from '../support/fakeOpenAiServer';
+import { runTinyOnPool } from './weightsSwapSupport';
 
 const OTHER = 'Other weights. ';
 let dir: string;
@@ -50,19 +51,6 @@ async function services(endpoints: FakeOpenAiServer[]): Promise<AppServices> {
   return s;
 }
 
-async function runTiny(s: AppServices): Promise<{ status: string; stats: Record<string, unknown>; items: unknown[]; warnings: string[] }> {
-  const e = s.experiments.create(tinySpec({ generator: { remote: 'pool' } }));
-  const job = s.experiments.startRun(e.id);
-  const done = await s.jobs.wait(job.id);
-  const run = s.experiments.getRun(s.experiments.listRuns(e.id)[0]!.id);
-  const items = s.experiments.repo
-    .items(run.id)
-    .sort((a, b) => (a.key < b.key ? -1 : 1))
-    .map((it) => JSON.parse(JSON.stringify(it), (k, v: unknown) => (k === 'fromCache' ? undefined : v)) as unknown);
-  expect(done.error ?? null).toBeNull();
-  return { status: run.status, stats: run.stats, items, warnings: (run.manifest as { warnings: string[] } | null)?.warnings ?? [] };
-}
-
 describe('a pool member switching weights between two requests of a run', () => {
   let clean: { items: unknown[]; calls: number };
 
@@ -70,7 +58,7 @@ describe('a pool member switching weights between two requests of a run', () => 
     const solo = await fake();
     const s = await services([solo]);
     try {
-      const r = await runTiny(s);
+      const r = await runTinyOnPool(s);
       expect(r.status).toBe('succeeded');
       clean = { items: r.items, calls: (s.workspace.db.prepare(`SELECT count(*) AS n FROM llm_call_cache`).get() as { n: number }).n };
       expect(solo.requests.filter(isRunCall).length).toBeGreaterThanOrEqual(clean.calls);
@@ -100,7 +88,7 @@ describe('a pool member switching weights between two requests of a run', () => 
       };
       a.options.onRequest = count;
       b.options.onRequest = count;
-      const r = await runTiny(s);
+      const r = await runTinyOnPool(s);
       expect(a.options.replyPrefix).toBe(OTHER); // the swap did happen during the run
       expect(r.status).toBe('succeeded');
       const rows = s.workspace.db.prepare(`SELECT response, served_by FROM llm_call_cache`).all() as { response: string; served_by: string | null }[];

@@ -15,7 +15,6 @@
  * vacuous. The measured ratios are printed. Seeded texts: seed printed.
  */
 import { readFileSync } from 'node:fs';
-import { createServer, request as httpRequest, type Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RemoteEngine } from '../../../src-main/engine/remote/remoteEngine';
@@ -23,6 +22,7 @@ import { clearCalibrations } from '../../../src-main/engine/remote/tokenCalibrat
 import { estimateTokenize } from '../../../src-main/engine/tokenBudget';
 import type { TokenizeResult } from '../../../src-main/engine/types';
 import { llamaServerSkip, startLlamaServer, type LlamaServer } from '../../support/llamaServer';
+import { startNoTokenizeProxy, type NoTokenizeProxy } from '../../support/noTokenizeProxy';
 import { tinyModels, type TinyModels } from '../support/tinyModels';
 import { mulberry32 as rng } from '../../support/mulberry32';
 
@@ -35,7 +35,7 @@ const BUDGETS = [16, 32, 64, 128];
 
 let models: TinyModels;
 let server: LlamaServer;
-let proxy: Server;
+let proxy: NoTokenizeProxy;
 let proxyUrl: string;
 const proxied: string[] = [];
 
@@ -124,32 +124,13 @@ describe.skipIf(llamaServerSkip !== undefined)('a calibrated estimate where the 
   beforeAll(async () => {
     models = tinyModels();
     server = await startLlamaServer(await models.model(1), { alias: ALIAS, contextSize: 2048 });
-    const target = new URL(server.baseUrl);
-    proxy = createServer((req, res) => {
-      const path = (req.url ?? '').split('?')[0]!;
-      proxied.push(`${req.method} ${path}`);
-      if (/\/(de)?tokenize$/.test(path)) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { code: 404, message: 'File Not Found', type: 'not_found_error' } }));
-        return;
-      }
-      const fwd = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
-      fwd.on('error', (err) => {
-        res.writeHead(502);
-        res.end(String(err));
-      });
-      req.pipe(fwd);
-    });
-    await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/v1`;
+    proxy = await startNoTokenizeProxy(server.baseUrl, proxied);
+    proxyUrl = proxy.baseUrl;
   }, 600_000);
 
   afterAll(async () => {
     await server?.stop();
-    await new Promise((ok) => proxy?.close(ok));
+    await proxy?.close();
     models?.cleanup();
   });
 

@@ -12,7 +12,6 @@
  *   overflows the context (the server would refuse it: the run would fail);
  * - the old fixed ratio (a token per UTF-8 byte + 1) would have kept far fewer: the check is not vacuous.
  */
-import { createServer, request as httpRequest, type Server } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +20,7 @@ import { clearCalibrations } from '../../../src-main/engine/remote/tokenCalibrat
 import { createAppServices } from '../../../src-main/services/appServices';
 import { copyWorkspace, makeDemoWorkspace, tinySpec } from '../../experiments/fixture';
 import { llamaServerSkip, startLlamaServer, type LlamaServer } from '../../support/llamaServer';
+import { startNoTokenizeProxy, type NoTokenizeProxy } from '../../support/noTokenizeProxy';
 import { tinyModels, type TinyModels } from '../support/tinyModels';
 
 const ALIAS = 'fairground-tiny-budget';
@@ -31,7 +31,7 @@ let dir: string;
 let base: string;
 let models: TinyModels;
 let server: LlamaServer;
-let proxy: Server;
+let proxy: NoTokenizeProxy;
 let proxyUrl: string;
 let n = 0;
 
@@ -70,30 +70,13 @@ describe.skipIf(llamaServerSkip !== undefined)('a Fair RAG run on a server that 
     base = await makeDemoWorkspace(dir, 'base.fairground');
     models = tinyModels();
     server = await startLlamaServer(await models.model(1), { alias: ALIAS, contextSize: CONTEXT });
-    const target = new URL(server.baseUrl);
-    proxy = createServer((req, res) => {
-      if (/\/(de)?tokenize$/.test((req.url ?? '').split('?')[0]!)) {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { code: 404, message: 'File Not Found', type: 'not_found_error' } }));
-        return;
-      }
-      const fwd = httpRequest({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      });
-      fwd.on('error', (err) => {
-        res.writeHead(502);
-        res.end(String(err));
-      });
-      req.pipe(fwd);
-    });
-    await new Promise<void>((ok) => proxy.listen(0, '127.0.0.1', ok));
-    proxyUrl = `http://127.0.0.1:${(proxy.address() as { port: number }).port}/v1`;
+    proxy = await startNoTokenizeProxy(server.baseUrl);
+    proxyUrl = proxy.baseUrl;
   }, 600_000);
 
   afterAll(async () => {
     await server?.stop();
-    await new Promise((ok) => proxy?.close(ok));
+    await proxy?.close();
     models?.cleanup();
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
